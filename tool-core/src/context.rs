@@ -1,0 +1,106 @@
+//! What a tool is given besides its arguments: who acts, in which run, and
+//! the host's services by type.
+
+use std::any::{Any, TypeId, type_name};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::ToolError;
+
+/// The person (or service account) a run acts for.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Actor {
+    /// The host's id for them.
+    pub id: String,
+    /// Whether they are an administrator.
+    pub admin: bool,
+}
+
+/// The id a host gives a run; it appears in every event of the run.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RunId(pub String);
+
+impl fmt::Display for RunId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The context of one call.
+///
+/// Hosts put services in by type; a tool asks for the type it needs:
+///
+/// ```
+/// use tool_core::{RunId, ToolContext, ToolError};
+///
+/// struct LogSource(Vec<&'static str>);
+///
+/// let cx = ToolContext::new(RunId("run-1".into())).with_service(LogSource(vec!["booted"]));
+/// assert_eq!(cx.service::<LogSource>().unwrap().0, ["booted"]);
+///
+/// struct Mailer;
+/// assert!(matches!(cx.service::<Mailer>(), Err(ToolError::MissingService { .. })));
+/// ```
+#[derive(Clone)]
+pub struct ToolContext {
+    run: RunId,
+    actor: Option<Actor>,
+    services: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+}
+
+impl ToolContext {
+    /// A context for `run` with no actor and no services.
+    pub fn new(run: RunId) -> Self {
+        ToolContext {
+            run,
+            actor: None,
+            services: HashMap::new(),
+        }
+    }
+
+    /// Sets the acting user.
+    pub fn with_actor(mut self, actor: Actor) -> Self {
+        self.actor = Some(actor);
+        self
+    }
+
+    /// Adds a service; a second service of one type replaces the first.
+    pub fn with_service<T: Any + Send + Sync>(mut self, service: T) -> Self {
+        self.services.insert(TypeId::of::<T>(), Arc::new(service));
+        self
+    }
+
+    /// The run this call belongs to.
+    pub fn run(&self) -> &RunId {
+        &self.run
+    }
+
+    /// The acting user, if any. No actor is never an administrator.
+    pub fn actor(&self) -> Option<&Actor> {
+        self.actor.as_ref()
+    }
+
+    /// The host's service of type `T`, or [`ToolError::MissingService`].
+    pub fn service<T: Any + Send + Sync>(&self) -> Result<&T, ToolError> {
+        self.services
+            .get(&TypeId::of::<T>())
+            .and_then(|service| service.downcast_ref::<T>())
+            .ok_or(ToolError::MissingService {
+                service: type_name::<T>(),
+            })
+    }
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("run", &self.run)
+            .field("actor", &self.actor)
+            .field("services", &self.services.len())
+            .finish()
+    }
+}

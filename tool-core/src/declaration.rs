@@ -1,0 +1,102 @@
+//! What a tool declares about itself, and where it was declared.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// A tool's declaration: the keys of `#[tool(...)]` plus its description.
+///
+/// Const-constructible (`Cow::Borrowed`) so that the derive can put it in a
+/// `'static` registration; owned for tools added at run time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Declaration {
+    /// The wire name, `^[A-Za-z0-9_-]{1,64}$`.
+    pub name: Cow<'static, str>,
+    /// The family switched on and off together.
+    pub group: Cow<'static, str>,
+    /// What the model reads: the doc comment, at most 1,024 characters.
+    pub description: Cow<'static, str>,
+    /// A display title for people.
+    pub title: Option<Cow<'static, str>>,
+    /// Offered to administrators only.
+    pub requires_admin: bool,
+    /// The network reach the tool needs.
+    pub egress: Egress,
+    /// Whether it changes anything.
+    pub effect: Effect,
+    /// Whether it ships enabled.
+    pub shipped: Shipped,
+    /// The argument (JSON property) scoped grants are matched against.
+    pub scope: Option<Cow<'static, str>>,
+}
+
+/// Whether a tool changes anything. There is no third, unclassified state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Effect {
+    /// Reads only; implements [`Execute`](crate::Execute).
+    Read,
+    /// Changes something; implements [`Write`](crate::Write) and every call
+    /// waits for a person's approval.
+    Write,
+}
+
+/// The network reach a tool needs. There is no "any host".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Egress {
+    /// No network at all.
+    None,
+    /// Only the host's own configured sites.
+    OwnSite,
+}
+
+/// A tool's state when no administrator has overridden it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Shipped {
+    /// Offered unless an administrator disables it.
+    Enabled,
+    /// Offered only after an administrator enables it.
+    Disabled,
+}
+
+/// Where a tool was declared, so that a duplicate name can name both places.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct DefinitionSite {
+    /// The declaring package (`CARGO_PKG_NAME`).
+    pub crate_name: &'static str,
+    /// `module_path!()` at the declaration.
+    pub module_path: &'static str,
+    /// `file!()` at the declaration.
+    pub file: &'static str,
+    /// `line!()` at the declaration.
+    pub line: u32,
+}
+
+impl fmt::Display for DefinitionSite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({}:{})", self.crate_name, self.file, self.line)
+    }
+}
+
+/// `^[A-Za-z0-9_-]{1,64}$`, the strictest rule the big providers share.
+///
+/// The derive checks the same rule at compile time; this checks tools added
+/// at run time.
+pub fn is_valid_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// `^[a-z][a-z0-9_-]{0,63}$`: a crate-like group name.
+pub fn is_valid_group_name(group: &str) -> bool {
+    group.len() <= 64
+        && group.bytes().next().is_some_and(|b| b.is_ascii_lowercase())
+        && group
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+}

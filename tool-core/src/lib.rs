@@ -1,0 +1,188 @@
+//! Declare, register, gate and run the tools an LLM agent may call.
+//!
+//! An extension author declares a tool as a Rust type with
+//! `#[derive(Tool)]`; linking the crate registers it. A host builds one
+//! [`Registry`] of everything linked, and calls tools through it: every call
+//! is checked against the schema the model was shown before the tool runs.
+//!
+//! # Declaring a tool
+//!
+//! The arguments are a struct with named fields deriving `Deserialize` and
+//! `JsonSchema`; its doc comment is the description the model reads, and
+//! field docs describe the properties. A `read` tool implements [`Execute`]:
+//!
+//! ```
+//! use schemars::JsonSchema;
+//! use serde::Deserialize;
+//! use tool_core::{Execute, Outcome, Registry, RunId, Tool, ToolContext, ToolError, ToolOutput};
+//!
+//! /// Add two numbers.
+//! #[derive(Tool, Deserialize, JsonSchema)]
+//! #[tool(group = "math", effect = "read")]
+//! struct AddNumbers {
+//!     /// The first number.
+//!     a: i64,
+//!     /// The second number.
+//!     b: i64,
+//! }
+//!
+//! impl Execute for AddNumbers {
+//!     async fn execute(self, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+//!         Ok(ToolOutput::text((self.a + self.b).to_string()))
+//!     }
+//! }
+//!
+//! # futures_executor::block_on(async {
+//! let registry = Registry::linked().expect("no duplicate or invalid tools");
+//! let tool = registry.get("add_numbers").expect("registered by linking");
+//! assert_eq!(tool.declaration().description, "Add two numbers.");
+//!
+//! let cx = ToolContext::new(RunId("run-1".into()));
+//! let outcome = registry.call("add_numbers", serde_json::json!({"a": 2, "b": 3}), &cx).await;
+//! assert_eq!(outcome, Ok(Outcome::Done(ToolOutput::text("5"))));
+//!
+//! // Bad arguments are refused before the tool runs, naming the path.
+//! let error = registry.call("add_numbers", serde_json::json!({"a": "two", "b": 3}), &cx).await.unwrap_err();
+//! assert!(error.model_text().contains("/a"));
+//! # });
+//! ```
+//!
+//! # The keys of `#[tool(...)]`
+//!
+//! | key | meaning | when absent |
+//! | --- | --- | --- |
+//! | `name = "…"` | the wire name, `^[A-Za-z0-9_-]{1,64}$` | the type's name in snake_case |
+//! | `group = "…"` | the family switched on and off together, `^[a-z][a-z0-9_-]{0,63}$` | compile error |
+//! | `requires_admin` | offered to administrators only | offered to every actor |
+//! | `egress = "none" \| "own_site"` | the network reach the tool needs | `none` |
+//! | `effect = "read" \| "write"` | whether it changes anything | compile error |
+//! | `disabled` | ships disabled | ships enabled (a `write` tool always ships disabled) |
+//! | `scope = "field"` | the string argument scoped grants are matched against | scoped grants grant nothing |
+//! | `title = "…"` | a display title for people | none |
+//! | `crate = path` | where `tool_core` is, for crates that re-export it | `::tool_core` |
+//!
+//! Supported shapes: a non-generic struct with named fields (`struct Status {}`
+//! for a tool without arguments). Enums, unions, tuple and unit structs and
+//! generic types are compile errors: the arguments must be one JSON object
+//! and a registered tool one concrete type.
+//!
+//! A `write` tool implements [`Write`] instead: `propose` returns a
+//! [`Proposal`] and writes nothing; `apply` runs after a person approved.
+//!
+//! ```
+//! use schemars::JsonSchema;
+//! use serde::Deserialize;
+//! use tool_core::{Change, Proposal, Registry, Tool, ToolContext, ToolError, ToolOutput, Write, Shipped};
+//!
+//! /// Rename a page.
+//! #[derive(Tool, Deserialize, JsonSchema)]
+//! #[tool(group = "pages", effect = "write", scope = "page")]
+//! struct RenamePage {
+//!     /// The page's path.
+//!     page: String,
+//!     /// Its new title.
+//!     title: String,
+//! }
+//!
+//! impl Write for RenamePage {
+//!     async fn propose(self, _cx: &ToolContext) -> Result<Proposal, ToolError> {
+//!         Ok(Proposal {
+//!             tool: "rename_page".into(),
+//!             record: self.page.clone(),
+//!             changes: vec![Change { field: "title".into(), new: self.title.into(), replaces: "Old".into() }],
+//!             summary: format!("rename {}", self.page),
+//!         })
+//!     }
+//!     async fn apply(_proposal: &Proposal, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+//!         Ok(ToolOutput::text("renamed"))
+//!     }
+//! }
+//!
+//! // Write tools always ship disabled: an administrator opts in.
+//! assert_eq!(RenamePage::DECLARATION.shipped, Shipped::Disabled);
+//! ```
+//!
+//! Mistakes are compile errors at the offending token, all in one compile.
+//! A `read` tool without `Execute`, for instance:
+//!
+//! ```compile_fail
+//! use schemars::JsonSchema;
+//! use serde::Deserialize;
+//! use tool_core::Tool;
+//!
+//! /// Forgot the impl.
+//! #[derive(Tool, Deserialize, JsonSchema)]
+//! #[tool(group = "math", effect = "read")]
+//! struct NoImpl {}
+//! ```
+//!
+//! # Keeping a tool crate linked
+//!
+//! A host that depends on a tool crate but never names an item of it may
+//! have the crate, and its registrations, dropped by the linker. Each tool
+//! crate of this workspace exports a `link()` function; a host calls it once
+//! (`tools_builtin::link();`) before building the registry.
+//!
+//! # Feature flags
+//!
+//! - `validate` (default): argument validation with the `jsonschema` crate;
+//!   see docs/validation.md for what serde alone enforces without it.
+
+mod context;
+mod declaration;
+mod output;
+mod registration;
+mod registry;
+mod tool;
+mod validation;
+
+pub use context::{Actor, RunId, ToolContext};
+pub use declaration::{
+    Declaration, DefinitionSite, Effect, Egress, Shipped, is_valid_group_name, is_valid_tool_name,
+};
+pub use output::{ArgumentProblem, Change, Outcome, Proposal, ToolError, ToolOutput};
+pub use registration::{BoxFuture, DynTool, Registration};
+pub use registry::{BuildProblem, RegisteredTool, Registry, RegistryBuilder, RegistryError};
+pub use tool::{Execute, Tool, Write};
+pub use tool_derive::Tool;
+
+/// Not public API; used by generated code.
+#[doc(hidden)]
+pub mod __private {
+    pub use std::borrow::Cow;
+
+    pub use inventory;
+
+    pub use crate::registration::Registration;
+    use crate::{Declaration, Effect, Egress, Shipped};
+
+    /// Not public API; used by generated code. Stands in for the
+    /// declaration of a type whose derive failed, so the user sees only the
+    /// derive's errors.
+    pub const STUB_DECLARATION: Declaration = Declaration {
+        name: Cow::Borrowed(""),
+        group: Cow::Borrowed(""),
+        description: Cow::Borrowed(""),
+        title: None,
+        requires_admin: true,
+        egress: Egress::None,
+        effect: Effect::Read,
+        shipped: Shipped::Disabled,
+        scope: None,
+    };
+
+    /// Not public API; used by generated code.
+    #[diagnostic::on_unimplemented(
+        message = "`scope` must name a string field, but this field is `{Self}`",
+        label = "not a string",
+        note = "scoped grants such as `tool(src/**)` match a string argument: use `String` or `Option<String>`"
+    )]
+    pub trait ScopeArgument {}
+    impl ScopeArgument for String {}
+    impl ScopeArgument for Option<String> {}
+    impl ScopeArgument for Box<str> {}
+    impl ScopeArgument for Cow<'static, str> {}
+
+    /// Not public API; used by generated code.
+    pub const fn assert_scope_argument<T: ScopeArgument + ?Sized>() {}
+}

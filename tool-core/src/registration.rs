@@ -1,0 +1,158 @@
+//! The `'static` record `#[derive(Tool)]` submits to `inventory`, and the
+//! run-time counterpart for tools whose schema is known only at run time.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use schemars::generate::SchemaSettings;
+use serde_json::Value;
+
+use crate::{
+    Declaration, DefinitionSite, Execute, Proposal, Tool, ToolContext, ToolError, ToolOutput, Write,
+};
+
+/// A boxed, `Send` future: what type-erased calls return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+type ExecuteFn = for<'a> fn(Value, &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
+type ProposeFn = for<'a> fn(Value, &'a ToolContext) -> BoxFuture<'a, Result<Proposal, ToolError>>;
+type ApplyFn =
+    for<'a> fn(&'a Proposal, &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
+
+/// How a registered tool runs; the variant follows its `effect`.
+#[derive(Clone, Copy)]
+pub(crate) enum Handler {
+    Read { execute: ExecuteFn },
+    Write { propose: ProposeFn, apply: ApplyFn },
+}
+
+/// One tool linked into the program, as collected by `inventory`.
+///
+/// Const-constructible and `'static`: fn pointers for the schema and the
+/// handler, and the definition site.
+pub struct Registration {
+    pub(crate) declaration: Declaration,
+    pub(crate) site: DefinitionSite,
+    pub(crate) schema: fn() -> Value,
+    pub(crate) handler: Handler,
+}
+
+inventory::collect!(Registration);
+
+impl Registration {
+    /// Not public API; used by generated code.
+    #[doc(hidden)]
+    pub const fn read<T: Execute>(site: DefinitionSite) -> Self {
+        Registration {
+            declaration: T::DECLARATION,
+            site,
+            schema: schema_of::<T>,
+            handler: Handler::Read {
+                execute: execute::<T>,
+            },
+        }
+    }
+
+    /// Not public API; used by generated code.
+    #[doc(hidden)]
+    pub const fn write<T: Write>(site: DefinitionSite) -> Self {
+        Registration {
+            declaration: T::DECLARATION,
+            site,
+            schema: schema_of::<T>,
+            handler: Handler::Write {
+                propose: propose::<T>,
+                apply: apply::<T>,
+            },
+        }
+    }
+
+    /// Every registration linked into this program, in link order (the
+    /// registry sorts them).
+    pub fn linked() -> impl Iterator<Item = &'static Registration> {
+        inventory::iter::<Registration>.into_iter()
+    }
+
+    /// The declaration.
+    pub fn declaration(&self) -> &Declaration {
+        &self.declaration
+    }
+
+    /// Where it was declared.
+    pub fn site(&self) -> DefinitionSite {
+        self.site
+    }
+}
+
+/// The arguments schema, JSON Schema 2020-12, with the root's `title` and
+/// `description` removed: the type's name is not the model's business and
+/// the description is sent beside the schema already.
+pub(crate) fn schema_of<T: Tool>() -> Value {
+    let schema = SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    let mut value = schema.to_value();
+    if let Some(root) = value.as_object_mut() {
+        root.remove("title");
+        root.remove("description");
+    }
+    value
+}
+
+fn deserialize<T: Tool>(arguments: Value) -> Result<T, ToolError> {
+    serde_json::from_value(arguments).map_err(|error| ToolError::InvalidArguments {
+        tool: T::DECLARATION.name.into_owned(),
+        problems: vec![crate::ArgumentProblem {
+            path: String::new(),
+            message: error.to_string(),
+        }],
+    })
+}
+
+fn execute<T: Execute>(
+    arguments: Value,
+    cx: &ToolContext,
+) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
+    match deserialize::<T>(arguments) {
+        Ok(tool) => Box::pin(tool.execute(cx)),
+        Err(error) => Box::pin(std::future::ready(Err(error))),
+    }
+}
+
+fn propose<T: Write>(
+    arguments: Value,
+    cx: &ToolContext,
+) -> BoxFuture<'_, Result<Proposal, ToolError>> {
+    match deserialize::<T>(arguments) {
+        Ok(tool) => Box::pin(tool.propose(cx)),
+        Err(error) => Box::pin(std::future::ready(Err(error))),
+    }
+}
+
+fn apply<'a, T: Write>(
+    proposal: &'a Proposal,
+    cx: &'a ToolContext,
+) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+    Box::pin(T::apply(proposal, cx))
+}
+
+/// A tool whose schema is known only at run time, such as one proxied from
+/// an MCP server. Added with [`RegistryBuilder::add`](crate::RegistryBuilder::add).
+///
+/// Run-time tools are `read` tools for now: the registry refuses one that
+/// declares `effect = write`, since it could not be made to wait for
+/// approval.
+pub trait DynTool: Send + Sync + 'static {
+    /// The declaration; validated at registry build like a derived one.
+    fn declaration(&self) -> Declaration;
+    /// Where it comes from, for duplicate reports.
+    fn site(&self) -> DefinitionSite;
+    /// The arguments schema; its root must be an object.
+    fn input_schema(&self) -> Value;
+    /// Runs a call whose arguments already passed the schema.
+    fn execute<'a>(
+        &'a self,
+        arguments: Value,
+        cx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
+}

@@ -1,0 +1,508 @@
+//! The registry: every linked tool plus tools added at run time, checked
+//! once, sorted by name, and the checked call path.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use serde_json::Value;
+
+use crate::registration::{BoxFuture, DynTool, Handler, Registration};
+use crate::validation::ArgumentValidator;
+use crate::{
+    Declaration, DefinitionSite, Effect, Outcome, Proposal, ToolContext, ToolError, ToolOutput,
+    is_valid_group_name, is_valid_tool_name,
+};
+
+const DESCRIPTION_MAX: usize = 1024;
+
+/// Collects the tools of a registry; [`build`](Self::build) checks them all.
+#[derive(Default)]
+pub struct RegistryBuilder {
+    linked: Vec<&'static Registration>,
+    dynamic: Vec<Arc<dyn DynTool>>,
+}
+
+impl RegistryBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds every tool linked into the program (`#[derive(Tool)]`).
+    pub fn linked(mut self) -> Self {
+        self.linked.extend(Registration::linked());
+        self
+    }
+
+    /// Adds a tool whose schema is known only at run time.
+    pub fn add(mut self, tool: impl DynTool) -> Self {
+        self.dynamic.push(Arc::new(tool));
+        self
+    }
+
+    /// Checks every tool and builds the registry, or reports **every**
+    /// problem at once.
+    pub fn build(self) -> Result<Registry, RegistryError> {
+        let mut problems = Vec::new();
+        let mut tools = Vec::with_capacity(self.linked.len() + self.dynamic.len());
+        for registration in self.linked {
+            let declaration = &registration.declaration;
+            let schema = catch_unwind(registration.schema).map_err(|payload| {
+                format!(
+                    "generating the schema panicked: {}",
+                    panic_message(&*payload)
+                )
+            });
+            if let Some(tool) = check_tool(
+                declaration.clone(),
+                registration.site,
+                schema,
+                Kind::Linked(registration.handler),
+                &mut problems,
+            ) {
+                tools.push(tool);
+            }
+        }
+        for tool in self.dynamic {
+            let declaration = tool.declaration();
+            let schema = Ok(tool.input_schema());
+            let site = tool.site();
+            if declaration.effect == Effect::Write {
+                problems.push(BuildProblem::UnsupportedDynamicWrite {
+                    name: declaration.name.to_string(),
+                    site,
+                });
+                continue;
+            }
+            if let Some(tool) = check_tool(
+                declaration,
+                site,
+                schema,
+                Kind::Dynamic(tool),
+                &mut problems,
+            ) {
+                tools.push(tool);
+            }
+        }
+
+        // Sorting by site as well makes "first" and "second" of a duplicate,
+        // and so the error text, independent of link order.
+        tools.sort_by(|a, b| {
+            (a.declaration.name.as_ref(), a.site).cmp(&(b.declaration.name.as_ref(), b.site))
+        });
+        for pair in tools.windows(2) {
+            if pair[0].declaration.name == pair[1].declaration.name {
+                problems.push(BuildProblem::DuplicateName {
+                    name: pair[0].declaration.name.to_string(),
+                    first: pair[0].site,
+                    second: pair[1].site,
+                });
+            }
+        }
+        if !problems.is_empty() {
+            problems.sort();
+            return Err(RegistryError { problems });
+        }
+        let index = tools
+            .iter()
+            .enumerate()
+            .map(|(i, tool)| (tool.declaration.name.to_string(), i))
+            .collect();
+        Ok(Registry { tools, index })
+    }
+}
+
+fn check_tool(
+    declaration: Declaration,
+    site: DefinitionSite,
+    schema: Result<Value, String>,
+    kind: Kind,
+    problems: &mut Vec<BuildProblem>,
+) -> Option<RegisteredTool> {
+    let before = problems.len();
+    let name = declaration.name.to_string();
+    if !is_valid_tool_name(&name) {
+        problems.push(BuildProblem::InvalidName {
+            name: name.clone(),
+            site,
+        });
+    }
+    if !is_valid_group_name(&declaration.group) {
+        problems.push(BuildProblem::InvalidGroup {
+            name: name.clone(),
+            group: declaration.group.to_string(),
+            site,
+        });
+    }
+    let length = declaration.description.chars().count();
+    if length == 0 || length > DESCRIPTION_MAX {
+        problems.push(BuildProblem::InvalidDescription {
+            name: name.clone(),
+            length,
+            site,
+        });
+    }
+    let schema = match schema {
+        Ok(schema) => schema,
+        Err(reason) => {
+            problems.push(BuildProblem::InvalidSchema { name, site, reason });
+            return None;
+        }
+    };
+    if schema.get("type").and_then(Value::as_str) != Some("object") {
+        problems.push(BuildProblem::SchemaNotObject {
+            name: name.clone(),
+            site,
+            found: schema
+                .get("type")
+                .map_or_else(|| "no `type`".to_owned(), Value::to_string),
+        });
+    }
+    if let Some(scope) = &declaration.scope {
+        let property = schema.get("properties").and_then(|p| p.get(scope.as_ref()));
+        if property.is_none() {
+            problems.push(BuildProblem::ScopeNotInSchema {
+                name: name.clone(),
+                scope: scope.to_string(),
+                site,
+            });
+        }
+    }
+    let validator = match ArgumentValidator::compile(&schema) {
+        Ok(validator) => Some(validator),
+        Err(reason) => {
+            problems.push(BuildProblem::InvalidSchema { name, site, reason });
+            None
+        }
+    };
+    match validator {
+        Some(validator) if problems.len() == before => Some(RegisteredTool {
+            declaration,
+            site,
+            schema,
+            validator,
+            kind,
+        }),
+        _ => None,
+    }
+}
+
+/// Everything a registry build found wrong, all at once.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct RegistryError {
+    /// Every problem, sorted by tool name.
+    pub problems: Vec<BuildProblem>,
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the tool registry has {} problem(s):",
+            self.problems.len()
+        )?;
+        for problem in &self.problems {
+            write!(f, "\n  - {problem}")?;
+        }
+        Ok(())
+    }
+}
+
+/// One problem found by [`RegistryBuilder::build`].
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildProblem {
+    /// Two tools share a name; neither is kept.
+    #[error("tool name `{name}` is declared twice: in {first} and in {second}")]
+    DuplicateName {
+        /// The shared name.
+        name: String,
+        /// One definition.
+        first: DefinitionSite,
+        /// The other definition.
+        second: DefinitionSite,
+    },
+    /// The name breaks `^[A-Za-z0-9_-]{1,64}$`.
+    #[error("tool name `{name}` (in {site}) breaks `^[A-Za-z0-9_-]{{1,64}}$`")]
+    InvalidName {
+        /// The name.
+        name: String,
+        /// Where it was declared.
+        site: DefinitionSite,
+    },
+    /// The group breaks `^[a-z][a-z0-9_-]{0,63}$`.
+    #[error(
+        "tool `{name}` (in {site}) has group `{group}`, which breaks `^[a-z][a-z0-9_-]{{0,63}}$`"
+    )]
+    InvalidGroup {
+        /// The tool.
+        name: String,
+        /// Its group.
+        group: String,
+        /// Where it was declared.
+        site: DefinitionSite,
+    },
+    /// The description is empty or longer than 1,024 characters.
+    #[error(
+        "tool `{name}` (in {site}) has a description of {length} characters: 1 to 1024 are allowed"
+    )]
+    InvalidDescription {
+        /// The tool.
+        name: String,
+        /// Its length in characters.
+        length: usize,
+        /// Where it was declared.
+        site: DefinitionSite,
+    },
+    /// The arguments schema's root is not `type: object`.
+    #[error(
+        "tool `{name}` (in {site}) has an arguments schema whose root is {found}, not an object"
+    )]
+    SchemaNotObject {
+        /// The tool.
+        name: String,
+        /// Where it was declared.
+        site: DefinitionSite,
+        /// The root's `type`.
+        found: String,
+    },
+    /// The schema could not be generated or compiled.
+    #[error("tool `{name}` (in {site}) has an unusable schema: {reason}")]
+    InvalidSchema {
+        /// The tool.
+        name: String,
+        /// Where it was declared.
+        site: DefinitionSite,
+        /// Why.
+        reason: String,
+    },
+    /// `scope` names a property the schema does not have (for instance
+    /// after a serde `rename_all`).
+    #[error(
+        "tool `{name}` (in {site}) declares `scope = \"{scope}\"`, but its schema has no such property"
+    )]
+    ScopeNotInSchema {
+        /// The tool.
+        name: String,
+        /// The declared scope property.
+        scope: String,
+        /// Where it was declared.
+        site: DefinitionSite,
+    },
+    /// A run-time tool declared `effect = write`, which needs the two-phase
+    /// `Write` path that only derived tools have.
+    #[error(
+        "run-time tool `{name}` (from {site}) declares effect `write`, which run-time tools cannot have yet"
+    )]
+    UnsupportedDynamicWrite {
+        /// The tool.
+        name: String,
+        /// Where it came from.
+        site: DefinitionSite,
+    },
+}
+
+enum Kind {
+    Linked(Handler),
+    Dynamic(Arc<dyn DynTool>),
+}
+
+/// A tool in a built registry: its declaration, site and cached schema.
+pub struct RegisteredTool {
+    declaration: Declaration,
+    site: DefinitionSite,
+    schema: Value,
+    validator: ArgumentValidator,
+    kind: Kind,
+}
+
+impl RegisteredTool {
+    /// The declaration.
+    pub fn declaration(&self) -> &Declaration {
+        &self.declaration
+    }
+
+    /// The name (shorthand for `declaration().name`).
+    pub fn name(&self) -> &str {
+        &self.declaration.name
+    }
+
+    /// Where it was declared.
+    pub fn site(&self) -> DefinitionSite {
+        self.site
+    }
+
+    /// The arguments schema the model is shown (JSON Schema 2020-12).
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// Whether it was added at run time rather than linked.
+    pub fn is_dynamic(&self) -> bool {
+        matches!(self.kind, Kind::Dynamic(_))
+    }
+}
+
+impl fmt::Debug for RegisteredTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RegisteredTool")
+            .field("declaration", &self.declaration)
+            .field("site", &self.site)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Every tool of the program, checked, in name order.
+pub struct Registry {
+    tools: Vec<RegisteredTool>,
+    index: HashMap<String, usize>,
+}
+
+impl Registry {
+    /// A builder.
+    pub fn builder() -> RegistryBuilder {
+        RegistryBuilder::new()
+    }
+
+    /// The registry of every linked tool.
+    pub fn linked() -> Result<Registry, RegistryError> {
+        RegistryBuilder::new().linked().build()
+    }
+
+    /// Every tool, sorted by name.
+    pub fn tools(&self) -> &[RegisteredTool] {
+        &self.tools
+    }
+
+    /// One tool by exact name.
+    pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
+        self.index.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// How many tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// A checked call: validates `arguments` against the schema the model
+    /// was shown, deserializes them, and runs the tool.
+    ///
+    /// A read tool returns [`Outcome::Done`]; a write tool returns
+    /// [`Outcome::Proposed`] and writes nothing. Never panics: a tool that
+    /// panics fails this call with [`ToolError::Panicked`].
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Value,
+        cx: &ToolContext,
+    ) -> Result<Outcome, ToolError> {
+        let Some(tool) = self.get(name) else {
+            return Err(ToolError::NotAvailable {
+                tool: name.to_owned(),
+            });
+        };
+        // The gates check the call here, before the arguments are parsed.
+        tool.validator
+            .check(&arguments)
+            .map_err(|problems| ToolError::InvalidArguments {
+                tool: tool.name().to_owned(),
+                problems,
+            })?;
+        match &tool.kind {
+            Kind::Linked(Handler::Read { execute }) => {
+                guarded(tool.name(), || execute(arguments, cx))
+                    .await
+                    .map(Outcome::Done)
+            }
+            Kind::Linked(Handler::Write { propose, .. }) => {
+                guarded(tool.name(), || propose(arguments, cx))
+                    .await
+                    .map(Outcome::Proposed)
+            }
+            Kind::Dynamic(dynamic) => guarded(tool.name(), || dynamic.execute(arguments, cx))
+                .await
+                .map(Outcome::Done),
+        }
+    }
+
+    /// Applies an approved proposal with the tool that made it.
+    pub async fn apply(
+        &self,
+        proposal: &Proposal,
+        cx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        match self.get(&proposal.tool).map(|tool| &tool.kind) {
+            Some(Kind::Linked(Handler::Write { apply, .. })) => {
+                guarded(&proposal.tool, || apply(proposal, cx)).await
+            }
+            _ => Err(ToolError::NotAvailable {
+                tool: proposal.tool.clone(),
+            }),
+        }
+    }
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.tools.iter().map(RegisteredTool::name))
+            .finish()
+    }
+}
+
+/// Runs `start` and polls its future so that a panic in either fails this
+/// call only.
+async fn guarded<'a, T>(
+    tool: &str,
+    start: impl FnOnce() -> BoxFuture<'a, Result<T, ToolError>>,
+) -> Result<T, ToolError> {
+    let outcome = match catch_unwind(AssertUnwindSafe(start)) {
+        Ok(future) => CatchUnwind(future).await,
+        Err(payload) => Err(payload),
+    };
+    outcome.unwrap_or_else(|payload| {
+        let message = panic_message(&*payload);
+        tracing::error!(target: "tool_core::call", tool, message, "tool panicked");
+        Err(ToolError::Panicked {
+            tool: tool.to_owned(),
+            message,
+        })
+    })
+}
+
+type PanicPayload = Box<dyn Any + Send>;
+
+struct CatchUnwind<'a, T>(BoxFuture<'a, T>);
+
+impl<T> Future for CatchUnwind<'_, T> {
+    type Output = Result<T, PanicPayload>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // The future is dropped right after a panic and never polled again,
+        // so no broken invariant of it can be observed.
+        match catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx))) {
+            Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(payload) => Poll::Ready(Err(payload)),
+        }
+    }
+}
+
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".to_owned())
+}

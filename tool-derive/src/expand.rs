@@ -1,0 +1,117 @@
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::{DeriveInput, spanned::Spanned};
+
+use crate::attr::{Effect, Egress, ToolAttrs};
+use crate::ctxt::Ctxt;
+use crate::fallback;
+use crate::validate::{self, Model};
+
+pub fn derive(input: &DeriveInput) -> TokenStream {
+    let cx = Ctxt::new();
+    let attrs = ToolAttrs::parse(&cx, &input.attrs);
+    let krate = attrs.krate.clone();
+    let model = validate::model(&cx, input, attrs);
+    match (cx.check(), model) {
+        (Ok(()), Some(model)) => expand(&model),
+        (Err(error), _) => {
+            let mut tokens = error.to_compile_error();
+            tokens.extend(fallback::stub(input, krate));
+            tokens
+        }
+        (Ok(()), None) => {
+            // validate::model only declines after reporting; keep the user's
+            // build failing rather than silently registering nothing.
+            let mut tokens = syn::Error::new_spanned(
+                &input.ident,
+                "`#[derive(Tool)]` could not read this declaration",
+            )
+            .to_compile_error();
+            tokens.extend(fallback::stub(input, krate));
+            tokens
+        }
+    }
+}
+
+fn expand(model: &Model) -> TokenStream {
+    let krate = &model.krate;
+    let ident = model.ident;
+    let span = ident.span();
+    let name = &model.name;
+    let group = &model.group;
+    let description = &model.description;
+    let title = match &model.title {
+        Some(title) => {
+            quote!(::core::option::Option::Some(#krate::__private::Cow::Borrowed(#title)))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let requires_admin = model.requires_admin;
+    let egress = match model.egress {
+        Egress::None => quote!(#krate::Egress::None),
+        Egress::OwnSite => quote!(#krate::Egress::OwnSite),
+    };
+    let effect = match model.effect {
+        Effect::Read => quote!(#krate::Effect::Read),
+        Effect::Write => quote!(#krate::Effect::Write),
+    };
+    // A write tool always ships disabled: an administrator opts in.
+    let shipped = if model.disabled || model.effect == Effect::Write {
+        quote!(#krate::Shipped::Disabled)
+    } else {
+        quote!(#krate::Shipped::Enabled)
+    };
+    let (scope, scope_check) = match &model.scope {
+        Some(field) => {
+            let property = &field.property;
+            let ty = field.ty;
+            (
+                quote!(::core::option::Option::Some(#krate::__private::Cow::Borrowed(#property))),
+                quote_spanned! {ty.span()=>
+                    const _: () = #krate::__private::assert_scope_argument::<#ty>();
+                },
+            )
+        }
+        None => (quote!(::core::option::Option::None), TokenStream::new()),
+    };
+    // Spanned at the user's type so an unmet bound (`Deserialize`,
+    // `JsonSchema`, `Execute`, `Write`) underlines their code.
+    let tool_impl = quote_spanned! {span=>
+        #[automatically_derived]
+        impl #krate::Tool for #ident
+    };
+    let constructor = match model.effect {
+        Effect::Read => {
+            quote_spanned!(model.effect_span.join(span).unwrap_or(span)=> #krate::__private::Registration::read::<#ident>)
+        }
+        Effect::Write => {
+            quote_spanned!(model.effect_span.join(span).unwrap_or(span)=> #krate::__private::Registration::write::<#ident>)
+        }
+    };
+    quote! {
+        const _: () = {
+            #tool_impl {
+                const DECLARATION: #krate::Declaration = #krate::Declaration {
+                    name: #krate::__private::Cow::Borrowed(#name),
+                    group: #krate::__private::Cow::Borrowed(#group),
+                    description: #krate::__private::Cow::Borrowed(#description),
+                    title: #title,
+                    requires_admin: #requires_admin,
+                    egress: #egress,
+                    effect: #effect,
+                    shipped: #shipped,
+                    scope: #scope,
+                };
+            }
+            #scope_check
+            #krate::__private::inventory::submit! {
+                #constructor(#krate::DefinitionSite {
+                    crate_name: ::core::env!("CARGO_PKG_NAME"),
+                    module_path: ::core::module_path!(),
+                    file: ::core::file!(),
+                    line: ::core::line!(),
+                })
+            }
+        };
+    }
+}

@@ -1,0 +1,335 @@
+//! Rules across keys and against the type: the shape the derive supports,
+//! the name and group grammar, the doc comment, the `scope` field.
+
+use proc_macro2::Span;
+use quote::ToTokens;
+use syn::{Data, DeriveInput, Expr, Fields, Ident, Lit, LitStr, Meta, Path, Type};
+
+use crate::attr::{Effect, Egress, ToolAttrs};
+use crate::ctxt::Ctxt;
+
+/// The provider rule every big provider accepts; kept in step with
+/// `tool_core::declaration::is_valid_tool_name`, which checks run-time tools.
+const NAME_MAX: usize = 64;
+/// Matches what the hosts' settings expect of a group: a crate-like name.
+const GROUP_MAX: usize = 64;
+const DESCRIPTION_MAX: usize = 1024;
+
+/// Everything `expand.rs` needs, checked.
+pub struct Model<'a> {
+    pub ident: &'a Ident,
+    pub name: String,
+    pub group: String,
+    pub description: String,
+    pub title: Option<String>,
+    pub requires_admin: bool,
+    pub egress: Egress,
+    pub effect: Effect,
+    pub effect_span: Span,
+    pub disabled: bool,
+    pub scope: Option<ScopeField<'a>>,
+    pub krate: Path,
+}
+
+pub struct ScopeField<'a> {
+    /// The JSON property the scope is read from (the field name, or its
+    /// `#[serde(rename = "...")]`).
+    pub property: String,
+    pub ty: &'a Type,
+}
+
+pub fn model<'a>(cx: &Ctxt, input: &'a DeriveInput, attrs: ToolAttrs) -> Option<Model<'a>> {
+    let shape_ok = check_shape(cx, input);
+    let description = doc_comment(cx, input);
+
+    let name = match &attrs.name {
+        Some(lit) => {
+            check_name(cx, &lit.value(), lit);
+            lit.value()
+        }
+        None => {
+            let name = snake_case(&input.ident.to_string());
+            check_name(cx, &name, &input.ident);
+            name
+        }
+    };
+
+    let missing_key_at: &dyn ToTokens = match &attrs.first_attr {
+        Some(attr) => attr,
+        None => &input.ident,
+    };
+    let group = match &attrs.group {
+        Some(lit) => {
+            check_group(cx, lit);
+            Some(lit.value())
+        }
+        None => {
+            cx.error_spanned_by(
+                missing_key_at,
+                "`group` is required: add `group = \"...\"` to `#[tool(...)]`, usually the providing crate's name",
+            );
+            None
+        }
+    };
+    let effect = match &attrs.effect {
+        Some(effect) => Some((effect.value, effect.span)),
+        None => {
+            cx.error_spanned_by(
+                missing_key_at,
+                "`effect` is required: add `effect = \"read\"` or `effect = \"write\"` to `#[tool(...)]`",
+            );
+            None
+        }
+    };
+    let scope = attrs
+        .scope
+        .as_ref()
+        .and_then(|lit| scope_field(cx, input, lit));
+
+    let (Some(group), Some((effect, effect_span)), Some(description), true) =
+        (group, effect, description, shape_ok)
+    else {
+        return None;
+    };
+    if attrs.scope.is_some() && scope.is_none() {
+        return None;
+    }
+    Some(Model {
+        ident: &input.ident,
+        name,
+        group,
+        description,
+        title: attrs.title.as_ref().map(LitStr::value),
+        requires_admin: attrs.requires_admin.is_some(),
+        egress: attrs.egress.map_or(Egress::None, |e| e.value),
+        effect,
+        effect_span,
+        disabled: attrs.disabled.is_some(),
+        scope,
+        krate: attrs
+            .krate
+            .unwrap_or_else(|| syn::parse_quote!(::tool_core)),
+    })
+}
+
+/// Tool arguments are one JSON object, so only a struct with named fields
+/// (possibly none: `struct Status {}`) maps onto them without surprises.
+fn check_shape(cx: &Ctxt, input: &DeriveInput) -> bool {
+    let mut ok = true;
+    match &input.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Named(_) => {}
+            Fields::Unnamed(fields) => {
+                ok = false;
+                cx.error_spanned_by(
+                    fields,
+                    "`#[derive(Tool)]` needs named fields: tool arguments are a JSON object; write `struct Name { field: Type }`",
+                );
+            }
+            Fields::Unit => {
+                ok = false;
+                cx.error_spanned_by(
+                    &input.ident,
+                    "`#[derive(Tool)]` does not support unit structs, whose arguments would be `null`: write `struct Name {}` for a tool without arguments",
+                );
+            }
+        },
+        Data::Enum(data) => {
+            ok = false;
+            cx.error_spanned_by(
+                data.enum_token,
+                "`#[derive(Tool)]` does not support enums: the arguments' schema must be one object; wrap the enum in a field of a struct",
+            );
+        }
+        Data::Union(data) => {
+            ok = false;
+            cx.error_spanned_by(
+                data.union_token,
+                "`#[derive(Tool)]` does not support unions: use a struct with named fields",
+            );
+        }
+    }
+    if !input.generics.params.is_empty() {
+        ok = false;
+        cx.error_spanned_by(
+            &input.generics,
+            "`#[derive(Tool)]` does not support generic parameters: a registered tool is one concrete type; declare a concrete struct per tool",
+        );
+    }
+    ok
+}
+
+fn doc_comment(cx: &Ctxt, input: &DeriveInput) -> Option<String> {
+    let mut lines = Vec::new();
+    let mut first_doc = None;
+    for attr in &input.attrs {
+        if !attr.path().is_ident("doc") {
+            continue;
+        }
+        if let Meta::NameValue(nv) = &attr.meta
+            && let Expr::Lit(expr) = &nv.value
+            && let Lit::Str(lit) = &expr.lit
+        {
+            first_doc.get_or_insert(attr);
+            let line = lit.value();
+            lines.push(
+                line.strip_prefix(' ')
+                    .unwrap_or(&line)
+                    .trim_end()
+                    .to_owned(),
+            );
+        }
+    }
+    let description = lines.join("\n").trim().to_owned();
+    if description.is_empty() {
+        cx.error_spanned_by(
+            &input.ident,
+            "a tool needs a doc comment: it is the description the model reads; add `/// What the tool does.` above the type",
+        );
+        return None;
+    }
+    let length = description.chars().count();
+    if length > DESCRIPTION_MAX {
+        cx.error_spanned_by(
+            first_doc,
+            format!(
+                "the doc comment is the tool's description and is {length} characters long: keep it at most {DESCRIPTION_MAX}"
+            ),
+        );
+        return None;
+    }
+    Some(description)
+}
+
+fn check_name(cx: &Ctxt, name: &str, at: &dyn ToTokens) {
+    if name.is_empty() || name.len() > NAME_MAX {
+        cx.error_spanned_by(
+            at,
+            format!(
+                "tool name `{name}` is {} characters long: a name has 1 to {NAME_MAX} characters",
+                name.chars().count()
+            ),
+        );
+    } else if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+    {
+        cx.error_spanned_by(
+            at,
+            format!(
+                "tool name `{name}` contains {bad:?}: use only ASCII letters, digits, `_` and `-` (`^[A-Za-z0-9_-]{{1,64}}$`)"
+            ),
+        );
+    }
+}
+
+fn check_group(cx: &Ctxt, lit: &LitStr) {
+    let group = lit.value();
+    let starts_with_letter = group.chars().next().is_some_and(|c| c.is_ascii_lowercase());
+    let rest_ok = group
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
+    if !(starts_with_letter && rest_ok && group.len() <= GROUP_MAX) {
+        cx.error_spanned_by(
+            lit,
+            format!(
+                "invalid group `{group}`: a group is 1 to {GROUP_MAX} characters of `a-z`, `0-9`, `_` and `-`, starting with a letter (`^[a-z][a-z0-9_-]{{0,63}}$`)"
+            ),
+        );
+    }
+}
+
+fn scope_field<'a>(cx: &Ctxt, input: &'a DeriveInput, lit: &LitStr) -> Option<ScopeField<'a>> {
+    let Data::Struct(data) = &input.data else {
+        return None;
+    };
+    let Fields::Named(fields) = &data.fields else {
+        return None;
+    };
+    let wanted = lit.value();
+    let found = fields
+        .named
+        .iter()
+        .find(|f| f.ident.as_ref().is_some_and(|i| *i == wanted));
+    match found {
+        Some(field) => Some(ScopeField {
+            property: serde_rename(field).unwrap_or(wanted),
+            ty: &field.ty,
+        }),
+        None => {
+            let names = fields
+                .named
+                .iter()
+                .filter_map(|f| f.ident.as_ref().map(|i| format!("`{i}`")))
+                .collect::<Vec<_>>();
+            let hint = if names.is_empty() {
+                "the type has no fields".to_owned()
+            } else {
+                format!("the fields are {}", names.join(", "))
+            };
+            cx.error_spanned_by(lit, format!("`scope` names no field `{wanted}`: {hint}"));
+            None
+        }
+    }
+}
+
+/// The JSON name of a field under `#[serde(rename = "...")]`. A container
+/// `rename_all` is not followed here; the registry refuses a scope property
+/// missing from the schema, so a mismatch fails closed at build.
+fn serde_rename(field: &syn::Field) -> Option<String> {
+    let mut rename = None;
+    for attr in field.attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("rename") && meta.input.peek(syn::Token![=]) {
+                let lit: LitStr = meta.value()?.parse()?;
+                rename = Some(lit.value());
+            } else if meta.input.peek(syn::Token![=]) {
+                let _ = meta.value()?.parse::<Expr>()?;
+            } else if meta.input.peek(syn::token::Paren) {
+                let _ = meta.parse_nested_meta(|inner| {
+                    if inner.input.peek(syn::Token![=]) {
+                        let _ = inner.value()?.parse::<Expr>()?;
+                    }
+                    Ok(())
+                });
+            }
+            Ok(())
+        });
+    }
+    rename
+}
+
+fn snake_case(ident: &str) -> String {
+    let ident = ident.strip_prefix("r#").unwrap_or(ident);
+    let chars: Vec<char> = ident.chars().collect();
+    let mut out = String::with_capacity(ident.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_uppercase() {
+            let prev_lower =
+                i > 0 && (chars[i - 1].is_lowercase() || chars[i - 1].is_ascii_digit());
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            let prev_upper = i > 0 && chars[i - 1].is_uppercase();
+            if i > 0 && (prev_lower || (prev_upper && next_lower)) && !out.ends_with('_') {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::snake_case;
+
+    #[test]
+    fn snake_case_splits_humps_and_acronyms() {
+        assert_eq!(snake_case("GetSystemStatus"), "get_system_status");
+        assert_eq!(snake_case("GetEnvRaw"), "get_env_raw");
+        assert_eq!(snake_case("HTTPFetch"), "http_fetch");
+        assert_eq!(snake_case("ReadV2Log"), "read_v2_log");
+        assert_eq!(snake_case("already_snake"), "already_snake");
+    }
+}
