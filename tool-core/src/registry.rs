@@ -41,6 +41,10 @@ impl RegistryBuilder {
     }
 
     /// Adds a tool whose schema is known only at run time.
+    #[expect(
+        clippy::should_implement_trait,
+        reason = "a builder step, not arithmetic: `Add` on a builder would surprise"
+    )]
     pub fn add(mut self, tool: impl DynTool) -> Self {
         self.dynamic.push(Arc::new(tool));
         self
