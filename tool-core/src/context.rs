@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::ToolError;
+use crate::egress::EgressGuard;
 
 /// The person (or service account) a run acts for.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -45,48 +46,66 @@ impl fmt::Display for RunId {
 /// struct Mailer;
 /// assert!(matches!(cx.service::<Mailer>(), Err(ToolError::MissingService { .. })));
 /// ```
+///
+/// Cloning is cheap (two reference counts): the gated call path clones it
+/// to hand a tool the egress guard of its group.
 #[derive(Clone)]
 pub struct ToolContext {
+    shared: Arc<Shared>,
+    egress: Option<Arc<EgressGuard>>,
+}
+
+#[derive(Clone)]
+struct Shared {
     run: RunId,
     actor: Option<Actor>,
     services: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
 }
 
+/// The guard a tool gets when its group may not reach the network.
+static NO_EGRESS: EgressGuard = EgressGuard::none();
+
 impl ToolContext {
     /// A context for `run` with no actor and no services.
     pub fn new(run: RunId) -> Self {
         ToolContext {
-            run,
-            actor: None,
-            services: HashMap::new(),
+            shared: Arc::new(Shared {
+                run,
+                actor: None,
+                services: HashMap::new(),
+            }),
+            egress: None,
         }
     }
 
     /// Sets the acting user.
     pub fn with_actor(mut self, actor: Actor) -> Self {
-        self.actor = Some(actor);
+        Arc::make_mut(&mut self.shared).actor = Some(actor);
         self
     }
 
     /// Adds a service; a second service of one type replaces the first.
     pub fn with_service<T: Any + Send + Sync>(mut self, service: T) -> Self {
-        self.services.insert(TypeId::of::<T>(), Arc::new(service));
+        Arc::make_mut(&mut self.shared)
+            .services
+            .insert(TypeId::of::<T>(), Arc::new(service));
         self
     }
 
     /// The run this call belongs to.
     pub fn run(&self) -> &RunId {
-        &self.run
+        &self.shared.run
     }
 
     /// The acting user, if any. No actor is never an administrator.
     pub fn actor(&self) -> Option<&Actor> {
-        self.actor.as_ref()
+        self.shared.actor.as_ref()
     }
 
     /// The host's service of type `T`, or [`ToolError::MissingService`].
     pub fn service<T: Any + Send + Sync>(&self) -> Result<&T, ToolError> {
-        self.services
+        self.shared
+            .services
             .get(&TypeId::of::<T>())
             .and_then(|service| service.downcast_ref::<T>())
             .ok_or(ToolError::MissingService {
@@ -95,12 +114,29 @@ impl ToolContext {
     }
 }
 
+impl ToolContext {
+    /// The egress guard of the calling tool's group: check every URL with it
+    /// before any request. Outside a gated call, or for a group granted no
+    /// egress, it refuses everything.
+    pub fn egress(&self) -> &EgressGuard {
+        self.egress.as_deref().unwrap_or(&NO_EGRESS)
+    }
+
+    pub(crate) fn with_egress(&self, guard: Arc<EgressGuard>) -> ToolContext {
+        ToolContext {
+            shared: Arc::clone(&self.shared),
+            egress: Some(guard),
+        }
+    }
+}
+
 impl fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolContext")
-            .field("run", &self.run)
-            .field("actor", &self.actor)
-            .field("services", &self.services.len())
+            .field("run", &self.shared.run)
+            .field("actor", &self.shared.actor)
+            .field("services", &self.shared.services.len())
+            .field("egress", &self.egress().scope())
             .finish()
     }
 }

@@ -42,14 +42,33 @@ pub enum Effect {
     Write,
 }
 
-/// The network reach a tool needs. There is no "any host".
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+/// The network reach a tool needs, or a group is granted. There is no
+/// "any host".
+///
+/// Serialized in snake case (`"none"`, `"own_site"`), the words of the
+/// `egress = "…"` key of `#[tool(...)]`.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Egress {
-    /// No network at all.
+    /// No network at all; the default for every tool and every group.
+    #[default]
     None,
     /// Only the host's own configured sites.
     OwnSite,
+}
+
+impl Egress {
+    /// Whether a group with this scope may offer a tool that declares
+    /// `declared`: a tool whose egress is wider than its group's is never
+    /// offered (gate 4).
+    pub fn permits(self, declared: Egress) -> bool {
+        match (self, declared) {
+            (_, Egress::None) | (Egress::OwnSite, Egress::OwnSite) => true,
+            (Egress::None, Egress::OwnSite) => false,
+        }
+    }
 }
 
 /// A tool's state when no administrator has overridden it.

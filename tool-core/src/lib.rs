@@ -130,9 +130,12 @@
 
 mod context;
 mod declaration;
+pub mod egress;
+pub mod gates;
 mod output;
 mod registration;
 mod registry;
+pub mod skills;
 mod tool;
 mod validation;
 
@@ -152,6 +155,8 @@ pub mod __private {
     pub use std::borrow::Cow;
 
     pub use inventory;
+    pub use schemars::JsonSchema;
+    pub use serde::de::DeserializeOwned;
 
     pub use crate::registration::Registration;
     use crate::{Declaration, Effect, Egress, Shipped};

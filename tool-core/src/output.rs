@@ -111,6 +111,16 @@ pub enum ToolError {
         /// The name the caller asked for.
         tool: String,
     },
+    /// A gate refused the call. The model is told exactly what it is told
+    /// for a tool that does not exist; the [`Denial`](crate::gates::Denial)
+    /// is for the host.
+    #[error("tool `{tool}` refused: {denial} (gate: {})", denial.gate())]
+    Refused {
+        /// The name the caller asked for.
+        tool: String,
+        /// The first gate that said no.
+        denial: crate::gates::Denial,
+    },
     /// The arguments do not match the tool's schema.
     #[error("invalid arguments for `{tool}`: {}", describe(problems))]
     InvalidArguments {
@@ -156,6 +166,9 @@ impl ToolError {
     /// refusal never confirms that a tool exists.
     pub fn model_text(&self) -> String {
         match self {
+            ToolError::Refused { tool, .. } => {
+                ToolError::NotAvailable { tool: tool.clone() }.to_string()
+            }
             ToolError::Panicked { tool, .. } => format!("tool `{tool}` failed"),
             ToolError::MissingService { .. } => "the tool is not available on this host".to_owned(),
             other => other.to_string(),

@@ -402,6 +402,9 @@ impl Registry {
     /// A checked call: validates `arguments` against the schema the model
     /// was shown, deserializes them, and runs the tool.
     ///
+    /// This path checks no gate: a host offering tools to a model calls
+    /// through [`Gates::call`](crate::gates::Gates::call) instead.
+    ///
     /// A read tool returns [`Outcome::Done`]; a write tool returns
     /// [`Outcome::Proposed`] and writes nothing. Never panics: a tool that
     /// panics fails this call with [`ToolError::Panicked`].
@@ -416,7 +419,21 @@ impl Registry {
                 tool: name.to_owned(),
             });
         };
-        // The gates check the call here, before the arguments are parsed.
+        self.call_registered(tool, arguments, cx).await
+    }
+
+    pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+
+    /// The checked call of a tool already found (and, on the gated path,
+    /// already admitted by the gates).
+    pub(crate) async fn call_registered(
+        &self,
+        tool: &RegisteredTool,
+        arguments: Value,
+        cx: &ToolContext,
+    ) -> Result<Outcome, ToolError> {
         tool.validator
             .check(&arguments)
             .map_err(|problems| ToolError::InvalidArguments {

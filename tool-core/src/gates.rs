@@ -1,0 +1,632 @@
+//! The gate cascade (DESIGN.md, "The gates"): which tools a run is offered,
+//! resolved once into a [`Grant`], and the check every call passes again.
+//!
+//! A tool is offered only when every gate says yes, in this fixed order; a
+//! refusal names the first gate that said no ([`Denial`]):
+//!
+//! 1. registered;
+//! 2. enabled (the group, then the tool);
+//! 3. admin;
+//! 4. egress;
+//! 5. the run's configuration (groups, then effects);
+//! 6. the skills' `allowed-tools`;
+//! 7. the run's selection.
+//!
+//! ```
+//! use tool_core::gates::{Gates, Grant, HostSettings, RunConfig, Selection, RunInputs};
+//! # use tool_core::Registry;
+//! # let registry = Registry::builder().build().unwrap();
+//! let settings = HostSettings::default();
+//! let config = RunConfig::default();
+//! let inputs = RunInputs { settings: &settings, actor: None, config: &config, skills: &[], selection: &Selection::All };
+//! let resolution = Gates::new(&registry, inputs).resolve();
+//! // Store `resolution.grant` with the run; log `resolution.denials`.
+//! let bytes = serde_json::to_vec(&resolution.grant).unwrap();
+//! let stored: Grant = serde_json::from_slice(&bytes).unwrap();
+//! assert_eq!(stored, resolution.grant);
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::egress::{EgressGuard, Site};
+pub use crate::skills::Allowance;
+use crate::skills::{AllowList, EffectiveSkills, KnownTool, ScopePattern, SkillRef, TrustLevel};
+use crate::{
+    Actor, Effect, Egress, Outcome, RegisteredTool, Registry, Shipped, ToolContext, ToolError,
+};
+
+/// An administrator's switch for a group or a tool. `Unset` keeps the
+/// default (a group: enabled; a tool: its shipped state).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Toggle {
+    /// Not touched: the default applies.
+    #[default]
+    Unset,
+    /// Switched on.
+    Enabled,
+    /// Switched off.
+    Disabled,
+}
+
+/// A host's settings for one group.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GroupSettings {
+    /// On or off; a group never toggled is enabled.
+    pub state: Toggle,
+    /// The network reach granted to the group's tools; `none` unless granted.
+    pub egress: Egress,
+}
+
+/// A host's settings for one tool.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ToolSettings {
+    /// On or off; unset keeps the tool's shipped state. Cannot re-enable a
+    /// tool of a disabled group.
+    pub state: Toggle,
+}
+
+/// What a host configured, filled from its own storage.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HostSettings {
+    /// Per-group settings, by group name.
+    pub groups: BTreeMap<String, GroupSettings>,
+    /// Per-tool settings, by tool name.
+    pub tools: BTreeMap<String, ToolSettings>,
+    /// The host's own sites; the first is the base for URLs starting with `/`.
+    pub sites: Vec<Site>,
+    /// Skills trusted less than this are not effective.
+    pub skill_trust_floor: TrustLevel,
+}
+
+/// Which effects a run's configuration allows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AllowedEffects {
+    /// Read and write tools.
+    #[default]
+    ReadWrite,
+    /// Read tools only: no `write` tool is offered.
+    ReadOnly,
+}
+
+/// A run's configuration.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RunConfig {
+    /// The groups the run may use: empty = all; a group that is not
+    /// registered yields no tools.
+    pub groups: BTreeSet<String>,
+    /// The effects the run may use.
+    pub effects: AllowedEffects,
+}
+
+/// The run's pick of tools.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Selection {
+    /// None given: every tool that passed the other gates.
+    #[default]
+    All,
+    /// Only these names; an empty set offers no tools.
+    Only(BTreeSet<String>),
+}
+
+/// Everything the gates look at for one run.
+#[derive(Debug, Clone, Copy)]
+pub struct RunInputs<'a> {
+    /// The host's settings.
+    pub settings: &'a HostSettings,
+    /// Who the run acts for; `None` is never an administrator.
+    pub actor: Option<&'a Actor>,
+    /// The run's configuration.
+    pub config: &'a RunConfig,
+    /// The run's skills: the configuration's plus those forced onto the run.
+    pub skills: &'a [SkillRef],
+    /// The run's selection.
+    pub selection: &'a Selection,
+}
+
+/// Why a tool is not offered, or a call refused: the first gate that said
+/// no. For the host's logs and an administrator's view only; the model is
+/// told "not available", the same as for a tool that does not exist.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, thiserror::Error)]
+#[serde(tag = "gate", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Denial {
+    /// Gate 1: no tool has this name.
+    #[error("no tool with this name is registered")]
+    NotRegistered,
+    /// Gate 2: the tool's group is disabled; no per-tool override undoes it.
+    #[error("its group `{group}` is disabled")]
+    GroupDisabled {
+        /// The group.
+        group: String,
+    },
+    /// Gate 2: the tool is disabled (shipped so, or by an administrator).
+    #[error("the tool is disabled")]
+    ToolDisabled,
+    /// Gate 3: the tool requires an administrator.
+    #[error("the tool is for administrators and the actor is not one")]
+    AdminOnly,
+    /// Gate 4: the tool needs more network reach than its group is granted.
+    #[error("the tool needs egress `{declared:?}` but its group is granted `{granted:?}`")]
+    Egress {
+        /// What the tool declares.
+        declared: Egress,
+        /// What its group is granted.
+        granted: Egress,
+    },
+    /// Gate 5: the run's configuration does not include the tool's group.
+    #[error("the run's configuration does not include group `{group}`")]
+    GroupNotConfigured {
+        /// The group.
+        group: String,
+    },
+    /// Gate 5: the run's configuration is read-only and the tool writes.
+    #[error("the run's configuration is read-only")]
+    ReadOnlyRun,
+    /// Gate 6: effective skills declare `allowed-tools` and none allows it.
+    #[error("no effective skill's `allowed-tools` allows it")]
+    NotAllowedBySkills,
+    /// Gate 7: the run's selection leaves it out.
+    #[error("the run's selection leaves it out")]
+    NotSelected,
+    /// At call time: the run's grant (resolved when it started) does not
+    /// hold the tool.
+    #[error("the run's grant does not hold it")]
+    NotInGrant,
+    /// At call time: the tool is granted only for some values of its scope
+    /// argument, and this call's value is not one of them.
+    #[error("the call's scope argument is outside every scope granted for it")]
+    OutOfScope,
+}
+
+impl Denial {
+    /// A short, stable name of the gate, for logs: `registered`, `enabled`,
+    /// `admin`, `egress`, `configuration`, `skills`, `selection`, `grant`,
+    /// `scope`.
+    pub fn gate(&self) -> &'static str {
+        match self {
+            Denial::NotRegistered => "registered",
+            Denial::GroupDisabled { .. } | Denial::ToolDisabled => "enabled",
+            Denial::AdminOnly => "admin",
+            Denial::Egress { .. } => "egress",
+            Denial::GroupNotConfigured { .. } | Denial::ReadOnlyRun => "configuration",
+            Denial::NotAllowedBySkills => "skills",
+            Denial::NotSelected => "selection",
+            Denial::NotInGrant => "grant",
+            Denial::OutOfScope => "scope",
+        }
+    }
+}
+
+impl Allowance {
+    fn admits(&self, scope_value: Option<&str>) -> bool {
+        match self {
+            Allowance::Whole => true,
+            Allowance::Scoped(patterns) => {
+                scope_value.is_some_and(|value| patterns.iter().any(|p| p.admits(value)))
+            }
+        }
+    }
+
+    /// What both allow. Scoped patterns are kept only when both sides hold
+    /// the same pattern: narrower than the exact intersection of the
+    /// languages, never wider.
+    fn intersect(&self, other: &Allowance) -> Option<Allowance> {
+        match (self, other) {
+            (Allowance::Whole, other) | (other, Allowance::Whole) => Some(other.clone()),
+            (Allowance::Scoped(a), Allowance::Scoped(b)) => {
+                let both: Vec<ScopePattern> = a.iter().filter(|p| b.contains(p)).cloned().collect();
+                (!both.is_empty()).then_some(Allowance::Scoped(both))
+            }
+        }
+    }
+}
+
+/// The version of the serialized [`Grant`] format this build writes and
+/// reads.
+pub const GRANT_FORMAT: u32 = 1;
+
+/// The tools a run may use, resolved once when it starts and stored with
+/// it. Same inputs, same bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Grant {
+    format: u32,
+    tools: BTreeMap<String, Allowance>,
+}
+
+impl<'de> Deserialize<'de> for Grant {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Stored {
+            format: u32,
+            tools: BTreeMap<String, Allowance>,
+        }
+        let stored = Stored::deserialize(deserializer)?;
+        // A grant from a newer format may mean something this build cannot
+        // read; refusing it is safer than guessing. The host then decides
+        // (for instance, to end the run), never silently widens it.
+        if stored.format != GRANT_FORMAT {
+            return Err(serde::de::Error::custom(format!(
+                "grant format {} is not supported (this build reads format {GRANT_FORMAT})",
+                stored.format
+            )));
+        }
+        Ok(Grant {
+            format: stored.format,
+            tools: stored.tools,
+        })
+    }
+}
+
+impl Grant {
+    /// A grant of no tools: a plain completion.
+    pub fn empty() -> Self {
+        Grant {
+            format: GRANT_FORMAT,
+            tools: BTreeMap::new(),
+        }
+    }
+
+    /// The granted tool names, sorted.
+    pub fn tool_names(&self) -> impl Iterator<Item = &str> {
+        self.tools.keys().map(String::as_str)
+    }
+
+    /// How much of `tool` is granted, if any.
+    pub fn allowance(&self, tool: &str) -> Option<&Allowance> {
+        self.tools.get(tool)
+    }
+
+    /// Whether no tool is granted.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// How many tools are granted.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// The grant a waiting run continues with: `stored ∩ now`, or `now` for
+    /// a run stored without a grant. A change while the run waited can take
+    /// a tool away, never add one.
+    pub fn resume(stored: Option<&Grant>, now: &Grant) -> Grant {
+        let Some(stored) = stored else {
+            return now.clone();
+        };
+        let tools = stored
+            .tools
+            .iter()
+            .filter_map(|(name, allowance)| {
+                let current = now.tools.get(name)?;
+                Some((name.clone(), allowance.intersect(current)?))
+            })
+            .collect();
+        Grant {
+            format: GRANT_FORMAT,
+            tools,
+        }
+    }
+}
+
+/// What [`Gates::resolve`] found: the grant, and for every registered tool
+/// left out (and every unknown name the run asked for) the first gate that
+/// refused it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolution {
+    /// The tools the run is offered.
+    pub grant: Grant,
+    /// Why each other tool is not offered, by name.
+    pub denials: BTreeMap<String, Denial>,
+}
+
+/// The gates as they are now, for one run. Build it when the run starts to
+/// resolve the grant, and again (with the settings as they are then) to
+/// check calls: a tool disabled mid-run is refused at its next call.
+pub struct Gates<'r> {
+    registry: &'r Registry,
+    /// One verdict per registered tool, in registry order.
+    verdicts: Vec<Result<Allowance, Denial>>,
+    unknown_selected: Vec<String>,
+    /// Guards of the groups whose tools may reach the network.
+    guards: BTreeMap<String, Arc<EgressGuard>>,
+}
+
+impl<'r> Gates<'r> {
+    /// Runs every gate for every registered tool.
+    pub fn new(registry: &'r Registry, inputs: RunInputs<'_>) -> Self {
+        let known: Vec<KnownTool<'_>> = registry
+            .tools()
+            .iter()
+            .map(|tool| KnownTool {
+                name: tool.name(),
+                has_scope: tool.declaration().scope.is_some(),
+            })
+            .collect();
+        let allow_list = EffectiveSkills::select(inputs.skills, inputs.settings.skill_trust_floor)
+            .allow_list(&known);
+        let verdicts = registry
+            .tools()
+            .iter()
+            .map(|tool| verdict(tool, &inputs, &allow_list))
+            .collect();
+        let unknown_selected = match inputs.selection {
+            Selection::All => Vec::new(),
+            Selection::Only(names) => names
+                .iter()
+                .filter(|name| registry.get(name).is_none())
+                .cloned()
+                .collect(),
+        };
+        let guards = inputs
+            .settings
+            .groups
+            .iter()
+            .filter(|(_, group)| group.egress == Egress::OwnSite)
+            .map(|(name, group)| {
+                let guard = EgressGuard::new(group.egress, inputs.settings.sites.clone());
+                (name.clone(), Arc::new(guard))
+            })
+            .collect();
+        Gates {
+            registry,
+            verdicts,
+            unknown_selected,
+            guards,
+        }
+    }
+
+    /// The grant, and why every other tool is left out.
+    pub fn resolve(&self) -> Resolution {
+        let mut tools = BTreeMap::new();
+        let mut denials = BTreeMap::new();
+        for (tool, verdict) in self.registry.tools().iter().zip(&self.verdicts) {
+            match verdict {
+                Ok(allowance) => {
+                    tools.insert(tool.name().to_owned(), allowance.clone());
+                }
+                Err(denial) => {
+                    denials.insert(tool.name().to_owned(), denial.clone());
+                }
+            }
+        }
+        for name in &self.unknown_selected {
+            tracing::warn!(target: "tool_core::gate", tool = %name, "the run selects a tool that is not registered");
+            denials.insert(name.clone(), Denial::NotRegistered);
+        }
+        Resolution {
+            grant: Grant {
+                format: GRANT_FORMAT,
+                tools,
+            },
+            denials,
+        }
+    }
+
+    /// Why `tool` would not be offered now, if it would not.
+    pub fn denial(&self, tool: &str) -> Option<Denial> {
+        match self.registry.index_of(tool) {
+            None => Some(Denial::NotRegistered),
+            Some(i) => self.verdicts[i].as_ref().err().cloned(),
+        }
+    }
+
+    /// Checks one call against the run's grant and the gates as they are
+    /// now, before the arguments are parsed. Every decision is a `tracing`
+    /// event (target `tool_core::gate`; fields run, tool, decision, gate).
+    pub fn check_call(
+        &self,
+        grant: &Grant,
+        tool: &str,
+        arguments: &Value,
+        cx: &ToolContext,
+    ) -> Result<&'r RegisteredTool, Denial> {
+        let decision = self.decide(grant, tool, arguments);
+        match &decision {
+            Ok(_) => tracing::info!(
+                target: "tool_core::gate",
+                run = %cx.run(),
+                tool,
+                decision = "allow",
+                gate = "none",
+            ),
+            Err(denial) => tracing::info!(
+                target: "tool_core::gate",
+                run = %cx.run(),
+                tool,
+                decision = "deny",
+                gate = denial.gate(),
+            ),
+        }
+        decision
+    }
+
+    fn decide(
+        &self,
+        grant: &Grant,
+        tool: &str,
+        arguments: &Value,
+    ) -> Result<&'r RegisteredTool, Denial> {
+        let index = self.registry.index_of(tool).ok_or(Denial::NotRegistered)?;
+        let now = self.verdicts[index].as_ref().map_err(Clone::clone)?;
+        let granted = grant.tools.get(tool).ok_or(Denial::NotInGrant)?;
+        let registered = &self.registry.tools()[index];
+        if !matches!((granted, now), (Allowance::Whole, Allowance::Whole)) {
+            let value = registered
+                .declaration()
+                .scope
+                .as_deref()
+                .and_then(|property| arguments.get(property))
+                .and_then(Value::as_str);
+            if !(granted.admits(value) && now.admits(value)) {
+                return Err(Denial::OutOfScope);
+            }
+        }
+        Ok(registered)
+    }
+
+    /// A gated call: [`check_call`](Self::check_call), then the checked
+    /// call of [`Registry::call`]. A refusal reads to the model exactly like
+    /// a call to a tool that does not exist.
+    pub async fn call(
+        &self,
+        grant: &Grant,
+        tool: &str,
+        arguments: Value,
+        cx: &ToolContext,
+    ) -> Result<Outcome, ToolError> {
+        let registered = self
+            .check_call(grant, tool, &arguments, cx)
+            .map_err(|denial| ToolError::Refused {
+                tool: tool.to_owned(),
+                denial,
+            })?;
+        let guard = self.guards.get(registered.declaration().group.as_ref());
+        match (registered.declaration().egress, guard) {
+            (Egress::OwnSite, Some(guard)) => {
+                let cx = cx.with_egress(Arc::clone(guard));
+                self.registry
+                    .call_registered(registered, arguments, &cx)
+                    .await
+            }
+            _ => {
+                self.registry
+                    .call_registered(registered, arguments, cx)
+                    .await
+            }
+        }
+    }
+
+    /// Re-checks that `approver` passes the gates for the proposal's tool,
+    /// then applies it. The gates are those of the run with the approver as
+    /// the actor: an approver who could not call the tool cannot approve it.
+    pub async fn approve(
+        registry: &Registry,
+        inputs: RunInputs<'_>,
+        proposal: &crate::Proposal,
+        approver: &Actor,
+        cx: &ToolContext,
+    ) -> Result<crate::ToolOutput, ToolError> {
+        let as_approver = RunInputs {
+            actor: Some(approver),
+            ..inputs
+        };
+        let gates = Gates::new(registry, as_approver);
+        if let Some(denial) = gates.denial(&proposal.tool) {
+            tracing::info!(
+                target: "tool_core::gate",
+                run = %cx.run(),
+                tool = proposal.tool.as_str(),
+                decision = "deny",
+                gate = denial.gate(),
+                approver = approver.id.as_str(),
+            );
+            return Err(ToolError::Refused {
+                tool: proposal.tool.clone(),
+                denial,
+            });
+        }
+        registry.apply(proposal, cx).await
+    }
+}
+
+impl fmt::Debug for Gates<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Gates")
+            .field("tools", &self.registry.len())
+            .field(
+                "offered",
+                &self.verdicts.iter().filter(|v| v.is_ok()).count(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+/// The cascade for one tool, in the fixed order.
+fn verdict(
+    tool: &RegisteredTool,
+    inputs: &RunInputs<'_>,
+    allow_list: &AllowList,
+) -> Result<Allowance, Denial> {
+    let declaration = tool.declaration();
+    let name = declaration.name.as_ref();
+    let group = declaration.group.as_ref();
+    let group_settings = inputs.settings.groups.get(group);
+
+    // 2. Enabled: the group first, so no per-tool override can undo it.
+    if group_settings.is_some_and(|g| g.state == Toggle::Disabled) {
+        return Err(Denial::GroupDisabled {
+            group: group.to_owned(),
+        });
+    }
+    let tool_state = inputs
+        .settings
+        .tools
+        .get(name)
+        .map_or(Toggle::Unset, |t| t.state);
+    let enabled = match tool_state {
+        Toggle::Enabled => true,
+        Toggle::Disabled => false,
+        Toggle::Unset => declaration.shipped == Shipped::Enabled,
+    };
+    if !enabled {
+        return Err(Denial::ToolDisabled);
+    }
+    // 3. Admin.
+    if declaration.requires_admin && !inputs.actor.is_some_and(|a| a.admin) {
+        return Err(Denial::AdminOnly);
+    }
+    // 4. Egress.
+    let granted = group_settings.map_or(Egress::None, |g| g.egress);
+    if !granted.permits(declaration.egress) {
+        return Err(Denial::Egress {
+            declared: declaration.egress,
+            granted,
+        });
+    }
+    // 5. Configuration.
+    if !inputs.config.groups.is_empty() && !inputs.config.groups.contains(group) {
+        return Err(Denial::GroupNotConfigured {
+            group: group.to_owned(),
+        });
+    }
+    if inputs.config.effects == AllowedEffects::ReadOnly && declaration.effect == Effect::Write {
+        return Err(Denial::ReadOnlyRun);
+    }
+    // 6. Skills.
+    let allowance = match allow_list {
+        AllowList::NoOpinion => Allowance::Whole,
+        AllowList::Only(grants) => match grants.get(name) {
+            None => return Err(Denial::NotAllowedBySkills),
+            Some(Allowance::Whole) => Allowance::Whole,
+            Some(Allowance::Scoped(patterns)) => {
+                let mut patterns = patterns.clone();
+                patterns.sort();
+                patterns.dedup();
+                if patterns.is_empty() {
+                    return Err(Denial::NotAllowedBySkills);
+                }
+                Allowance::Scoped(patterns)
+            }
+        },
+    };
+    // 7. Selection.
+    if let Selection::Only(names) = inputs.selection
+        && !names.contains(name)
+    {
+        return Err(Denial::NotSelected);
+    }
+    Ok(allowance)
+}

@@ -1,0 +1,146 @@
+//! Gate 6: the tools that the effective skills allow (DESIGN.md, "The gates").
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::skills::allowed_tools::AllowedTools;
+use crate::skills::resolve::{KnownTool, Resolved, resolve};
+use crate::skills::scope::ScopePattern;
+
+/// How far a host trusts a skill's source; higher is more trusted.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct TrustLevel(pub u8);
+
+/// A skill as a run sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkillRef {
+    /// The skill's identity; two entries with one id are one skill.
+    pub id: String,
+    /// Whether an administrator left it switched on.
+    pub enabled: bool,
+    /// Whether its files are gone from where it was installed.
+    pub orphaned: bool,
+    /// How far its source is trusted.
+    pub trust: TrustLevel,
+    /// Its `allowed-tools`.
+    pub allowed_tools: AllowedTools,
+    /// The text that goes into the prompt's skill block.
+    #[serde(default)]
+    pub text: String,
+}
+
+/// The skills that count for a run: enabled, not orphaned, trusted at least
+/// to the floor, each id once (the first entry wins).
+#[derive(Debug, Clone)]
+pub struct EffectiveSkills<'a> {
+    skills: Vec<&'a SkillRef>,
+}
+
+impl<'a> EffectiveSkills<'a> {
+    /// Picks the effective skills out of `skills`, in their order.
+    pub fn select(skills: &'a [SkillRef], trust_floor: TrustLevel) -> Self {
+        let mut ids = BTreeSet::new();
+        let skills = skills
+            .iter()
+            .filter(|s| s.enabled && !s.orphaned && s.trust >= trust_floor)
+            .filter(|s| ids.insert(s.id.as_str()))
+            .collect();
+        EffectiveSkills { skills }
+    }
+
+    /// The effective skills, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &'a SkillRef> + '_ {
+        self.skills.iter().copied()
+    }
+
+    /// The allow-list for gate 6: no opinion when no effective skill declares
+    /// `allowed-tools`, otherwise the union of the declared lists, resolved
+    /// against the registered tools. Tokens that resolve to nothing grant
+    /// nothing, so an unknown name never widens the list.
+    pub fn allow_list(&self, known: &[KnownTool<'_>]) -> AllowList {
+        let mut declared = false;
+        let mut grants: BTreeMap<String, Allowance> = BTreeMap::new();
+        for skill in &self.skills {
+            let AllowedTools::Declared(patterns) = &skill.allowed_tools else {
+                continue;
+            };
+            declared = true;
+            for pattern in patterns {
+                match resolve(pattern, known) {
+                    Ok(Resolved::Whole(names)) => {
+                        for name in names {
+                            grants.insert(name.to_owned(), Allowance::Whole);
+                        }
+                    }
+                    Ok(Resolved::Scoped(name)) => {
+                        let grant = grants
+                            .entry(name.to_owned())
+                            .or_insert_with(|| Allowance::Scoped(Vec::new()));
+                        // A whole grant already covers every scope.
+                        if let (Allowance::Scoped(scopes), Some(scope)) = (grant, &pattern.scope)
+                            && !scopes.contains(scope)
+                        {
+                            scopes.push(scope.clone());
+                        }
+                    }
+                    Err(_) => {}
+                }
+            }
+        }
+        if declared {
+            AllowList::Only(grants)
+        } else {
+            AllowList::NoOpinion
+        }
+    }
+}
+
+/// What gate 6 lets through.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AllowList {
+    /// No effective skill declares `allowed-tools`: the gate says yes to all.
+    NoOpinion,
+    /// Only these tools, by registered name; empty allows nothing.
+    Only(BTreeMap<String, Allowance>),
+}
+
+/// How much of one tool is allowed: by the skills, and in a run's
+/// [`Grant`](crate::gates::Grant).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Allowance {
+    /// Every call.
+    Whole,
+    /// Only calls whose scoped argument one of these admits.
+    Scoped(Vec<ScopePattern>),
+}
+
+impl AllowList {
+    /// Whether the tool may be offered at all.
+    pub fn admits(&self, tool_name: &str) -> bool {
+        match self {
+            AllowList::NoOpinion => true,
+            AllowList::Only(grants) => grants.contains_key(tool_name),
+        }
+    }
+
+    /// Whether one call may run: a tool granted whole admits every call; a
+    /// tool granted only with scopes admits a call whose scoped argument one
+    /// of them admits, and never a call without one.
+    pub fn admits_call(&self, tool_name: &str, scope_value: Option<&str>) -> bool {
+        match self {
+            AllowList::NoOpinion => true,
+            AllowList::Only(grants) => match grants.get(tool_name) {
+                None => false,
+                Some(Allowance::Whole) => true,
+                Some(Allowance::Scoped(scopes)) => {
+                    scope_value.is_some_and(|v| scopes.iter().any(|s| s.admits(v)))
+                }
+            },
+        }
+    }
+}

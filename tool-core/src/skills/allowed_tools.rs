@@ -1,0 +1,456 @@
+//! The `allowed-tools` field: its three forms, its tokenizer and its patterns.
+//!
+//! A token is a tool name optionally followed by a parenthesised scope that
+//! may hold spaces (`Bash(git diff:*)` is one token), so the field is
+//! tokenized rather than split on white space; see DESIGN.md, "`allowed-tools`".
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::skills::diagnostic::{Code, Diagnostic, Position};
+use crate::skills::scope::ScopePattern;
+use crate::skills::yaml::{FrontMatter, Locate, Node, NodeKind, ScalarKind, StringLocator};
+
+/// What a skill says about the tools it may use.
+///
+/// Never an `Option<Vec<_>>`: an absent field (no opinion) and a declared empty
+/// list (nothing allowed) must not be confused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AllowedTools {
+    /// The field is not there: the skill has no opinion.
+    Absent,
+    /// The field is there; the list may be empty, which allows nothing.
+    /// Malformed tokens are left out (and reported), so they grant nothing.
+    Declared(Vec<ToolPattern>),
+}
+
+/// One well-formed token of `allowed-tools`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolPattern {
+    /// The tool, or every tool of one MCP server.
+    pub target: ToolTarget,
+    /// `None` grants the whole tool (written `Tool` or `Tool(*)`); `Some`
+    /// grants only calls whose scoped argument the pattern admits.
+    pub scope: Option<ScopePattern>,
+    /// Where the token starts.
+    pub position: Position,
+}
+
+/// What a token names.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum ToolTarget {
+    /// One tool by its registered name, MCP tools (`mcp__server__tool`) included.
+    Tool(String),
+    /// Every tool of an MCP server, written `mcp__server` or `mcp__server__*`;
+    /// holds the server part, case kept.
+    McpServer(String),
+}
+
+impl fmt::Display for ToolTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolTarget::Tool(name) => f.write_str(name),
+            ToolTarget::McpServer(server) => write!(f, "mcp__{server}__*"),
+        }
+    }
+}
+
+/// Writes the token back in a form that tokenizes to the same pattern.
+impl fmt::Display for ToolPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.target)?;
+        if let Some(scope) = &self.scope {
+            f.write_str("(")?;
+            for c in scope.as_str().chars() {
+                if matches!(c, '(' | ')' | '\\') {
+                    f.write_str("\\")?;
+                }
+                write!(f, "{c}")?;
+            }
+            f.write_str(")")?;
+        }
+        Ok(())
+    }
+}
+
+/// Tokenizes one `allowed-tools` string: white-space separated tokens, or
+/// comma-separated ones (with a warning). Positions are 1-based line and
+/// column within `text`. Malformed tokens are left out and reported;
+/// duplicates are folded.
+pub fn tokenize(text: &str) -> (Vec<ToolPattern>, Vec<Diagnostic>) {
+    let mut out = Tokens::default();
+    out.tokenize(text, &mut StringLocator::new(text));
+    (out.patterns, out.diagnostics)
+}
+
+/// Reads the `allowed-tools` value of a front matter (`None`: key absent).
+pub(crate) fn from_yaml(
+    node: Option<&Node>,
+    fm: &FrontMatter<'_>,
+) -> (AllowedTools, Vec<Diagnostic>) {
+    let Some(node) = node else {
+        return (AllowedTools::Absent, Vec::new());
+    };
+    let mut out = Tokens::default();
+    match &node.kind {
+        NodeKind::Scalar(s) => match s.kind() {
+            ScalarKind::Null => out.declares_nothing(node.position, "has no value"),
+            ScalarKind::Text if s.text.trim().is_empty() => {
+                out.declares_nothing(node.position, "is empty")
+            }
+            ScalarKind::Text => out.tokenize(&s.text, &mut fm.locator(node)),
+            ScalarKind::Bool | ScalarKind::Number => out.wrong_type(node),
+        },
+        NodeKind::Mapping(_) => out.wrong_type(node),
+        NodeKind::Sequence(items) if items.is_empty() => {
+            out.declares_nothing(node.position, "is an empty list")
+        }
+        NodeKind::Sequence(items) => {
+            for item in items {
+                match &item.kind {
+                    NodeKind::Scalar(s) if s.kind() == ScalarKind::Text => {
+                        out.tokenize(&s.text, &mut fm.locator(item))
+                    }
+                    other => out.diagnostics.push(Diagnostic::new(
+                        Code::ListItemNotString,
+                        item.position,
+                        format!(
+                            "`allowed-tools` list items must be tool names, but this one is {}: \
+                             quote it or remove it",
+                            other.describe()
+                        ),
+                    )),
+                }
+            }
+        }
+    }
+    (AllowedTools::Declared(out.patterns), out.diagnostics)
+}
+
+#[derive(Default)]
+struct Tokens {
+    patterns: Vec<ToolPattern>,
+    diagnostics: Vec<Diagnostic>,
+    /// What `patterns` grants, to fold duplicates without a quadratic scan.
+    seen: BTreeSet<(ToolTarget, Option<ScopePattern>)>,
+}
+
+fn is_separator(c: char) -> bool {
+    c.is_whitespace() || c == ','
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
+}
+
+/// How a token ended.
+enum Scanned {
+    /// Well formed: the name, and the scope with the offset of its `(`.
+    Token {
+        name: String,
+        scope: Option<(String, usize)>,
+    },
+    /// Malformed; already reported.
+    Refused,
+}
+
+impl Tokens {
+    fn declares_nothing(&mut self, position: Position, what: &str) {
+        self.diagnostics.push(Diagnostic::new(
+            Code::NoToolsDeclared,
+            position,
+            format!(
+                "`allowed-tools` {what}, so this skill allows no tools at all: \
+                 list the tools it needs, or remove the key to express no opinion"
+            ),
+        ));
+    }
+
+    fn wrong_type(&mut self, node: &Node) {
+        self.diagnostics.push(Diagnostic::new(
+            Code::AllowedToolsWrongType,
+            node.position,
+            format!(
+                "`allowed-tools` must be a string of tool names or a list of them, not {}; \
+                 nothing is allowed from it",
+                node.kind.describe()
+            ),
+        ));
+    }
+
+    fn error(&mut self, code: Code, position: Position, message: String) -> Scanned {
+        self.diagnostics
+            .push(Diagnostic::new(code, position, message));
+        Scanned::Refused
+    }
+
+    fn tokenize(&mut self, text: &str, loc: &mut dyn Locate) {
+        let chars: Vec<(usize, char)> = text.char_indices().collect();
+        let mut first_comma = None;
+        let mut i = 0;
+        while let Some(&(offset, c)) = chars.get(i) {
+            if is_separator(c) {
+                if c == ',' && first_comma.is_none() {
+                    first_comma = Some(loc.locate(offset, ","));
+                }
+                i += 1;
+                continue;
+            }
+            let scanned = self.scan_token(&chars, &mut i, loc);
+            if let Scanned::Token { name, scope } = scanned {
+                let snippet: String = name.chars().take(16).collect();
+                let position = loc.locate(offset, &snippet);
+                self.push_token(name, scope, position, loc);
+            }
+        }
+        if let Some(position) = first_comma {
+            self.diagnostics.push(Diagnostic::new(
+                Code::CommaSeparated,
+                position,
+                "`allowed-tools` separates tools with commas; the specification separates them \
+                 with spaces: write `Read Grep` rather than `Read, Grep`",
+            ));
+        }
+    }
+
+    /// Scans one token from `chars[*i]`, leaving `*i` on the separator after it.
+    fn scan_token(
+        &mut self,
+        chars: &[(usize, char)],
+        i: &mut usize,
+        loc: &mut dyn Locate,
+    ) -> Scanned {
+        let mut name = String::new();
+        while let Some(&(_, c)) = chars.get(*i) {
+            if is_separator(c) || c == '(' || c == ')' {
+                break;
+            }
+            name.push(c);
+            *i += 1;
+        }
+        match chars.get(*i) {
+            Some(&(offset, ')')) => {
+                skip_to_separator(chars, i);
+                let position = loc.locate(offset, ")");
+                self.error(
+                    Code::StrayParen,
+                    position,
+                    "this `)` closes no `(`: remove it, or write `\\)` for a literal parenthesis"
+                        .to_owned(),
+                )
+            }
+            Some(&(open, '(')) => {
+                *i += 1;
+                let Some(scope) = scan_scope(chars, i) else {
+                    let position = loc.locate(open, "(");
+                    return self.error(
+                        Code::UnterminatedParen,
+                        position,
+                        "this `(` is never closed: add the `)` that ends the scope, or write `\\(` \
+                         for a literal parenthesis"
+                            .to_owned(),
+                    );
+                };
+                match chars.get(*i) {
+                    Some(&(_, c)) if !is_separator(c) => {
+                        let (code, what) = if c == ')' {
+                            (Code::StrayParen, "this `)` closes no `(`: remove it, or write `\\)` for a literal parenthesis".to_owned())
+                        } else {
+                            (
+                                Code::TextAfterScope,
+                                format!(
+                                    "unexpected `{c}` right after the scope's `)`: separate tokens with a space"
+                                ),
+                            )
+                        };
+                        let offset = chars.get(*i).map_or(open, |&(o, _)| o);
+                        skip_to_separator(chars, i);
+                        let position = loc.locate(offset, &c.to_string());
+                        self.error(code, position, what)
+                    }
+                    _ => Scanned::Token {
+                        name,
+                        scope: Some((scope, open)),
+                    },
+                }
+            }
+            _ => Scanned::Token { name, scope: None },
+        }
+    }
+
+    fn push_token(
+        &mut self,
+        name: String,
+        scope: Option<(String, usize)>,
+        position: Position,
+        loc: &mut dyn Locate,
+    ) {
+        let Some(target) = self.target(&name, scope.as_ref(), position, loc) else {
+            return;
+        };
+        let scope = match scope {
+            None => None,
+            Some((text, open)) => match text.trim() {
+                "" => {
+                    let position = loc.locate(open, "(");
+                    self.error(
+                        Code::EmptyScope,
+                        position,
+                        format!(
+                            "`{name}()` has an empty scope: write `{name}` or `{name}(*)` for the \
+                             whole tool, or put the allowed argument between the parentheses"
+                        ),
+                    );
+                    return;
+                }
+                "*" => None,
+                scoped => {
+                    if let ToolTarget::McpServer(server) = &target {
+                        let position = loc.locate(open, "(");
+                        self.error(
+                            Code::ScopeOnServer,
+                            position,
+                            format!(
+                                "a scope cannot apply to every tool of the MCP server `{server}`: \
+                                 name one tool, as in `mcp__{server}__tool({scoped})`"
+                            ),
+                        );
+                        return;
+                    }
+                    Some(ScopePattern::new(scoped))
+                }
+            },
+        };
+        let pattern = ToolPattern {
+            target,
+            scope,
+            position,
+        };
+        if !self
+            .seen
+            .insert((pattern.target.clone(), pattern.scope.clone()))
+        {
+            self.diagnostics.push(Diagnostic::new(
+                Code::DuplicateToken,
+                position,
+                format!("`{pattern}` is listed more than once: remove the repetition"),
+            ));
+            return;
+        }
+        self.patterns.push(pattern);
+    }
+
+    /// Checks a tool name as written and says what it names.
+    fn target(
+        &mut self,
+        name: &str,
+        scope: Option<&(String, usize)>,
+        position: Position,
+        loc: &mut dyn Locate,
+    ) -> Option<ToolTarget> {
+        if name.is_empty() {
+            let open = scope.map_or(0, |(_, open)| *open);
+            let position = loc.locate(open, "(");
+            self.error(
+                Code::ScopeWithoutTool,
+                position,
+                "this scope has no tool name before it: write the tool first, as in `Bash(git status)`"
+                    .to_owned(),
+            );
+            return None;
+        }
+        if let Some(rest) = name.strip_prefix("mcp__") {
+            let (server, tool) = match rest.split_once("__") {
+                Some((server, tool)) => (server, Some(tool)),
+                None => (rest, None),
+            };
+            if server.is_empty() || !server.chars().all(is_name_char) {
+                return self.bad_name(
+                    name,
+                    position,
+                    "an MCP server name (`mcp__server` or `mcp__server__tool`)",
+                );
+            }
+            return match tool {
+                None | Some("*") => Some(ToolTarget::McpServer(server.to_owned())),
+                Some(tool) if !tool.is_empty() && tool.chars().all(is_name_char) => {
+                    Some(ToolTarget::Tool(name.to_owned()))
+                }
+                Some(_) => self.bad_name(name, position, "an MCP tool name (`mcp__server__tool`)"),
+            };
+        }
+        if name.chars().all(is_name_char) {
+            Some(ToolTarget::Tool(name.to_owned()))
+        } else {
+            self.bad_name(name, position, "a tool name")
+        }
+    }
+
+    fn bad_name(&mut self, name: &str, position: Position, expected: &str) -> Option<ToolTarget> {
+        if name.contains('*') {
+            self.error(
+                Code::UnanchoredWildcard,
+                position,
+                format!(
+                    "`{name}` uses `*` in a tool name, which grants nothing: name each tool, or \
+                     grant one MCP server's tools with `mcp__server__*`"
+                ),
+            );
+        } else {
+            let bad = name.chars().find(|c| !is_name_char(*c));
+            let why = match bad {
+                Some(c) => format!("`{c}` cannot appear in it"),
+                None => "a part of it is empty".to_owned(),
+            };
+            self.error(
+                Code::InvalidToolName,
+                position,
+                format!(
+                    "`{name}` is not {expected}: {why}; tool names use letters, digits, `_`, `-` and `.`"
+                ),
+            );
+        }
+        None
+    }
+}
+
+/// Reads a scope after its `(` up to the matching `)`, counting nested pairs
+/// and honouring `\(`, `\)` and `\\`. `None` when the input ends first.
+fn scan_scope(chars: &[(usize, char)], i: &mut usize) -> Option<String> {
+    let mut scope = String::new();
+    let mut depth = 1usize;
+    while let Some(&(_, c)) = chars.get(*i) {
+        *i += 1;
+        match c {
+            '\\' => match chars.get(*i) {
+                Some(&(_, next @ ('(' | ')' | '\\'))) => {
+                    scope.push(next);
+                    *i += 1;
+                }
+                // Any other backslash is literal: Windows paths, shell escapes.
+                _ => scope.push('\\'),
+            },
+            '(' => {
+                depth += 1;
+                scope.push(c);
+            }
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(scope);
+                }
+                scope.push(c);
+            }
+            _ => scope.push(c),
+        }
+    }
+    None
+}
+
+fn skip_to_separator(chars: &[(usize, char)], i: &mut usize) {
+    while chars.get(*i).is_some_and(|&(_, c)| !is_separator(c)) {
+        *i += 1;
+    }
+}

@@ -1,0 +1,93 @@
+//! Agent Skills: reading `SKILL.md` files, their `allowed-tools`, and what
+//! the effective skills allow a run (gate 6 in DESIGN.md).
+//!
+//! - [`read_skill`] reads a `SKILL.md`: YAML front matter between `---` lines,
+//!   then Markdown. Every problem is a [`Diagnostic`] with a [`Severity`], a
+//!   stable [`Code`], a message that says the fix, and a 1-based [`Position`].
+//! - [`AllowedTools`] is the `allowed-tools` field: absent, or declared (a list
+//!   of [`ToolPattern`]s, possibly empty). [`tokenize`] reads one string of
+//!   it; [`check_allowed_tools`] checks it against the registered tools.
+//! - [`EffectiveSkills::select`] picks the skills that count for a run;
+//!   [`EffectiveSkills::allow_list`] gives the [`AllowList`] for gate 6, and
+//!   [`compose_skill_block`] the skills' text under the prompt's byte budget.
+//!
+//! ```
+//! use tool_core::skills::{read_skill, AllowedTools, EffectiveSkills, KnownTool, SkillRef, TrustLevel};
+//!
+//! let text = "---\nname: review\ndescription: Reviews diffs.\nallowed-tools: Read Bash(git diff:*)\n---\nBody\n";
+//! let report = read_skill(text, "review");
+//! assert!(report.is_valid());
+//! let allowed_tools = report.manifest.map_or(AllowedTools::Absent, |m| m.allowed_tools);
+//!
+//! let skills = [SkillRef {
+//!     id: "review".into(), enabled: true, orphaned: false, trust: TrustLevel(1),
+//!     allowed_tools, text: String::new(),
+//! }];
+//! let known = [KnownTool { name: "Read", has_scope: false }, KnownTool { name: "Bash", has_scope: true }];
+//! let allow = EffectiveSkills::select(&skills, TrustLevel(0)).allow_list(&known);
+//! assert!(allow.admits_call("Bash", Some("git diff --stat")));
+//! assert!(!allow.admits_call("Bash", Some("git push")));
+//! assert!(!allow.admits("Write"));
+//! ```
+//!
+//! # Diagnostic codes
+//!
+//! A file is valid when no diagnostic is an error. Codes are stable: a code
+//! keeps its meaning, and a retired code is not reused.
+//!
+//! | Code | Severity | Meaning |
+//! |------|----------|---------|
+//! | S001 | error | the file does not start with a `---` line |
+//! | S002 | error | the front matter has no closing `---` line |
+//! | S003 | error | the front matter is over [`MAX_FRONT_MATTER_BYTES`] (64 KiB) |
+//! | S004 | error | the front matter is not valid YAML |
+//! | S005 | error | a YAML alias or anchor (refused, so alias bombs cannot expand) |
+//! | S006 | error | the front matter is not a mapping |
+//! | S007 | error | the YAML nests too deeply |
+//! | S008 | error | a key is set twice |
+//! | S010 | error | a field the specification does not define |
+//! | S011 | error | `name` is missing |
+//! | S012 | error | `name` breaks the rules: 1–64 of `a-z`, `0-9`, `-`; no leading, trailing or doubled `-` |
+//! | S013 | error | `name` differs from the folder's name |
+//! | S014 | error | `description` is missing or empty |
+//! | S015 | error | `description` is over 1,024 characters |
+//! | S016 | error | `compatibility` is empty or over 500 characters |
+//! | S017 | error | a field holds the wrong kind of value |
+//! | S018 | warning | a number or boolean where text is expected, taken as written |
+//! | S020 | warning | `allowed-tools` is null or empty: it declares zero tools |
+//! | S021 | warning | `allowed-tools` separates tokens with commas |
+//! | S022 | error | `allowed-tools` is a map, number or boolean: nothing is granted |
+//! | S023 | error | an `allowed-tools` list item is not a string: it grants nothing |
+//! | S024 | error | an unterminated `(` |
+//! | S025 | error | a stray `)` |
+//! | S026 | error | an empty scope, `Tool()` |
+//! | S027 | error | a scope with no tool name |
+//! | S028 | error | an unanchored `*` in a tool name (only `mcp__server__*` is allowed) |
+//! | S029 | error | a tool name with characters outside letters, digits, `_`, `-`, `.` |
+//! | S030 | warning | a duplicate token, folded into one |
+//! | S031 | error | text right after a scope's `)` |
+//! | S032 | error | a scope on a whole MCP server |
+//! | S040 | warning | a token names no registered tool (with "did you mean") |
+//! | S041 | warning | a scope on a tool with no `scope` field: cannot be enforced, grants nothing |
+//! | S042 | warning | an MCP server with no registered tool |
+
+mod allow_list;
+mod allowed_tools;
+mod block;
+mod diagnostic;
+mod manifest;
+mod resolve;
+mod scope;
+mod yaml;
+
+#[cfg(test)]
+mod tests;
+
+pub use allow_list::{AllowList, Allowance, EffectiveSkills, SkillRef, TrustLevel};
+pub use allowed_tools::{AllowedTools, ToolPattern, ToolTarget, tokenize};
+pub use block::{Dropped, compose_skill_block};
+pub use diagnostic::{Code, Diagnostic, Position, Severity};
+pub use manifest::{SkillManifest, SkillReport, read_skill};
+pub use resolve::{KnownTool, check_allowed_tools};
+pub use scope::ScopePattern;
+pub use yaml::MAX_FRONT_MATTER_BYTES;

@@ -1,0 +1,104 @@
+//! Properties of `tool_core::skills` that must hold for every input: nothing
+//! a skill file holds can panic the host (DESIGN.md, "Errors and bad input"),
+//! and the tokenizer and the allow-list behave predictably.
+
+use proptest::prelude::*;
+use tool_core::skills::{
+    AllowList, AllowedTools, EffectiveSkills, KnownTool, SkillRef, TrustLevel, read_skill, tokenize,
+};
+
+const KNOWN: &[KnownTool<'static>] = &[
+    KnownTool {
+        name: "Read",
+        has_scope: false,
+    },
+    KnownTool {
+        name: "Bash",
+        has_scope: true,
+    },
+    KnownTool {
+        name: "mcp__srv__one",
+        has_scope: false,
+    },
+    KnownTool {
+        name: "mcp__srv__two",
+        has_scope: true,
+    },
+];
+
+const CALLS: &[(&str, Option<&str>)] = &[
+    ("Read", None),
+    ("Bash", None),
+    ("Bash", Some("ls")),
+    ("Bash", Some("git diff")),
+    ("Bash", Some("/tmp/a/b")),
+    ("mcp__srv__one", None),
+    ("mcp__srv__two", Some("x y")),
+    ("mcp__srv__two", None),
+];
+
+/// Text built from the characters the tokenizer and YAML treat specially.
+fn tricky_text() -> impl Strategy<Value = String> {
+    "[A-Za-z_:*()\\\\,. \t\n'\"\\[\\]{}&!#|>-]{0,80}"
+}
+
+fn token() -> impl Strategy<Value = String> {
+    "(Read|Bash|bash|mcp__srv|mcp__srv__\\*|mcp__srv__two|Nope)(\\((ls|git diff:\\*|/tmp/\\*\\*|\\*|x y)\\))?"
+}
+
+fn allow_list(tokens: &[String]) -> AllowList {
+    let skills = [SkillRef {
+        id: "s".into(),
+        enabled: true,
+        orphaned: false,
+        trust: TrustLevel(0),
+        allowed_tools: AllowedTools::Declared(tokenize(&tokens.join(" ")).0),
+        text: String::new(),
+    }];
+    EffectiveSkills::select(&skills, TrustLevel(0)).allow_list(KNOWN)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn tokenizer_never_panics(text in any::<String>(), tricky in tricky_text()) {
+        let _ = tokenize(&text);
+        let _ = tokenize(&tricky);
+    }
+
+    #[test]
+    fn front_matter_reader_never_panics(text in any::<String>(), tricky in tricky_text()) {
+        let _ = read_skill(&text, "demo");
+        let _ = read_skill(&format!("---\n{tricky}\n---\nbody"), "demo");
+        let _ = read_skill(&format!("---\nname: demo\nallowed-tools: {tricky}\n---\n"), "demo");
+        let _ = read_skill(&format!("---\n{text}\n---\n"), "demo");
+    }
+
+    #[test]
+    fn rejoined_tokens_tokenize_to_the_same_tokens(text in tricky_text()) {
+        let (first, _) = tokenize(&text);
+        let shown: Vec<String> = first.iter().map(ToString::to_string).collect();
+        let (second, diagnostics) = tokenize(&shown.join(" "));
+        prop_assert!(diagnostics.is_empty(), "{:?}", diagnostics);
+        let grants = |p: &[tool_core::skills::ToolPattern]| {
+            p.iter().map(|t| (t.target.clone(), t.scope.clone())).collect::<Vec<_>>()
+        };
+        prop_assert_eq!(grants(&first), grants(&second));
+    }
+
+    #[test]
+    fn adding_a_token_never_removes_a_tool(
+        tokens in proptest::collection::vec(token(), 0..6),
+        extra in token(),
+    ) {
+        let before = allow_list(&tokens);
+        let mut more = tokens.clone();
+        more.push(extra);
+        let after = allow_list(&more);
+        for (tool, value) in CALLS {
+            prop_assert!(!before.admits(tool) || after.admits(tool));
+            prop_assert!(!before.admits_call(tool, *value) || after.admits_call(tool, *value));
+        }
+    }
+}
