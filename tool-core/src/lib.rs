@@ -131,6 +131,7 @@
 mod context;
 mod declaration;
 pub mod egress;
+pub mod export;
 pub mod gates;
 mod output;
 mod registration;

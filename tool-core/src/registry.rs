@@ -12,6 +12,7 @@ use std::task::{Context, Poll};
 
 use serde_json::Value;
 
+use crate::export::{ExportIssue, Exports, Provider};
 use crate::registration::{BoxFuture, DynTool, Handler, Registration};
 use crate::validation::ArgumentValidator;
 use crate::{
@@ -54,6 +55,7 @@ impl RegistryBuilder {
     /// problem at once.
     pub fn build(self) -> Result<Registry, RegistryError> {
         let mut problems = Vec::new();
+        let mut export_issues = Vec::new();
         let mut tools = Vec::with_capacity(self.linked.len() + self.dynamic.len());
         for registration in self.linked {
             let declaration = &registration.declaration;
@@ -69,6 +71,7 @@ impl RegistryBuilder {
                 schema,
                 Kind::Linked(registration.handler),
                 &mut problems,
+                &mut export_issues,
             ) {
                 tools.push(tool);
             }
@@ -90,6 +93,7 @@ impl RegistryBuilder {
                 schema,
                 Kind::Dynamic(tool),
                 &mut problems,
+                &mut export_issues,
             ) {
                 tools.push(tool);
             }
@@ -118,7 +122,12 @@ impl RegistryBuilder {
             .enumerate()
             .map(|(i, tool)| (tool.declaration.name.to_string(), i))
             .collect();
-        Ok(Registry { tools, index })
+        export_issues.sort_by(|a, b| (&a.tool, a.provider as u8).cmp(&(&b.tool, b.provider as u8)));
+        Ok(Registry {
+            tools,
+            index,
+            export_issues,
+        })
     }
 }
 
@@ -128,6 +137,7 @@ fn check_tool(
     schema: Result<Value, String>,
     kind: Kind,
     problems: &mut Vec<BuildProblem>,
+    export_issues: &mut Vec<ExportIssue>,
 ) -> Option<RegisteredTool> {
     let before = problems.len();
     let name = declaration.name.to_string();
@@ -178,6 +188,23 @@ fn check_tool(
             });
         }
     }
+    let exports = match crate::export::exports(&declaration, &schema) {
+        Ok((exports, issues)) => {
+            for issue in &issues {
+                tracing::warn!(target: "tool_core::registry", %issue, "export falls back");
+            }
+            export_issues.extend(issues);
+            Some(exports)
+        }
+        Err(reason) => {
+            problems.push(BuildProblem::Unexportable {
+                name: name.clone(),
+                site,
+                reason,
+            });
+            None
+        }
+    };
     let validator = match ArgumentValidator::compile(&schema) {
         Ok(validator) => Some(validator),
         Err(reason) => {
@@ -185,11 +212,12 @@ fn check_tool(
             None
         }
     };
-    match validator {
-        Some(validator) if problems.len() == before => Some(RegisteredTool {
+    match (validator, exports) {
+        (Some(validator), Some(exports)) if problems.len() == before => Some(RegisteredTool {
             declaration,
             site,
             schema,
+            exports,
             validator,
             kind,
         }),
@@ -299,6 +327,16 @@ pub enum BuildProblem {
         /// Where it was declared.
         site: DefinitionSite,
     },
+    /// A provider form could not be made from the schema.
+    #[error("tool `{name}` (in {site}) has a schema no provider form can be made of: {reason}")]
+    Unexportable {
+        /// The tool.
+        name: String,
+        /// Where it was declared.
+        site: DefinitionSite,
+        /// Why.
+        reason: String,
+    },
     /// A run-time tool declared `effect = write`, which needs the two-phase
     /// `Write` path that only derived tools have.
     #[error(
@@ -322,6 +360,7 @@ pub struct RegisteredTool {
     declaration: Declaration,
     site: DefinitionSite,
     schema: Value,
+    exports: Exports,
     validator: ArgumentValidator,
     kind: Kind,
 }
@@ -347,6 +386,11 @@ impl RegisteredTool {
         &self.schema
     }
 
+    /// The tool's definition in `provider`'s form, computed at build.
+    pub fn export(&self, provider: Provider) -> &Value {
+        self.exports.get(provider)
+    }
+
     /// Whether it was added at run time rather than linked.
     pub fn is_dynamic(&self) -> bool {
         matches!(self.kind, Kind::Dynamic(_))
@@ -366,6 +410,7 @@ impl fmt::Debug for RegisteredTool {
 pub struct Registry {
     tools: Vec<RegisteredTool>,
     index: HashMap<String, usize>,
+    export_issues: Vec<ExportIssue>,
 }
 
 impl Registry {
@@ -387,6 +432,13 @@ impl Registry {
     /// One tool by exact name.
     pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
         self.index.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// The tools one provider cannot take as intended, and what is sent
+    /// instead (see [`export`](crate::export)). Each is also a `tracing`
+    /// warning at build.
+    pub fn export_issues(&self) -> &[ExportIssue] {
+        &self.export_issues
     }
 
     /// How many tools.
