@@ -26,6 +26,7 @@
 //! assert_eq!(stored, resolution.grant);
 //! ```
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
@@ -35,7 +36,7 @@ use serde_json::Value;
 
 use crate::egress::{EgressGuard, Site};
 pub use crate::skills::Allowance;
-use crate::skills::{AllowList, EffectiveSkills, KnownTool, ScopePattern, SkillRef, TrustLevel};
+use crate::skills::{EffectiveSkills, KnownTool, ScopePattern, SkillRef, TrustLevel};
 use crate::{
     Actor, Effect, Egress, Outcome, RegisteredTool, Registry, Shipped, ToolContext, ToolError,
 };
@@ -149,7 +150,7 @@ pub enum Denial {
     #[error("its group `{group}` is disabled")]
     GroupDisabled {
         /// The group.
-        group: String,
+        group: Cow<'static, str>,
     },
     /// Gate 2: the tool is disabled (shipped so, or by an administrator).
     #[error("the tool is disabled")]
@@ -169,7 +170,7 @@ pub enum Denial {
     #[error("the run's configuration does not include group `{group}`")]
     GroupNotConfigured {
         /// The group.
-        group: String,
+        group: Cow<'static, str>,
     },
     /// Gate 5: the run's configuration is read-only and the tool writes.
     #[error("the run's configuration is read-only")]
@@ -325,11 +326,26 @@ impl Grant {
 /// left out (and every unknown name the run asked for) the first gate that
 /// refused it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resolution {
+pub struct Resolution<'r> {
     /// The tools the run is offered.
     pub grant: Grant,
-    /// Why each other tool is not offered, by name.
-    pub denials: BTreeMap<String, Denial>,
+    /// Why each registered tool left out is not offered, in name order.
+    pub denials: Vec<(&'r str, Denial)>,
+    /// Names the run selected that no tool has (gate 1), sorted.
+    pub unknown: Vec<String>,
+}
+
+static NOT_REGISTERED: Denial = Denial::NotRegistered;
+
+impl Resolution<'_> {
+    /// Why `tool` is not offered, or `None` when it is.
+    pub fn denial(&self, tool: &str) -> Option<&Denial> {
+        if let Ok(i) = self.denials.binary_search_by(|(name, _)| (*name).cmp(tool)) {
+            return Some(&self.denials[i].1);
+        }
+        let offered = self.grant.tools.contains_key(tool);
+        (!offered && self.unknown.iter().any(|u| u == tool)).then_some(&NOT_REGISTERED)
+    }
 }
 
 /// The gates as they are now, for one run. Build it when the run starts to
@@ -355,12 +371,17 @@ impl<'r> Gates<'r> {
                 has_scope: tool.declaration().scope.is_some(),
             })
             .collect();
-        let allow_list = EffectiveSkills::select(inputs.skills, inputs.settings.skill_trust_floor)
-            .allow_list(&known);
+        // The registry is sorted by name, as the lookups need.
+        let allowances = EffectiveSkills::select(inputs.skills, inputs.settings.skill_trust_floor)
+            .allowances(&known);
         let verdicts = registry
             .tools()
             .iter()
-            .map(|tool| verdict(tool, &inputs, &allow_list))
+            .enumerate()
+            .map(|(i, tool)| {
+                let skills = allowances.as_ref().map(|a| a[i].as_ref());
+                verdict(tool, &inputs, skills)
+            })
             .collect();
         let unknown_selected = match inputs.selection {
             Selection::All => Vec::new(),
@@ -389,22 +410,19 @@ impl<'r> Gates<'r> {
     }
 
     /// The grant, and why every other tool is left out.
-    pub fn resolve(&self) -> Resolution {
+    pub fn resolve(&self) -> Resolution<'r> {
         let mut tools = BTreeMap::new();
-        let mut denials = BTreeMap::new();
+        let mut denials = Vec::new();
         for (tool, verdict) in self.registry.tools().iter().zip(&self.verdicts) {
             match verdict {
                 Ok(allowance) => {
                     tools.insert(tool.name().to_owned(), allowance.clone());
                 }
-                Err(denial) => {
-                    denials.insert(tool.name().to_owned(), denial.clone());
-                }
+                Err(denial) => denials.push((tool.name(), denial.clone())),
             }
         }
         for name in &self.unknown_selected {
             tracing::warn!(target: "tool_core::gate", tool = %name, "the run selects a tool that is not registered");
-            denials.insert(name.clone(), Denial::NotRegistered);
         }
         Resolution {
             grant: Grant {
@@ -412,6 +430,7 @@ impl<'r> Gates<'r> {
                 tools,
             },
             denials,
+            unknown: self.unknown_selected.clone(),
         }
     }
 
@@ -555,10 +574,13 @@ impl fmt::Debug for Gates<'_> {
 }
 
 /// The cascade for one tool, in the fixed order.
+///
+/// `skills` is gate 6's word on this tool: `None` for no opinion, else what
+/// the effective skills allow of it.
 fn verdict(
     tool: &RegisteredTool,
     inputs: &RunInputs<'_>,
-    allow_list: &AllowList,
+    skills: Option<Option<&Allowance>>,
 ) -> Result<Allowance, Denial> {
     let declaration = tool.declaration();
     let name = declaration.name.as_ref();
@@ -568,7 +590,7 @@ fn verdict(
     // 2. Enabled: the group first, so no per-tool override can undo it.
     if group_settings.is_some_and(|g| g.state == Toggle::Disabled) {
         return Err(Denial::GroupDisabled {
-            group: group.to_owned(),
+            group: declaration.group.clone(),
         });
     }
     let tool_state = inputs
@@ -599,16 +621,16 @@ fn verdict(
     // 5. Configuration.
     if !inputs.config.groups.is_empty() && !inputs.config.groups.contains(group) {
         return Err(Denial::GroupNotConfigured {
-            group: group.to_owned(),
+            group: declaration.group.clone(),
         });
     }
     if inputs.config.effects == AllowedEffects::ReadOnly && declaration.effect == Effect::Write {
         return Err(Denial::ReadOnlyRun);
     }
     // 6. Skills.
-    let allowance = match allow_list {
-        AllowList::NoOpinion => Allowance::Whole,
-        AllowList::Only(grants) => match grants.get(name) {
+    let allowance = match skills {
+        None => Allowance::Whole,
+        Some(allowed) => match allowed {
             None => return Err(Denial::NotAllowedBySkills),
             Some(Allowance::Whole) => Allowance::Whole,
             Some(Allowance::Scoped(patterns)) => {

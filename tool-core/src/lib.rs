@@ -156,8 +156,6 @@ pub mod __private {
     pub use std::borrow::Cow;
 
     pub use inventory;
-    pub use schemars::JsonSchema;
-    pub use serde::de::DeserializeOwned;
 
     pub use crate::registration::Registration;
     use crate::{Declaration, Effect, Egress, Shipped};
@@ -176,6 +174,16 @@ pub mod __private {
         shipped: Shipped::Disabled,
         scope: None,
     };
+
+    /// Not public API; used by generated code. `Tool`'s supertraits as one
+    /// bound, for the impl emitted beside the errors of a failed derive.
+    /// (Re-exporting the traits themselves would make rustc name them by
+    /// their path in this module in every error about them.)
+    pub trait ToolBounds:
+        serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static
+    {
+    }
+    impl<T: serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static> ToolBounds for T {}
 
     /// Not public API; used by generated code.
     #[diagnostic::on_unimplemented(

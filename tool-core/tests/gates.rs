@@ -57,7 +57,7 @@ impl Run {
 
     fn denial(&self, tool: &str) -> Option<Denial> {
         let registry = registry();
-        self.gates(&registry).resolve().denials.get(tool).cloned()
+        self.gates(&registry).resolve().denial(tool).cloned()
     }
 
     fn set_group(&mut self, group: &str, state: Toggle) {
@@ -140,7 +140,7 @@ fn gate2_disabled_group_refuses_tools_installed_later() {
         .unwrap();
     let resolution = run.gates(&registry).resolve();
     assert_eq!(
-        resolution.denials.get("late_tool"),
+        resolution.denial("late_tool"),
         Some(&Denial::GroupDisabled {
             group: "late".into()
         })

@@ -1,9 +1,11 @@
 //! Parses `#[tool(...)]` into spanned values. Rules that relate keys to each
 //! other or to the type live in `validate.rs`.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenTree};
+use quote::quote;
 use syn::meta::ParseNestedMeta;
-use syn::{Attribute, Ident, LitStr, Path};
+use syn::parse::ParseStream;
+use syn::{Attribute, LitStr, Meta, Path, Token};
 
 use crate::ctxt::Ctxt;
 
@@ -53,6 +55,15 @@ pub enum Egress {
 trait Choice: Sized + Copy + 'static {
     const KEY: &'static str;
     const CHOICES: &'static [(&'static str, Self)];
+
+    /// `` `effect = "read"` or `effect = "write"` ``
+    fn allowed() -> String {
+        Self::CHOICES
+            .iter()
+            .map(|(name, _)| format!("`{} = \"{name}\"`", Self::KEY))
+            .collect::<Vec<_>>()
+            .join(" or ")
+    }
 }
 
 impl Choice for Effect {
@@ -67,97 +78,158 @@ impl Choice for Egress {
         &[("none", Egress::None), ("own_site", Egress::OwnSite)];
 }
 
-#[derive(Default)]
+/// One key of `#[tool(...)]`. A key written with a bad value still counts as
+/// written: it is then neither reported missing nor accepted a second time,
+/// so one mistake gives one error.
+pub struct Key<T> {
+    name: &'static str,
+    written: bool,
+    value: Option<T>,
+}
+
+impl<T> Key<T> {
+    const fn new(name: &'static str) -> Self {
+        Key {
+            name,
+            written: false,
+            value: None,
+        }
+    }
+
+    /// The one setter every key goes through, so "given twice" is caught the
+    /// same way for all of them.
+    fn set(&mut self, cx: &Ctxt, key: &Path, value: syn::Result<T>) {
+        if self.written {
+            cx.error_spanned_by(
+                key,
+                format!(
+                    "duplicate `{}` in `#[tool(...)]`: give each key once",
+                    self.name
+                ),
+            );
+        }
+        match value {
+            Ok(value) if !self.written => self.value = Some(value),
+            Ok(_) => {}
+            Err(error) => cx.syn_error(error),
+        }
+        self.written = true;
+    }
+
+    pub fn written(&self) -> bool {
+        self.written
+    }
+
+    pub fn value(&self) -> Option<&T> {
+        self.value.as_ref()
+    }
+
+    pub fn into_value(self) -> Option<T> {
+        self.value
+    }
+}
+
 pub struct ToolAttrs {
-    pub name: Option<LitStr>,
-    pub group: Option<LitStr>,
-    pub requires_admin: Option<Spanned<()>>,
-    pub egress: Option<Spanned<Egress>>,
-    pub effect: Option<Spanned<Effect>>,
-    pub disabled: Option<Spanned<()>>,
-    pub scope: Option<LitStr>,
-    pub title: Option<LitStr>,
-    pub krate: Option<Path>,
+    pub name: Key<LitStr>,
+    pub group: Key<LitStr>,
+    pub requires_admin: Key<Spanned<()>>,
+    pub egress: Key<Spanned<Egress>>,
+    pub effect: Key<Spanned<Effect>>,
+    pub disabled: Key<Spanned<()>>,
+    pub scope: Key<LitStr>,
+    pub title: Key<LitStr>,
+    pub krate: Key<Path>,
     /// The first `#[tool]` attribute, where a missing key is reported.
     pub first_attr: Option<Attribute>,
+    /// Some `#[tool]` attribute could not be read to its end, so a key that
+    /// looks missing may be in the unread part.
+    pub unreadable: bool,
 }
 
 impl ToolAttrs {
     pub fn parse(cx: &Ctxt, attrs: &[Attribute]) -> Self {
-        let mut out = ToolAttrs::default();
+        let mut out = ToolAttrs {
+            name: Key::new(NAME),
+            group: Key::new(GROUP),
+            requires_admin: Key::new(REQUIRES_ADMIN),
+            egress: Key::new(EGRESS),
+            effect: Key::new(EFFECT),
+            disabled: Key::new(DISABLED),
+            scope: Key::new(SCOPE),
+            title: Key::new(TITLE),
+            krate: Key::new(CRATE),
+            first_attr: None,
+            unreadable: false,
+        };
         for attr in attrs.iter().filter(|a| a.path().is_ident(TOOL)) {
             if out.first_attr.is_none() {
                 out.first_attr = Some(attr.clone());
             }
+            if !matches!(attr.meta, Meta::List(_)) {
+                out.unreadable = true;
+                cx.error_spanned_by(
+                    attr,
+                    "`#[tool]` takes its keys in parentheses: write `#[tool(group = \"...\", effect = \"read\")]`",
+                );
+                continue;
+            }
             let result = attr.parse_nested_meta(|meta| {
-                let result = out.parse_key(cx, &meta);
-                // One bad key must not hide the others: report it and skip
-                // its value so parsing resumes at the next comma.
-                if let Err(error) = result {
-                    cx.syn_error(error);
-                    skip_value(&meta);
+                // One bad key must not hide the others: each is reported
+                // where it is, and parsing resumes at the next comma.
+                if !out.parse_key(cx, &meta) {
+                    skip_to_comma(meta.input);
+                } else if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+                    // What is skipped may hold keys: none is reported missing.
+                    out.unreadable = true;
+                    cx.syn_error(
+                        meta.input
+                            .error("expected `,`: separate the keys of `#[tool(...)]` with commas"),
+                    );
+                    skip_to_comma(meta.input);
                 }
                 Ok(())
             });
             if let Err(error) = result {
+                out.unreadable = true;
                 cx.syn_error(error);
             }
         }
         out
     }
 
-    fn parse_key(&mut self, cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<()> {
+    /// Returns `false` when it reported an error and the rest of the key's
+    /// tokens are to be skipped.
+    fn parse_key(&mut self, cx: &Ctxt, meta: &ParseNestedMeta) -> bool {
         let path = &meta.path;
-        let Some(key) = path.get_ident().map(Ident::to_string).or_else(|| {
-            // `crate` is a keyword; syn gives it as a one-segment path.
-            (path.segments.len() == 1 && path.leading_colon.is_none())
-                .then(|| path.segments[0].ident.to_string())
-        }) else {
-            return Err(meta.error(unknown_key_message(&quote::quote!(#path).to_string())));
+        // `crate` is a keyword, which `Path::get_ident` does not return.
+        let key = match (path.leading_colon, path.segments.len()) {
+            (None, 1) if path.segments[0].arguments.is_none() => path.segments[0].ident.to_string(),
+            _ => String::new(),
         };
+        let before = cx.error_count();
         match key.as_str() {
-            NAME => set(cx, path, &mut self.name, meta.value()?.parse()?),
-            GROUP => set(cx, path, &mut self.group, meta.value()?.parse()?),
-            SCOPE => set(cx, path, &mut self.scope, meta.value()?.parse()?),
-            TITLE => set(cx, path, &mut self.title, meta.value()?.parse()?),
-            CRATE => set(cx, path, &mut self.krate, meta.value()?.parse()?),
-            EFFECT => {
-                let value = parse_choice::<Effect>(meta)?;
-                set(cx, path, &mut self.effect, value);
+            NAME => self.name.set(cx, path, parse_str(meta, NAME)),
+            GROUP => self.group.set(cx, path, parse_str(meta, GROUP)),
+            SCOPE => self.scope.set(cx, path, parse_str(meta, SCOPE)),
+            TITLE => self.title.set(cx, path, parse_str(meta, TITLE)),
+            CRATE => self.krate.set(cx, path, parse_crate_path(meta)),
+            EFFECT => self.effect.set(cx, path, parse_choice::<Effect>(meta)),
+            EGRESS => self.egress.set(cx, path, parse_choice::<Egress>(meta)),
+            REQUIRES_ADMIN => self
+                .requires_admin
+                .set(cx, path, parse_flag(meta, REQUIRES_ADMIN)),
+            DISABLED => self.disabled.set(cx, path, parse_flag(meta, DISABLED)),
+            _ => {
+                let written = path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect::<Vec<_>>()
+                    .join("::");
+                cx.error_spanned_by(path, unknown_key_message(&written));
             }
-            EGRESS => {
-                let value = parse_choice::<Egress>(meta)?;
-                set(cx, path, &mut self.egress, value);
-            }
-            REQUIRES_ADMIN => {
-                let value = parse_flag(meta, REQUIRES_ADMIN)?;
-                set(cx, path, &mut self.requires_admin, value);
-            }
-            DISABLED => {
-                let value = parse_flag(meta, DISABLED)?;
-                set(cx, path, &mut self.disabled, value);
-            }
-            other => return Err(meta.error(unknown_key_message(other))),
         }
-        Ok(())
-    }
-}
-
-/// The one setter every key goes through, so "given twice" is caught the
-/// same way for all of them.
-fn set<T>(cx: &Ctxt, key: &Path, slot: &mut Option<T>, value: T) {
-    if slot.is_some() {
-        let name = key
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
-        cx.error_spanned_by(
-            key,
-            format!("duplicate `{name}` in `#[tool(...)]`: give each key once"),
-        );
-    } else {
-        *slot = Some(value);
+        cx.error_count() == before
     }
 }
 
@@ -170,33 +242,86 @@ fn unknown_key_message(key: &str) -> String {
     format!("unknown key `{key}` in `#[tool(...)]`: expected one of {expected}")
 }
 
+/// The stream after `key =`, or an error saying how to write the key.
+fn value<'a>(meta: &ParseNestedMeta<'a>, key: &str, example: &str) -> syn::Result<ParseStream<'a>> {
+    if meta.input.peek(Token![=]) {
+        meta.value()
+    } else {
+        Err(meta.error(format!("`{key}` takes a value: write {example}")))
+    }
+}
+
+fn parse_str(meta: &ParseNestedMeta, key: &str) -> syn::Result<LitStr> {
+    let example = format!("`{key} = \"...\"`");
+    let input = value(meta, key, &example)?;
+    if input.peek(LitStr) {
+        input.parse()
+    } else {
+        Err(input.error(format!("`{key}` takes a string: write {example}")))
+    }
+}
+
+fn parse_crate_path(meta: &ParseNestedMeta) -> syn::Result<Path> {
+    let example = "`crate = ::tool_core`";
+    let input = value(meta, CRATE, example)?;
+    if input.peek(LitStr) {
+        let lit: LitStr = input.parse()?;
+        return Err(syn::Error::new(
+            lit.span(),
+            format!(
+                "`crate` takes a path, not a string: write `crate = {}`",
+                lit.value()
+            ),
+        ));
+    }
+    input.call(Path::parse_mod_style).map_err(|error| {
+        syn::Error::new(
+            error.span(),
+            format!("`crate` takes a path: write {example}"),
+        )
+    })
+}
+
 fn parse_choice<T: Choice>(meta: &ParseNestedMeta) -> syn::Result<Spanned<T>> {
-    let lit: LitStr = meta.value()?.parse()?;
+    let input = value(meta, T::KEY, &T::allowed())?;
+    if !input.peek(LitStr) {
+        return Err(input.error(format!(
+            "`{}` takes a string: write {}",
+            T::KEY,
+            T::allowed()
+        )));
+    }
+    let lit: LitStr = input.parse()?;
     let text = lit.value();
     match T::CHOICES.iter().find(|(name, _)| *name == text) {
         Some((_, value)) => Ok(Spanned {
             value: *value,
             span: lit.span(),
         }),
-        None => {
-            let allowed = T::CHOICES
-                .iter()
-                .map(|(name, _)| format!("`{} = \"{name}\"`", T::KEY))
-                .collect::<Vec<_>>()
-                .join(" or ");
-            Err(syn::Error::new(
-                lit.span(),
-                format!("unknown {} `{text}`: use {allowed}", T::KEY),
-            ))
-        }
+        None => Err(syn::Error::new(
+            lit.span(),
+            format!("unknown {} `{text}`: write {}", T::KEY, T::allowed()),
+        )),
     }
 }
 
 fn parse_flag(meta: &ParseNestedMeta, key: &str) -> syn::Result<Spanned<()>> {
-    if meta.input.peek(syn::Token![=]) {
-        return Err(meta.error(format!(
-            "`{key}` takes no value: write `#[tool({key})]`, or leave it out"
-        )));
+    let message = format!("`{key}` takes no value: write `#[tool({key})]`, or leave it out");
+    if meta.input.peek(Token![=]) {
+        // Consume `= value` so that the whole of it is underlined.
+        let path = &meta.path;
+        let eq: Token![=] = meta.input.parse()?;
+        let mut value = Vec::new();
+        while !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+            value.push(meta.input.parse::<TokenTree>()?);
+        }
+        return Err(syn::Error::new_spanned(
+            quote!(#path #eq #(#value)*),
+            message,
+        ));
+    }
+    if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+        return Err(meta.error(message));
     }
     Ok(Spanned {
         value: (),
@@ -204,9 +329,11 @@ fn parse_flag(meta: &ParseNestedMeta, key: &str) -> syn::Result<Spanned<()>> {
     })
 }
 
-/// Consumes `= <expr>` after a rejected key, if present.
-fn skip_value(meta: &ParseNestedMeta) {
-    if meta.input.peek(syn::Token![=]) {
-        let _ = meta.value().and_then(|value| value.parse::<syn::Expr>());
+/// Consumes what is left of a rejected key, up to the next comma.
+fn skip_to_comma(input: ParseStream) {
+    while !input.is_empty() && !input.peek(Token![,]) {
+        if input.parse::<TokenTree>().is_err() {
+            return;
+        }
     }
 }

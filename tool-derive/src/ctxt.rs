@@ -26,6 +26,12 @@ impl Ctxt {
         }
     }
 
+    /// How many errors so far, so that a parser can tell whether a step
+    /// reported one.
+    pub fn error_count(&self) -> usize {
+        self.errors.borrow().as_ref().map_or(0, Vec::len)
+    }
+
     /// Ends collection: `Err` holds every error, combined.
     pub fn check(self) -> Result<(), syn::Error> {
         let errors = self.errors.borrow_mut().take().unwrap_or_default();

@@ -10,7 +10,7 @@ use crate::validate::{self, Model};
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::new();
     let attrs = ToolAttrs::parse(&cx, &input.attrs);
-    let krate = attrs.krate.clone();
+    let krate = attrs.krate.value().cloned();
     let model = validate::model(&cx, input, attrs);
     match (cx.check(), model) {
         (Ok(()), Some(model)) => expand(&model),
@@ -51,9 +51,11 @@ fn expand(model: &Model) -> TokenStream {
         Egress::None => quote!(#krate::Egress::None),
         Egress::OwnSite => quote!(#krate::Egress::OwnSite),
     };
+    // At the user's `"read"`/`"write"`, where a reader of an error in the
+    // generated declaration would look.
     let effect = match model.effect {
-        Effect::Read => quote!(#krate::Effect::Read),
-        Effect::Write => quote!(#krate::Effect::Write),
+        Effect::Read => quote_spanned!(model.effect_span=> #krate::Effect::Read),
+        Effect::Write => quote_spanned!(model.effect_span=> #krate::Effect::Write),
     };
     // A write tool always ships disabled: an administrator opts in.
     let shipped = if model.disabled || model.effect == Effect::Write {
@@ -80,13 +82,11 @@ fn expand(model: &Model) -> TokenStream {
         #[automatically_derived]
         impl #krate::Tool for #ident
     };
+    // At the user's type too: a missing `Execute` or `Write` impl is a
+    // mistake about the type, whichever of the two was meant.
     let constructor = match model.effect {
-        Effect::Read => {
-            quote_spanned!(model.effect_span.join(span).unwrap_or(span)=> #krate::__private::Registration::read::<#ident>)
-        }
-        Effect::Write => {
-            quote_spanned!(model.effect_span.join(span).unwrap_or(span)=> #krate::__private::Registration::write::<#ident>)
-        }
+        Effect::Read => quote_spanned!(span=> #krate::__private::Registration::read::<#ident>),
+        Effect::Write => quote_spanned!(span=> #krate::__private::Registration::write::<#ident>),
     };
     quote! {
         const _: () = {

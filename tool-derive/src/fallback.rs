@@ -8,7 +8,19 @@ use syn::{DeriveInput, Path};
 pub fn stub(input: &DeriveInput, krate: Option<Path>) -> TokenStream {
     let krate = krate.unwrap_or_else(|| syn::parse_quote!(::tool_core));
     let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let mut generics = input.generics.clone();
+    // `Tool`'s supertraits as a where clause, so that the stub itself never
+    // fails: a union cannot derive `Deserialize`, a generic type is not
+    // `'static`, and those mistakes were reported already. The unused
+    // binder keeps a bound on a concrete type from being a "trivial bound",
+    // which stable Rust refuses when it does not hold (rust-lang/rust#48214).
+    generics
+        .make_where_clause()
+        .predicates
+        .push(syn::parse_quote! {
+            for<'__tool> Self: #krate::__private::ToolBounds
+        });
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     quote! {
         const _: () = {
             #[automatically_derived]

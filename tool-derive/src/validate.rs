@@ -3,6 +3,7 @@
 
 use proc_macro2::Span;
 use quote::ToTokens;
+use syn::ext::IdentExt;
 use syn::{Data, DeriveInput, Expr, Fields, Ident, Lit, LitStr, Meta, Path, Type};
 
 use crate::attr::{Effect, Egress, ToolAttrs};
@@ -42,56 +43,61 @@ pub fn model<'a>(cx: &Ctxt, input: &'a DeriveInput, attrs: ToolAttrs) -> Option<
     let shape_ok = check_shape(cx, input);
     let description = doc_comment(cx, input);
 
-    let name = match &attrs.name {
+    let name = match attrs.name.value() {
         Some(lit) => {
-            check_name(cx, &lit.value(), lit);
+            check_name(cx, &lit.value(), lit, NameSource::Written);
             lit.value()
         }
         None => {
             let name = snake_case(&input.ident.to_string());
-            check_name(cx, &name, &input.ident);
+            // A name written with a bad value was reported already.
+            if !attrs.name.written() {
+                check_name(cx, &name, &input.ident, NameSource::Derived);
+            }
             name
         }
     };
 
-    let missing_key_at: &dyn ToTokens = match &attrs.first_attr {
-        Some(attr) => attr,
-        None => &input.ident,
-    };
-    let group = match &attrs.group {
-        Some(lit) => {
-            check_group(cx, lit);
-            Some(lit.value())
-        }
-        None => {
+    if let Some(lit) = attrs.group.value() {
+        check_group(cx, lit);
+    }
+    // A key that looks missing may sit in an attribute that could not be
+    // read; that attribute's error is the one to fix first.
+    if !attrs.unreadable {
+        let missing_key_at: &dyn ToTokens = match &attrs.first_attr {
+            Some(attr) => attr,
+            None => &input.ident,
+        };
+        if !attrs.group.written() {
             cx.error_spanned_by(
                 missing_key_at,
                 "`group` is required: add `group = \"...\"` to `#[tool(...)]`, usually the providing crate's name",
             );
-            None
         }
-    };
-    let effect = match &attrs.effect {
-        Some(effect) => Some((effect.value, effect.span)),
-        None => {
+        if !attrs.effect.written() {
             cx.error_spanned_by(
                 missing_key_at,
                 "`effect` is required: add `effect = \"read\"` or `effect = \"write\"` to `#[tool(...)]`",
             );
-            None
         }
-    };
+    }
     let scope = attrs
         .scope
-        .as_ref()
+        .value()
         .and_then(|lit| scope_field(cx, input, lit));
 
-    let (Some(group), Some((effect, effect_span)), Some(description), true) =
-        (group, effect, description, shape_ok)
-    else {
+    let (Some(group), Some((effect, effect_span)), Some(description), true) = (
+        attrs.group.value().map(LitStr::value),
+        attrs
+            .effect
+            .value()
+            .map(|effect| (effect.value, effect.span)),
+        description,
+        shape_ok,
+    ) else {
         return None;
     };
-    if attrs.scope.is_some() && scope.is_none() {
+    if attrs.scope.written() && scope.is_none() {
         return None;
     }
     Some(Model {
@@ -99,15 +105,16 @@ pub fn model<'a>(cx: &Ctxt, input: &'a DeriveInput, attrs: ToolAttrs) -> Option<
         name,
         group,
         description,
-        title: attrs.title.as_ref().map(LitStr::value),
-        requires_admin: attrs.requires_admin.is_some(),
-        egress: attrs.egress.map_or(Egress::None, |e| e.value),
+        title: attrs.title.value().map(LitStr::value),
+        requires_admin: attrs.requires_admin.value().is_some(),
+        egress: attrs.egress.value().map_or(Egress::None, |e| e.value),
         effect,
         effect_span,
-        disabled: attrs.disabled.is_some(),
+        disabled: attrs.disabled.value().is_some(),
         scope,
         krate: attrs
             .krate
+            .into_value()
             .unwrap_or_else(|| syn::parse_quote!(::tool_core)),
     })
 }
@@ -149,10 +156,17 @@ fn check_shape(cx: &Ctxt, input: &DeriveInput) -> bool {
             );
         }
     }
-    if !input.generics.params.is_empty() {
+    let generics = &input.generics;
+    if generics.lifetimes().count() == generics.params.len() && !generics.params.is_empty() {
         ok = false;
         cx.error_spanned_by(
-            &input.generics,
+            generics,
+            "`#[derive(Tool)]` does not support lifetime parameters: arguments are deserialized into owned values; use `String` rather than `&str`",
+        );
+    } else if !generics.params.is_empty() {
+        ok = false;
+        cx.error_spanned_by(
+            generics,
             "`#[derive(Tool)]` does not support generic parameters: a registered tool is one concrete type; declare a concrete struct per tool",
         );
     }
@@ -193,7 +207,7 @@ fn doc_comment(cx: &Ctxt, input: &DeriveInput) -> Option<String> {
         cx.error_spanned_by(
             first_doc,
             format!(
-                "the doc comment is the tool's description and is {length} characters long: keep it at most {DESCRIPTION_MAX}"
+                "the doc comment is the tool's description and is {length} characters long: shorten it to at most {DESCRIPTION_MAX}; details of an argument belong in its field's doc comment"
             ),
         );
         return None;
@@ -201,39 +215,84 @@ fn doc_comment(cx: &Ctxt, input: &DeriveInput) -> Option<String> {
     Some(description)
 }
 
-fn check_name(cx: &Ctxt, name: &str, at: &dyn ToTokens) {
-    if name.is_empty() || name.len() > NAME_MAX {
-        cx.error_spanned_by(
-            at,
-            format!(
-                "tool name `{name}` is {} characters long: a name has 1 to {NAME_MAX} characters",
-                name.chars().count()
-            ),
-        );
-    } else if let Some(bad) = name
+/// Whether the user wrote the name or it was derived from the type's name;
+/// the fix differs.
+#[derive(Clone, Copy)]
+enum NameSource {
+    Written,
+    Derived,
+}
+
+fn check_name(cx: &Ctxt, name: &str, at: &dyn ToTokens, source: NameSource) {
+    let subject = match source {
+        NameSource::Written => format!("tool name `{name}`"),
+        NameSource::Derived => format!("the tool name derived from the type, `{name}`,"),
+    };
+    let fix = match source {
+        NameSource::Written => "",
+        NameSource::Derived => "; set one with `name = \"...\"`",
+    };
+    let length = name.chars().count();
+    if let Some(bad) = name
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
     {
         cx.error_spanned_by(
             at,
             format!(
-                "tool name `{name}` contains {bad:?}: use only ASCII letters, digits, `_` and `-` (`^[A-Za-z0-9_-]{{1,64}}$`)"
+                "{subject} contains `{}`: use only ASCII letters, digits, `_` and `-` (`^[A-Za-z0-9_-]{{1,{NAME_MAX}}}$`){fix}",
+                bad.escape_debug()
+            ),
+        );
+    } else if length == 0 {
+        cx.error_spanned_by(
+            at,
+            format!("tool name is empty: give 1 to {NAME_MAX} characters, or leave `name` out to use the type's name in snake_case"),
+        );
+    } else if length > NAME_MAX {
+        cx.error_spanned_by(
+            at,
+            format!(
+                "{subject} is {length} characters long: a name has at most {NAME_MAX}{}",
+                match source {
+                    NameSource::Written => "; shorten it",
+                    NameSource::Derived => "; set a shorter one with `name = \"...\"`",
+                }
             ),
         );
     }
 }
 
+/// `^[a-z][a-z0-9_-]{0,63}$`; kept in step with
+/// `tool_core::declaration::is_valid_group_name`.
+fn is_valid_group(group: &str) -> bool {
+    group.len() <= GROUP_MAX
+        && group.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+        && group
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
+}
+
 fn check_group(cx: &Ctxt, lit: &LitStr) {
     let group = lit.value();
-    let starts_with_letter = group.chars().next().is_some_and(|c| c.is_ascii_lowercase());
-    let rest_ok = group
-        .chars()
-        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
-    if !(starts_with_letter && rest_ok && group.len() <= GROUP_MAX) {
+    if !is_valid_group(&group) {
+        let suggestion: String = group
+            .trim()
+            .chars()
+            .map(|c| match c.to_ascii_lowercase() {
+                c @ ('a'..='z' | '0'..='9' | '_' | '-') => c,
+                _ => '_',
+            })
+            .collect();
+        let hint = if suggestion != group && is_valid_group(&suggestion) {
+            format!(", such as `group = \"{suggestion}\"`")
+        } else {
+            String::new()
+        };
         cx.error_spanned_by(
             lit,
             format!(
-                "invalid group `{group}`: a group is 1 to {GROUP_MAX} characters of `a-z`, `0-9`, `_` and `-`, starting with a letter (`^[a-z][a-z0-9_-]{{0,63}}$`)"
+                "invalid group `{group}`: a group is 1 to {GROUP_MAX} characters of `a-z`, `0-9`, `_` and `-`, starting with a letter (`^[a-z][a-z0-9_-]{{0,63}}$`){hint}"
             ),
         );
     }
@@ -250,7 +309,7 @@ fn scope_field<'a>(cx: &Ctxt, input: &'a DeriveInput, lit: &LitStr) -> Option<Sc
     let found = fields
         .named
         .iter()
-        .find(|f| f.ident.as_ref().is_some_and(|i| *i == wanted));
+        .find(|f| f.ident.as_ref().is_some_and(|i| i.unraw() == wanted));
     match found {
         Some(field) => Some(ScopeField {
             property: serde_rename(field).unwrap_or(wanted),
@@ -260,12 +319,12 @@ fn scope_field<'a>(cx: &Ctxt, input: &'a DeriveInput, lit: &LitStr) -> Option<Sc
             let names = fields
                 .named
                 .iter()
-                .filter_map(|f| f.ident.as_ref().map(|i| format!("`{i}`")))
+                .filter_map(|f| f.ident.as_ref().map(|i| format!("`{}`", i.unraw())))
                 .collect::<Vec<_>>();
             let hint = if names.is_empty() {
-                "the type has no fields".to_owned()
+                "the type has no fields; remove `scope`".to_owned()
             } else {
-                format!("the fields are {}", names.join(", "))
+                format!("name one of {}", names.join(", "))
             };
             cx.error_spanned_by(lit, format!("`scope` names no field `{wanted}`: {hint}"));
             None

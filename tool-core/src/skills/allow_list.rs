@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::skills::allowed_tools::AllowedTools;
-use crate::skills::resolve::{KnownTool, Resolved, resolve};
+use crate::skills::resolve::{KnownTool, Resolved, resolve, sorted};
 use crate::skills::scope::ScopePattern;
 
 /// How far a host trusts a skill's source; higher is more trusted.
@@ -62,40 +62,56 @@ impl<'a> EffectiveSkills<'a> {
     /// against the registered tools. Tokens that resolve to nothing grant
     /// nothing, so an unknown name never widens the list.
     pub fn allow_list(&self, known: &[KnownTool<'_>]) -> AllowList {
+        let known = sorted(known);
+        match self.allowances(&known) {
+            None => AllowList::NoOpinion,
+            Some(allowances) => AllowList::Only(
+                known
+                    .iter()
+                    .zip(allowances)
+                    .filter_map(|(tool, allowance)| Some((tool.name.to_owned(), allowance?)))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The allow-list by position in `known`, which must be sorted by name
+    /// (a registry's tools are): `None` for no opinion, else what each tool
+    /// is allowed. The gates' hot path: no name is copied or hashed.
+    pub(crate) fn allowances(&self, known: &[KnownTool<'_>]) -> Option<Vec<Option<Allowance>>> {
         let mut declared = false;
-        let mut grants: BTreeMap<String, Allowance> = BTreeMap::new();
+        let mut allowances: Vec<Option<Allowance>> = Vec::new();
         for skill in &self.skills {
             let AllowedTools::Declared(patterns) = &skill.allowed_tools else {
                 continue;
             };
-            declared = true;
+            if !declared {
+                declared = true;
+                allowances = vec![None; known.len()];
+            }
             for pattern in patterns {
                 match resolve(pattern, known) {
-                    Ok(Resolved::Whole(names)) => {
-                        for name in names {
-                            grants.insert(name.to_owned(), Allowance::Whole);
+                    Some(Resolved::Whole(range)) => {
+                        for slot in &mut allowances[range] {
+                            *slot = Some(Allowance::Whole);
                         }
                     }
-                    Ok(Resolved::Scoped(name)) => {
-                        let grant = grants
-                            .entry(name.to_owned())
-                            .or_insert_with(|| Allowance::Scoped(Vec::new()));
+                    Some(Resolved::Scoped(i)) => {
+                        let allowance =
+                            allowances[i].get_or_insert_with(|| Allowance::Scoped(Vec::new()));
                         // A whole grant already covers every scope.
-                        if let (Allowance::Scoped(scopes), Some(scope)) = (grant, &pattern.scope)
+                        if let (Allowance::Scoped(scopes), Some(scope)) =
+                            (allowance, &pattern.scope)
                             && !scopes.contains(scope)
                         {
                             scopes.push(scope.clone());
                         }
                     }
-                    Err(_) => {}
+                    None => {}
                 }
             }
         }
-        if declared {
-            AllowList::Only(grants)
-        } else {
-            AllowList::NoOpinion
-        }
+        declared.then_some(allowances)
     }
 }
 

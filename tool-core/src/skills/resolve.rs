@@ -13,12 +13,13 @@ pub struct KnownTool<'a> {
     pub has_scope: bool,
 }
 
-/// What one pattern grants once the registry is known.
-pub(crate) enum Resolved<'k> {
+/// What one pattern grants once the registry is known, as positions in the
+/// sorted list of known tools.
+pub(crate) enum Resolved {
     /// These tools, whole.
-    Whole(Vec<&'k str>),
+    Whole(std::ops::Range<usize>),
     /// One tool, only for calls within the pattern's scope.
-    Scoped(&'k str),
+    Scoped(usize),
 }
 
 /// Reports each token of `allowed-tools` that resolves to no registered tool
@@ -27,64 +28,88 @@ pub(crate) enum Resolved<'k> {
 pub fn check_allowed_tools(tools: &AllowedTools, known: &[KnownTool<'_>]) -> Vec<Diagnostic> {
     match tools {
         AllowedTools::Absent => Vec::new(),
-        AllowedTools::Declared(patterns) => patterns
-            .iter()
-            .filter_map(|p| resolve(p, known).err())
-            .collect(),
+        AllowedTools::Declared(patterns) => {
+            let known = sorted(known);
+            patterns
+                .iter()
+                .filter_map(|p| diagnose(p, &known))
+                .collect()
+        }
     }
 }
 
-pub(crate) fn resolve<'k>(
-    pattern: &ToolPattern,
-    known: &[KnownTool<'k>],
-) -> Result<Resolved<'k>, Diagnostic> {
+/// `known` sorted by name, borrowed when it already is (a registry's tools
+/// are), so lookups can binary-search.
+pub(crate) fn sorted<'s, 'k>(known: &'s [KnownTool<'k>]) -> std::borrow::Cow<'s, [KnownTool<'k>]> {
+    if known.is_sorted_by_key(|k| k.name) {
+        std::borrow::Cow::Borrowed(known)
+    } else {
+        let mut owned = known.to_vec();
+        owned.sort_by_key(|k| k.name);
+        std::borrow::Cow::Owned(owned)
+    }
+}
+
+/// What `pattern` grants, looked up in `known` (sorted by name); `None` when
+/// it grants nothing. The hot path of gate 6: no diagnostics are built.
+pub(crate) fn resolve(pattern: &ToolPattern, known: &[KnownTool<'_>]) -> Option<Resolved> {
     match &pattern.target {
         ToolTarget::Tool(name) => {
-            let Some(tool) = known.iter().find(|k| k.name == name) else {
-                return Err(Diagnostic::new(
-                    Code::UnresolvedTool,
-                    pattern.position,
-                    format!(
-                        "no tool named `{name}` is registered, so it is not allowed{}",
-                        suggestion(name, known.iter().map(|k| k.name))
-                    ),
-                ));
-            };
+            let i = known.binary_search_by(|k| k.name.cmp(name)).ok()?;
             match pattern.scope {
-                None => Ok(Resolved::Whole(vec![tool.name])),
-                Some(_) if tool.has_scope => Ok(Resolved::Scoped(tool.name)),
-                Some(_) => Err(Diagnostic::new(
+                None => Some(Resolved::Whole(i..i + 1)),
+                Some(_) if known[i].has_scope => Some(Resolved::Scoped(i)),
+                Some(_) => None,
+            }
+        }
+        ToolTarget::McpServer(server) => {
+            let prefix = format!("mcp__{server}__");
+            let start = known.partition_point(|k| k.name < prefix.as_str());
+            let len = known[start..].partition_point(|k| k.name.starts_with(&prefix));
+            (len > 0).then_some(Resolved::Whole(start..start + len))
+        }
+    }
+}
+
+/// Why `pattern` grants nothing, or `None` when it grants something.
+fn diagnose(pattern: &ToolPattern, known: &[KnownTool<'_>]) -> Option<Diagnostic> {
+    if resolve(pattern, known).is_some() {
+        return None;
+    }
+    Some(match &pattern.target {
+        ToolTarget::Tool(name) => {
+            if known.iter().any(|k| k.name == name) {
+                Diagnostic::new(
                     Code::UnenforceableScope,
                     pattern.position,
                     format!(
                         "`{pattern}` scopes a tool that has no `scope` argument, so the scope cannot \
                          be enforced and nothing is allowed: write `{name}` to allow the whole tool"
                     ),
-                )),
+                )
+            } else {
+                Diagnostic::new(
+                    Code::UnresolvedTool,
+                    pattern.position,
+                    format!(
+                        "no tool named `{name}` is registered, so it is not allowed{}",
+                        suggestion(name, known.iter().map(|k| k.name))
+                    ),
+                )
             }
         }
         ToolTarget::McpServer(server) => {
-            let prefix = format!("mcp__{server}__");
-            let tools: Vec<&'k str> = known
-                .iter()
-                .map(|k| k.name)
-                .filter(|n| n.starts_with(&prefix))
-                .collect();
-            if tools.is_empty() {
-                let servers = known.iter().filter_map(|k| server_of(k.name));
-                Err(Diagnostic::new(
-                    Code::UnresolvedServer,
-                    pattern.position,
-                    format!(
-                        "no tool of the MCP server `{server}` is registered, so none is allowed{}",
-                        suggestion(server, servers)
-                    ),
-                ))
-            } else {
-                Ok(Resolved::Whole(tools))
-            }
+            let servers = known.iter().filter_map(|k| server_of(k.name));
+            Diagnostic::new(
+                Code::UnresolvedServer,
+                pattern.position,
+                format!(
+                    "no tool of the MCP server `{server}` is registered, so none is allowed{}",
+                    suggestion(server, servers)
+                ),
+            )
         }
-    }
+    })
 }
 
 fn server_of(name: &str) -> Option<&str> {

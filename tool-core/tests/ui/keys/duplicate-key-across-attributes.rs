@@ -1,0 +1,11 @@
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tool_core::Tool;
+
+/// Lists the pages.
+#[derive(Tool, Deserialize, JsonSchema)]
+#[tool(group = "pages", effect = "read")]
+#[tool(effect = "read")]
+struct ListPages {}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tool_core::Tool;
+
+/// Lists the pages.
+#[derive(Tool, Deserialize, JsonSchema)]
+struct ListPages {}
+
+fn main() {}

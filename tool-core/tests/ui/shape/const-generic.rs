@@ -1,0 +1,13 @@
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tool_core::Tool;
+
+/// Lists the pages.
+#[derive(Tool, Deserialize, JsonSchema)]
+#[tool(group = "pages", effect = "read")]
+struct ListPages<const N: usize> {
+    /// How many.
+    limit: u32,
+}
+
+fn main() {}

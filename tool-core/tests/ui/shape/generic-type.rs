@@ -1,0 +1,13 @@
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tool_core::Tool;
+
+/// Lists the pages.
+#[derive(Tool, Deserialize, JsonSchema)]
+#[tool(group = "pages", effect = "read")]
+struct ListPages<T> {
+    /// How many.
+    limit: T,
+}
+
+fn main() {}
