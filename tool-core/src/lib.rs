@@ -128,6 +128,7 @@
 //! - `validate` (default): argument validation with the `jsonschema` crate;
 //!   see docs/validation.md for what serde alone enforces without it.
 
+pub mod agent;
 mod context;
 mod declaration;
 pub mod egress;

@@ -1,0 +1,693 @@
+//! The agent loop (DESIGN.md, "The agent loop"): a bounded conversation
+//! between a [`Model`] and the tools a run is granted, independent of any
+//! provider and of any async runtime.
+//!
+//! A host implements [`Model`] once per provider, builds an [`Agent`], and
+//! [`start`](Agent::start)s a run with the settings as they are now
+//! ([`RunInputs`]). The loop:
+//!
+//! 1. resolves the run's [`Grant`] through the gates, once;
+//! 2. before every round, runs the host's [`Budget`] check, if any;
+//! 3. sends the messages and the offered tools
+//!    ([`export::offered_tools`] in the model's
+//!    [`Provider`](crate::export::Provider) form; `None`,
+//!    never an empty list, when nothing is offered);
+//! 4. runs each call of the answer, in order, through the gated call path
+//!    ([`Gates::call`] with the run's grant; arguments from OpenAI are
+//!    [normalized](export::normalize_arguments) first) and sends back one
+//!    [`Message::Tool`] per call id: the result, or the error's
+//!    [model-facing text](crate::ToolError::model_text). A refused call
+//!    does not stop the others;
+//! 5. asks again, until the model answers without calls
+//!    ([`RunStatus::Completed`]) or the round cap is reached (default 5,
+//!    [`Agent::max_rounds`]). At the cap, with calls answered but pending a
+//!    reply, one last request *without tools* asks for a closing answer and
+//!    the run ends [`RunStatus::Truncated`].
+//!
+//! Every step is an [`Event`] sent to the host's [`EventSink`].
+//!
+//! (The examples are standalone crates: each links only its own tools.)
+//!
+//! ```standalone_crate
+//! use schemars::JsonSchema;
+//! use serde::Deserialize;
+//! use serde_json::json;
+//! use tool_core::agent::{
+//!     Agent, Event, Message, Model, ModelError, ModelRequest, ModelResponse, RunEnd, RunStatus,
+//!     ToolCall,
+//! };
+//! use tool_core::export::Provider;
+//! use tool_core::gates::{HostSettings, RunConfig, RunInputs, Selection};
+//! use tool_core::{Execute, Registry, RunId, Tool, ToolContext, ToolError, ToolOutput};
+//!
+//! /// Add two numbers.
+//! #[derive(Tool, Deserialize, JsonSchema)]
+//! #[tool(group = "math", effect = "read")]
+//! struct AddNumbers {
+//!     /// The first number.
+//!     a: i64,
+//!     /// The second number.
+//!     b: i64,
+//! }
+//!
+//! impl Execute for AddNumbers {
+//!     async fn execute(self, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+//!         Ok(ToolOutput::text((self.a + self.b).to_string()))
+//!     }
+//! }
+//!
+//! /// Stands in for a provider's client: asks for one sum, then answers.
+//! struct Arithmetician;
+//!
+//! impl Model for Arithmetician {
+//!     fn provider(&self) -> Provider {
+//!         Provider::Anthropic
+//!     }
+//!
+//!     async fn complete(&self, request: ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
+//!         // `request.tools` holds `add_numbers` in Anthropic's form.
+//!         assert_eq!(request.tools.as_ref().map(Vec::len), Some(1));
+//!         Ok(match request.messages.last() {
+//!             Some(Message::Tool { content, .. }) => ModelResponse {
+//!                 text: format!("2 + 3 = {content}"),
+//!                 ..ModelResponse::default()
+//!             },
+//!             _ => ModelResponse {
+//!                 calls: vec![ToolCall {
+//!                     id: "call-1".into(),
+//!                     name: "add_numbers".into(),
+//!                     arguments: json!({"a": 2, "b": 3}),
+//!                 }],
+//!                 ..ModelResponse::default()
+//!             },
+//!         })
+//!     }
+//! }
+//!
+//! # futures_executor::block_on(async {
+//! let registry = Registry::linked().expect("no duplicate or invalid tools");
+//! // The settings as they are now, from the host's storage.
+//! let settings = HostSettings::default();
+//! let config = RunConfig::default();
+//! let inputs = RunInputs {
+//!     settings: &settings,
+//!     actor: None,
+//!     config: &config,
+//!     skills: &[],
+//!     selection: &Selection::All,
+//! };
+//! let cx = ToolContext::new(RunId("run-1".into()));
+//!
+//! let agent = Agent::new(&registry, &Arithmetician);
+//! let mut events: Vec<Event> = Vec::new();
+//! let end = agent.start(vec![Message::user("What is 2 + 3?")], inputs, &cx, &mut events).await;
+//! let RunEnd::Finished(finished) = end else {
+//!     panic!("no write tool was called, so nothing waits for approval");
+//! };
+//! assert_eq!(finished.status, RunStatus::Completed);
+//! assert_eq!(finished.answer.as_deref(), Some("2 + 3 = 5"));
+//! assert_eq!(finished.rounds, 2);
+//! assert!(matches!(events.last(), Some(Event::Finished { .. })));
+//! # });
+//! ```
+//!
+//! # Suspension and resumption
+//!
+//! A call to a `write` tool returns a proposal and writes nothing: the run
+//! is suspended ([`RunEnd::Suspended`]) with a [`RunState`] the host stores
+//! (it serializes with serde and carries a format version) while an
+//! approver decides. [`Agent::resume`] continues it, in this process or
+//! another, with the [`Decision`]:
+//!
+//! - the run continues against `stored ∩ now` ([`Grant::resume`]): a change
+//!   while it waited can take a tool away, never add one;
+//! - **approved**: the call is checked again against that grant and the
+//!   gates as they are now, then [`Gates::approve`] checks that the approver
+//!   passes the gates for the tool and applies the proposal. The applied
+//!   result (or the error, such as a stale proposal) is the call's result;
+//! - **rejected**: nothing is written; the call's result is an error saying
+//!   so, with the approver's reason. The decision is recorded in the events,
+//!   in later states and in [`Finished::decisions`];
+//! - the **other calls of the same response** after the suspended one run
+//!   after the decision, in order, against the resumed grant (a second write
+//!   call among them suspends the run again). So the model gets exactly one
+//!   result for every call id, in the order it made the calls.
+//!
+//! ```standalone_crate
+//! # use schemars::JsonSchema;
+//! # use serde::Deserialize;
+//! # use serde_json::json;
+//! # use tool_core::agent::{Agent, Decision, Message, Model, ModelError, ModelRequest, ModelResponse, RunEnd, RunState, ToolCall};
+//! # use tool_core::export::Provider;
+//! # use tool_core::gates::{HostSettings, RunConfig, RunInputs, Selection, ToolSettings, Toggle};
+//! # use tool_core::{Actor, Change, Proposal, Registry, RunId, Tool, ToolContext, ToolError, ToolOutput, Write};
+//! /// Rename a page.
+//! #[derive(Tool, Deserialize, JsonSchema)]
+//! #[tool(group = "pages", effect = "write")]
+//! struct RenamePage {
+//!     /// The page.
+//!     page: String,
+//!     /// Its new title.
+//!     title: String,
+//! }
+//!
+//! impl Write for RenamePage {
+//!     async fn propose(self, _cx: &ToolContext) -> Result<Proposal, ToolError> {
+//!         Ok(Proposal {
+//!             tool: "rename_page".into(),
+//!             record: self.page.clone(),
+//!             changes: vec![Change { field: "title".into(), new: json!(self.title), replaces: json!("Old") }],
+//!             summary: format!("rename {} to {}", self.page, self.title),
+//!         })
+//!     }
+//!     async fn apply(proposal: &Proposal, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+//!         Ok(ToolOutput::text(format!("renamed {}", proposal.record)))
+//!     }
+//! }
+//!
+//! struct Editor;
+//!
+//! impl Model for Editor {
+//!     fn provider(&self) -> Provider { Provider::OpenAi }
+//!     async fn complete(&self, request: ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
+//!         Ok(match request.messages.last() {
+//!             Some(Message::Tool { content, .. }) => ModelResponse { text: content.clone(), ..Default::default() },
+//!             _ => ModelResponse {
+//!                 calls: vec![ToolCall {
+//!                     id: "call-1".into(),
+//!                     name: "rename_page".into(),
+//!                     arguments: json!({"page": "home", "title": "Welcome"}),
+//!                 }],
+//!                 ..Default::default()
+//!             },
+//!         })
+//!     }
+//! }
+//!
+//! # futures_executor::block_on(async {
+//! let registry = Registry::linked().unwrap();
+//! // Write tools ship disabled: an administrator enabled this one.
+//! let mut settings = HostSettings::default();
+//! settings.tools.insert("rename_page".into(), ToolSettings { state: Toggle::Enabled });
+//! let (config, author) = (RunConfig::default(), Actor { id: "ada".into(), admin: false });
+//! let inputs = RunInputs { settings: &settings, actor: Some(&author), config: &config, skills: &[], selection: &Selection::All };
+//! let cx = ToolContext::new(RunId("run-2".into())).with_actor(author.clone());
+//!
+//! let agent = Agent::new(&registry, &Editor);
+//! let end = agent.start(vec![Message::user("Rename the home page")], inputs, &cx, &mut ()).await;
+//! let RunEnd::Suspended(state) = end else { panic!("a write call suspends the run") };
+//! assert_eq!(state.proposal().summary, "rename home to Welcome");
+//! let stored = serde_json::to_string(&state).unwrap();
+//!
+//! // Later, perhaps in another process, with the settings as they are then:
+//! let state: RunState = serde_json::from_str(&stored).unwrap();
+//! let approver = Actor { id: "grace".into(), admin: false };
+//! let end = agent.resume(state, Decision::Approved { approver }, inputs, &cx, &mut ()).await;
+//! let RunEnd::Finished(finished) = end else { panic!("nothing else to approve") };
+//! assert_eq!(finished.answer.as_deref(), Some("renamed home"));
+//! # });
+//! ```
+//!
+//! # Events
+//!
+//! In order, for a run: [`Event::RoundStarted`], [`Event::RequestSent`]
+//! (messages and tools offered), [`Event::ResponseReceived`] (text, calls,
+//! usage), one [`Event::ToolExecuted`] per call (name, arguments, result or
+//! error with the gate that refused, duration), then either the next round,
+//! [`Event::Suspended`] or [`Event::Finished`] (answer, status, usage).
+//! A resumed run starts with [`Event::Resumed`] (the decision).
+//!
+//! # Bad model input
+//!
+//! Nothing a model sends panics the loop. A name that is no tool, or a tool
+//! not granted, is refused with the same neutral text ("tool `x` is not
+//! available"); arguments that are not an object, or do not match the
+//! schema, come back as an error naming the JSON path, so the model can
+//! retry. When one response repeats a call id, only the first call with it
+//! runs; the later ones are dropped (with a `tracing` warning) so that each
+//! id has exactly one result. Calls in the answer to the closing request of
+//! a truncated run are not run (no tools were offered) and are not kept in
+//! the conversation. Token sums saturate.
+//!
+//! See also docs/agent-loop.md.
+
+mod event;
+mod model;
+mod state;
+
+use std::borrow::Cow;
+use std::collections::{HashSet, VecDeque};
+use std::time::Instant;
+
+use serde_json::Value;
+
+pub use event::{CallResult, Event, EventSink};
+pub use model::{Message, Model, ModelError, ModelRequest, ModelResponse, ToolCall, Usage};
+pub use state::{
+    Budget, BudgetExceeded, Decision, Finished, PendingApproval, ProposalDecision,
+    RUN_STATE_FORMAT, RunEnd, RunState, RunStatus, Spent,
+};
+
+use crate::export;
+use crate::gates::{Gates, Grant, RunInputs};
+use crate::{Actor, Outcome, Registry, ToolContext, ToolError, ToolOutput};
+
+/// The round cap when none is set.
+pub const DEFAULT_MAX_ROUNDS: u32 = 5;
+
+/// The user message of the closing request of a truncated run.
+pub const DEFAULT_CLOSING_PROMPT: &str = "The limit of tool-call rounds for this run is reached. \
+     Do not call any tool: answer now with what you have.";
+
+/// The loop's configuration, for one registry and one model. Cheap to
+/// build; shared by reference, so one `Agent` can drive many runs.
+pub struct Agent<'a, M> {
+    registry: &'a Registry,
+    model: &'a M,
+    max_rounds: u32,
+    closing_prompt: Cow<'static, str>,
+    budget: Option<Box<dyn Budget + 'a>>,
+}
+
+/// What is left of a run while it is driven: everything of a
+/// [`RunState`] but the suspension.
+struct Run {
+    messages: Vec<Message>,
+    grant: Grant,
+    round: u32,
+    usage: Usage,
+    decisions: Vec<ProposalDecision>,
+}
+
+impl<'a, M: Model> Agent<'a, M> {
+    /// A loop over `registry`'s tools, asking `model`; the round cap is
+    /// [`DEFAULT_MAX_ROUNDS`] and there is no budget check.
+    pub fn new(registry: &'a Registry, model: &'a M) -> Self {
+        Agent {
+            registry,
+            model,
+            max_rounds: DEFAULT_MAX_ROUNDS,
+            closing_prompt: Cow::Borrowed(DEFAULT_CLOSING_PROMPT),
+            budget: None,
+        }
+    }
+
+    /// Sets the round cap: how many requests may offer tools. At least 1
+    /// (0 is taken as 1).
+    pub fn max_rounds(mut self, rounds: u32) -> Self {
+        self.max_rounds = rounds.max(1);
+        self
+    }
+
+    /// Sets the user message of the closing request (default
+    /// [`DEFAULT_CLOSING_PROMPT`]).
+    pub fn closing_prompt(mut self, text: impl Into<Cow<'static, str>>) -> Self {
+        self.closing_prompt = text.into();
+        self
+    }
+
+    /// Sets the budget check run before every round.
+    pub fn budget(mut self, budget: impl Budget + 'a) -> Self {
+        self.budget = Some(Box::new(budget));
+        self
+    }
+
+    /// Starts a run: resolves its grant with `inputs` (the settings as they
+    /// are now) and drives it until it finishes or suspends.
+    ///
+    /// `cx` is the context every call of the run gets (its run id, actor
+    /// and the host's services).
+    pub async fn start(
+        &self,
+        messages: Vec<Message>,
+        inputs: RunInputs<'_>,
+        cx: &ToolContext,
+        events: &mut impl EventSink,
+    ) -> RunEnd {
+        let gates = Gates::new(self.registry, inputs);
+        let grant = gates.resolve().grant;
+        let run = Run {
+            messages,
+            grant,
+            round: 0,
+            usage: Usage::default(),
+            decisions: Vec::new(),
+        };
+        self.drive(run, VecDeque::new(), &gates, cx, events).await
+    }
+
+    /// Resumes a suspended run with the approver's decision, against
+    /// `stored ∩ now` (the grant `inputs` resolve to now), and drives it
+    /// until it finishes or suspends again.
+    ///
+    /// `inputs` are the run's (its actor, configuration, skills and
+    /// selection) with the settings as they are now; the approver is taken
+    /// from the decision.
+    pub async fn resume(
+        &self,
+        state: RunState,
+        decision: Decision,
+        inputs: RunInputs<'_>,
+        cx: &ToolContext,
+        events: &mut impl EventSink,
+    ) -> RunEnd {
+        let gates = Gates::new(self.registry, inputs);
+        let now = gates.resolve().grant;
+        let RunState {
+            messages,
+            grant,
+            round,
+            usage,
+            pending,
+            remaining,
+            decisions,
+            ..
+        } = state;
+        let mut run = Run {
+            messages,
+            grant: Grant::resume(Some(&grant), &now),
+            round,
+            usage,
+            decisions,
+        };
+        let PendingApproval { call, proposal } = pending;
+        events.event(&Event::Resumed {
+            round,
+            call_id: call.id.clone(),
+            decision: decision.clone(),
+        });
+        match &decision {
+            Decision::Approved { approver } => {
+                let started = Instant::now();
+                let applied = self
+                    .apply(&run.grant, &gates, inputs, &call, &proposal, approver, cx)
+                    .await;
+                let result = match &applied {
+                    Ok(output) => CallResult::Output {
+                        output: output.clone(),
+                    },
+                    Err(error) => CallResult::from_error(error),
+                };
+                events.event(&Event::ToolExecuted {
+                    round,
+                    call_id: call.id.clone(),
+                    tool: call.name.clone(),
+                    arguments: call.arguments.clone(),
+                    result,
+                    duration: started.elapsed(),
+                });
+                run.messages.push(tool_message(&call, &applied));
+            }
+            Decision::Rejected { reason, .. } => {
+                run.messages.push(Message::Tool {
+                    call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    content: rejection_text(reason),
+                    is_error: true,
+                });
+            }
+        }
+        run.decisions.push(ProposalDecision {
+            call_id: call.id,
+            proposal,
+            decision,
+        });
+        self.drive(run, remaining.into(), &gates, cx, events).await
+    }
+
+    /// Checks the approved call again, as it would be checked if the model
+    /// made it now, then lets [`Gates::approve`] check the approver and
+    /// apply.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "private; each is a distinct input of the check"
+    )]
+    async fn apply(
+        &self,
+        grant: &Grant,
+        gates: &Gates<'_>,
+        inputs: RunInputs<'_>,
+        call: &ToolCall,
+        proposal: &crate::Proposal,
+        approver: &Actor,
+        cx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let arguments = self.normalized(call);
+        // What is applied is the proposal's tool: when a tool proposes in
+        // another's name, both must pass.
+        let mut tools = vec![call.name.as_str()];
+        if proposal.tool != call.name {
+            tools.push(&proposal.tool);
+        }
+        for tool in tools {
+            gates
+                .check_call(grant, tool, &arguments, cx)
+                .map_err(|denial| ToolError::Refused {
+                    tool: call.name.clone(),
+                    denial,
+                })?;
+        }
+        Gates::approve(self.registry, inputs, proposal, approver, cx).await
+    }
+
+    /// The loop: answers the queued calls, then asks again, until the run
+    /// finishes or a write call suspends it.
+    async fn drive(
+        &self,
+        mut run: Run,
+        mut queue: VecDeque<ToolCall>,
+        gates: &Gates<'_>,
+        cx: &ToolContext,
+        events: &mut impl EventSink,
+    ) -> RunEnd {
+        let provider = self.model.provider();
+        let offered = export::offered_tools(self.registry, &run.grant, provider);
+        loop {
+            while let Some(call) = queue.pop_front() {
+                if let Some(proposal) = self.answer(&mut run, &call, gates, cx, events).await {
+                    events.event(&Event::Suspended {
+                        round: run.round,
+                        call_id: call.id.clone(),
+                        proposal: proposal.clone(),
+                    });
+                    return RunEnd::Suspended(RunState::new(
+                        run.messages,
+                        run.grant,
+                        run.round,
+                        run.usage,
+                        PendingApproval { call, proposal },
+                        queue.into(),
+                        run.decisions,
+                    ));
+                }
+            }
+
+            if let Some(budget) = &self.budget {
+                let spent = Spent {
+                    rounds: run.round,
+                    usage: run.usage,
+                };
+                if let Err(exceeded) = budget.check(&spent) {
+                    let status = RunStatus::Budget {
+                        reason: exceeded.reason,
+                    };
+                    return finish(run, None, status, events);
+                }
+            }
+            // Only reached with every call of the last response answered, so
+            // at the cap there are results the model has not yet read.
+            let closing = run.round >= self.max_rounds;
+            run.round += 1;
+            let round = run.round;
+            events.event(&Event::RoundStarted { round });
+            let tools = if closing {
+                run.messages
+                    .push(Message::user(self.closing_prompt.clone()));
+                None
+            } else {
+                offered.clone()
+            };
+            events.event(&Event::RequestSent {
+                round,
+                messages: run.messages.clone(),
+                tools: tools.clone(),
+            });
+            let request = ModelRequest {
+                messages: &run.messages,
+                tools,
+            };
+            let response = match self.model.complete(request).await {
+                Ok(response) => response,
+                Err(error) => return finish(run, None, RunStatus::Failed { error }, events),
+            };
+            run.usage += response.usage;
+            events.event(&Event::ResponseReceived {
+                round,
+                text: response.text.clone(),
+                calls: response.calls.clone(),
+                usage: response.usage,
+            });
+            let ModelResponse { text, calls, .. } = response;
+            if closing {
+                if !calls.is_empty() {
+                    tracing::warn!(
+                        target: "tool_core::agent",
+                        run = %cx.run(),
+                        calls = calls.len(),
+                        "the closing answer calls tools although none were offered; the calls are dropped",
+                    );
+                }
+                run.messages.push(Message::Assistant {
+                    text: text.clone(),
+                    calls: Vec::new(),
+                });
+                return finish(run, Some(text), RunStatus::Truncated, events);
+            }
+            let calls = distinct_ids(calls, cx);
+            run.messages.push(Message::Assistant {
+                text: text.clone(),
+                calls: calls.clone(),
+            });
+            if calls.is_empty() {
+                return finish(run, Some(text), RunStatus::Completed, events);
+            }
+            queue.extend(calls);
+        }
+    }
+
+    /// Runs one call through the gated call path and answers it, or returns
+    /// the proposal of a write call (answered after the decision).
+    async fn answer(
+        &self,
+        run: &mut Run,
+        call: &ToolCall,
+        gates: &Gates<'_>,
+        cx: &ToolContext,
+        events: &mut impl EventSink,
+    ) -> Option<crate::Proposal> {
+        let arguments = self.normalized(call);
+        let started = Instant::now();
+        let outcome = gates.call(&run.grant, &call.name, arguments, cx).await;
+        let duration = started.elapsed();
+        let (result, answer) = match outcome {
+            Ok(Outcome::Done(output)) => (
+                CallResult::Output {
+                    output: output.clone(),
+                },
+                Ok(output),
+            ),
+            Ok(Outcome::Proposed(proposal)) => {
+                events.event(&Event::ToolExecuted {
+                    round: run.round,
+                    call_id: call.id.clone(),
+                    tool: call.name.clone(),
+                    arguments: call.arguments.clone(),
+                    result: CallResult::Proposed {
+                        proposal: proposal.clone(),
+                    },
+                    duration,
+                });
+                return Some(proposal);
+            }
+            Err(error) => (CallResult::from_error(&error), Err(error)),
+        };
+        events.event(&Event::ToolExecuted {
+            round: run.round,
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            arguments: call.arguments.clone(),
+            result,
+            duration,
+        });
+        run.messages.push(tool_message(call, &answer));
+        None
+    }
+
+    /// The call's arguments as the gates should see them: strict mode's
+    /// nulls for optional arguments removed ([`export::normalize_arguments`]).
+    fn normalized(&self, call: &ToolCall) -> Value {
+        match self.registry.get(&call.name) {
+            Some(tool) => {
+                export::normalize_arguments(tool, self.model.provider(), call.arguments.clone())
+            }
+            None => call.arguments.clone(),
+        }
+    }
+}
+
+impl<M> std::fmt::Debug for Agent<'_, M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent")
+            .field("tools", &self.registry.len())
+            .field("max_rounds", &self.max_rounds)
+            .field("budget", &self.budget.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+fn finish(
+    run: Run,
+    answer: Option<String>,
+    status: RunStatus,
+    events: &mut impl EventSink,
+) -> RunEnd {
+    events.event(&Event::Finished {
+        answer: answer.clone(),
+        status: status.clone(),
+        usage: run.usage,
+        rounds: run.round,
+    });
+    RunEnd::Finished(Finished {
+        answer,
+        status,
+        usage: run.usage,
+        rounds: run.round,
+        messages: run.messages,
+        decisions: run.decisions,
+    })
+}
+
+/// The model-facing answer to one call.
+fn tool_message(call: &ToolCall, answer: &Result<ToolOutput, ToolError>) -> Message {
+    let (content, is_error) = match answer {
+        Ok(output) => (output.to_model_text(), false),
+        Err(error) => (error.model_text(), true),
+    };
+    Message::Tool {
+        call_id: call.id.clone(),
+        name: call.name.clone(),
+        content,
+        is_error,
+    }
+}
+
+/// What the model is told when a proposal is rejected.
+fn rejection_text(reason: &str) -> String {
+    let reason = reason.trim();
+    if reason.is_empty() {
+        "the change was rejected by the approver; nothing was written".to_owned()
+    } else {
+        format!("the change was rejected by the approver; nothing was written. Reason: {reason}")
+    }
+}
+
+/// Keeps the first call of each id: providers answer each id once.
+fn distinct_ids(calls: Vec<ToolCall>, cx: &ToolContext) -> Vec<ToolCall> {
+    let mut seen = HashSet::new();
+    calls
+        .into_iter()
+        .filter(|call| {
+            let first = seen.insert(call.id.clone());
+            if !first {
+                tracing::warn!(
+                    target: "tool_core::agent",
+                    run = %cx.run(),
+                    call_id = call.id.as_str(),
+                    tool = call.name.as_str(),
+                    "the response repeats a call id; the later call is dropped",
+                );
+            }
+            first
+        })
+        .collect()
+}

@@ -1,0 +1,271 @@
+//! How a run ends or waits: [`RunEnd`], [`Finished`], the stored
+//! [`RunState`] of a suspended run, approvals, and the budget check.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Message, ModelError, ToolCall, Usage};
+use crate::gates::Grant;
+use crate::{Actor, Proposal};
+
+/// What a run invocation ([`Agent::start`](super::Agent::start) or
+/// [`Agent::resume`](super::Agent::resume)) came to.
+#[derive(Debug, Clone, PartialEq)]
+#[must_use = "a suspended run must be stored to be resumed"]
+pub enum RunEnd {
+    /// The run is over.
+    Finished(Finished),
+    /// A write call proposed a change: store the state, ask an approver,
+    /// then [`resume`](super::Agent::resume) it.
+    Suspended(RunState),
+}
+
+/// A run that is over.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finished {
+    /// The model's final text; `None` when the run ended without one
+    /// ([`RunStatus::Budget`], [`RunStatus::Failed`]).
+    pub answer: Option<String>,
+    /// How it ended.
+    pub status: RunStatus,
+    /// Tokens used over the whole run, across suspensions.
+    pub usage: Usage,
+    /// Requests sent over the whole run.
+    pub rounds: u32,
+    /// The whole conversation, to continue it in a later run.
+    pub messages: Vec<Message>,
+    /// Every approval decision the run waited for, in order.
+    pub decisions: Vec<ProposalDecision>,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum RunStatus {
+    /// The model answered without calls.
+    Completed,
+    /// The round cap was reached with calls pending; a last request without
+    /// tools wrote the closing answer.
+    Truncated,
+    /// The host's budget check ended the run before a round.
+    Budget {
+        /// The check's reason.
+        reason: String,
+    },
+    /// The model could not answer.
+    Failed {
+        /// Why.
+        error: ModelError,
+    },
+}
+
+/// An approver's decision on a suspended run's proposal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Decision {
+    /// Apply it. The approver must pass the gates for the tool
+    /// ([`Gates::approve`](crate::gates::Gates::approve)).
+    Approved {
+        /// Who approved.
+        approver: Actor,
+    },
+    /// Do not apply it. The model is told, with the reason.
+    Rejected {
+        /// Who rejected.
+        approver: Actor,
+        /// Why; shown to the model.
+        reason: String,
+    },
+}
+
+impl Decision {
+    /// Who decided.
+    pub fn approver(&self) -> &Actor {
+        match self {
+            Decision::Approved { approver } | Decision::Rejected { approver, .. } => approver,
+        }
+    }
+}
+
+/// A decision the run received, kept with the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProposalDecision {
+    /// The call that proposed.
+    pub call_id: String,
+    /// What it proposed.
+    pub proposal: Proposal,
+    /// What was decided.
+    pub decision: Decision,
+}
+
+/// The write call a suspended run waits on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingApproval {
+    /// The call, as the model made it.
+    pub call: ToolCall,
+    /// What it proposes; nothing is written until it is approved.
+    pub proposal: Proposal,
+}
+
+/// The version of the serialized [`RunState`] format this build writes and
+/// reads.
+pub const RUN_STATE_FORMAT: u32 = 1;
+
+/// A suspended run: everything needed to resume it later, in another
+/// process. Store it as is (`serde`); a format this build cannot read is
+/// refused, never guessed.
+///
+/// The run's grant is stored with it; resuming narrows it to what the
+/// gates allow then (`stored ∩ now`, [`Grant::resume`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunState {
+    format: u32,
+    pub(super) messages: Vec<Message>,
+    pub(super) grant: Grant,
+    pub(super) round: u32,
+    pub(super) usage: Usage,
+    pub(super) pending: PendingApproval,
+    pub(super) remaining: Vec<ToolCall>,
+    pub(super) decisions: Vec<ProposalDecision>,
+}
+
+impl<'de> Deserialize<'de> for RunState {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Stored {
+            format: u32,
+            messages: Vec<Message>,
+            grant: Grant,
+            round: u32,
+            usage: Usage,
+            pending: PendingApproval,
+            remaining: Vec<ToolCall>,
+            decisions: Vec<ProposalDecision>,
+        }
+        let stored = Stored::deserialize(deserializer)?;
+        if stored.format != RUN_STATE_FORMAT {
+            return Err(serde::de::Error::custom(format!(
+                "run state format {} is not supported (this build reads format {RUN_STATE_FORMAT})",
+                stored.format
+            )));
+        }
+        Ok(RunState {
+            format: stored.format,
+            messages: stored.messages,
+            grant: stored.grant,
+            round: stored.round,
+            usage: stored.usage,
+            pending: stored.pending,
+            remaining: stored.remaining,
+            decisions: stored.decisions,
+        })
+    }
+}
+
+impl RunState {
+    pub(super) fn new(
+        messages: Vec<Message>,
+        grant: Grant,
+        round: u32,
+        usage: Usage,
+        pending: PendingApproval,
+        remaining: Vec<ToolCall>,
+        decisions: Vec<ProposalDecision>,
+    ) -> Self {
+        RunState {
+            format: RUN_STATE_FORMAT,
+            messages,
+            grant,
+            round,
+            usage,
+            pending,
+            remaining,
+            decisions,
+        }
+    }
+
+    /// The conversation so far, up to the suspended call's response.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// The run's grant as stored.
+    pub fn grant(&self) -> &Grant {
+        &self.grant
+    }
+
+    /// The round the run was suspended in.
+    pub fn round(&self) -> u32 {
+        self.round
+    }
+
+    /// Tokens used so far.
+    pub fn usage(&self) -> Usage {
+        self.usage
+    }
+
+    /// The call waiting for a decision.
+    pub fn pending(&self) -> &PendingApproval {
+        &self.pending
+    }
+
+    /// What the approver is asked to decide on.
+    pub fn proposal(&self) -> &Proposal {
+        &self.pending.proposal
+    }
+
+    /// The calls of the same response after the suspended one: they run,
+    /// in order, after the decision.
+    pub fn remaining(&self) -> &[ToolCall] {
+        &self.remaining
+    }
+
+    /// The decisions the run received before this suspension.
+    pub fn decisions(&self) -> &[ProposalDecision] {
+        &self.decisions
+    }
+}
+
+/// What a run has spent when a round is about to start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Spent {
+    /// Requests sent so far.
+    pub rounds: u32,
+    /// Tokens used so far.
+    pub usage: Usage,
+}
+
+/// A budget check's reason to end a run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct BudgetExceeded {
+    /// Why, for the host and the run's status.
+    pub reason: String,
+}
+
+impl BudgetExceeded {
+    /// A reason to end the run.
+    pub fn new(reason: impl Into<String>) -> Self {
+        BudgetExceeded {
+            reason: reason.into(),
+        }
+    }
+}
+
+/// A host's budget check, run before every round (the closing request of a
+/// truncated run included). Implemented for closures
+/// `Fn(&Spent) -> Result<(), BudgetExceeded>`.
+pub trait Budget: Send + Sync {
+    /// `Err` ends the run with [`RunStatus::Budget`] and the reason.
+    fn check(&self, spent: &Spent) -> Result<(), BudgetExceeded>;
+}
+
+impl<F> Budget for F
+where
+    F: Fn(&Spent) -> Result<(), BudgetExceeded> + Send + Sync,
+{
+    fn check(&self, spent: &Spent) -> Result<(), BudgetExceeded> {
+        self(spent)
+    }
+}
