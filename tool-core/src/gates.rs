@@ -243,7 +243,41 @@ pub const GRANT_FORMAT: u32 = 1;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Grant {
     format: u32,
-    tools: BTreeMap<String, Allowance>,
+    tools: GrantedTools,
+}
+
+/// The granted tools, sorted by name without duplicates, serialized as a
+/// map. A sorted vector rather than a map: a grant is built in the
+/// registry's (sorted) order and then only looked up, so this skips the
+/// tree's inserts, which dominated resolution for large registries.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct GrantedTools(Vec<(Arc<str>, Allowance)>);
+
+impl GrantedTools {
+    fn get(&self, name: &str) -> Option<&Allowance> {
+        self.0
+            .binary_search_by(|(granted, _)| granted.as_ref().cmp(name))
+            .ok()
+            .map(|i| &self.0[i].1)
+    }
+
+    fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+}
+
+impl Serialize for GrantedTools {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(name, allowance)| (name, allowance)))
+    }
+}
+
+impl<'de> Deserialize<'de> for GrantedTools {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // Through a map: sorted, and a name given twice cannot widen anything.
+        let map = BTreeMap::<Arc<str>, Allowance>::deserialize(deserializer)?;
+        Ok(GrantedTools(map.into_iter().collect()))
+    }
 }
 
 impl<'de> Deserialize<'de> for Grant {
@@ -252,7 +286,7 @@ impl<'de> Deserialize<'de> for Grant {
         #[serde(deny_unknown_fields)]
         struct Stored {
             format: u32,
-            tools: BTreeMap<String, Allowance>,
+            tools: GrantedTools,
         }
         let stored = Stored::deserialize(deserializer)?;
         // A grant from a newer format may mean something this build cannot
@@ -276,13 +310,13 @@ impl Grant {
     pub fn empty() -> Self {
         Grant {
             format: GRANT_FORMAT,
-            tools: BTreeMap::new(),
+            tools: GrantedTools::default(),
         }
     }
 
     /// The granted tool names, sorted.
     pub fn tool_names(&self) -> impl Iterator<Item = &str> {
-        self.tools.keys().map(String::as_str)
+        self.tools.0.iter().map(|(name, _)| name.as_ref())
     }
 
     /// How much of `tool` is granted, if any.
@@ -292,12 +326,12 @@ impl Grant {
 
     /// Whether no tool is granted.
     pub fn is_empty(&self) -> bool {
-        self.tools.is_empty()
+        self.tools.0.is_empty()
     }
 
     /// How many tools are granted.
     pub fn len(&self) -> usize {
-        self.tools.len()
+        self.tools.0.len()
     }
 
     /// The grant a waiting run continues with: `stored ∩ now`, or `now` for
@@ -309,15 +343,16 @@ impl Grant {
         };
         let tools = stored
             .tools
+            .0
             .iter()
             .filter_map(|(name, allowance)| {
                 let current = now.tools.get(name)?;
-                Some((name.clone(), allowance.intersect(current)?))
+                Some((Arc::clone(name), allowance.intersect(current)?))
             })
             .collect();
         Grant {
             format: GRANT_FORMAT,
-            tools,
+            tools: GrantedTools(tools),
         }
     }
 }
@@ -373,7 +408,7 @@ impl<'r> Gates<'r> {
             .collect();
         // The registry is sorted by name, as the lookups need.
         let allowances = EffectiveSkills::select(inputs.skills, inputs.settings.skill_trust_floor)
-            .allowances(&known);
+            .allowances(&known, |name| registry.index_of(name));
         let verdicts = registry
             .tools()
             .iter()
@@ -411,13 +446,12 @@ impl<'r> Gates<'r> {
 
     /// The grant, and why every other tool is left out.
     pub fn resolve(&self) -> Resolution<'r> {
-        let mut tools = BTreeMap::new();
+        let mut tools = Vec::new();
         let mut denials = Vec::new();
+        // Registry order is name order, so both lists come out sorted.
         for (tool, verdict) in self.registry.tools().iter().zip(&self.verdicts) {
             match verdict {
-                Ok(allowance) => {
-                    tools.insert(tool.name().to_owned(), allowance.clone());
-                }
+                Ok(allowance) => tools.push((Arc::clone(tool.shared_name()), allowance.clone())),
                 Err(denial) => denials.push((tool.name(), denial.clone())),
             }
         }
@@ -427,7 +461,7 @@ impl<'r> Gates<'r> {
         Resolution {
             grant: Grant {
                 format: GRANT_FORMAT,
-                tools,
+                tools: GrantedTools(tools),
             },
             denials,
             unknown: self.unknown_selected.clone(),

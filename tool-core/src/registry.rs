@@ -2,7 +2,6 @@
 //! once, sorted by name, and the checked call path.
 
 use std::any::Any;
-use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -10,6 +9,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use crate::export::{ExportIssue, Exports, Provider};
@@ -120,7 +120,7 @@ impl RegistryBuilder {
         let index = tools
             .iter()
             .enumerate()
-            .map(|(i, tool)| (tool.declaration.name.to_string(), i))
+            .map(|(i, tool)| (Arc::clone(&tool.name), i))
             .collect();
         export_issues.sort_by(|a, b| (&a.tool, a.provider as u8).cmp(&(&b.tool, b.provider as u8)));
         Ok(Registry {
@@ -214,6 +214,7 @@ fn check_tool(
     };
     match (validator, exports) {
         (Some(validator), Some(exports)) if problems.len() == before => Some(RegisteredTool {
+            name: Arc::from(declaration.name.as_ref()),
             declaration,
             site,
             schema,
@@ -357,6 +358,9 @@ enum Kind {
 
 /// A tool in a built registry: its declaration, site and cached schema.
 pub struct RegisteredTool {
+    /// The name again, shared: grants and the index hold it without
+    /// copying.
+    name: Arc<str>,
     declaration: Declaration,
     site: DefinitionSite,
     schema: Value,
@@ -373,7 +377,11 @@ impl RegisteredTool {
 
     /// The name (shorthand for `declaration().name`).
     pub fn name(&self) -> &str {
-        &self.declaration.name
+        &self.name
+    }
+
+    pub(crate) fn shared_name(&self) -> &Arc<str> {
+        &self.name
     }
 
     /// Where it was declared.
@@ -409,7 +417,9 @@ impl fmt::Debug for RegisteredTool {
 /// Every tool of the program, checked, in name order.
 pub struct Registry {
     tools: Vec<RegisteredTool>,
-    index: HashMap<String, usize>,
+    /// FxHash: keys are the registry's own names, so a model's lookups
+    /// cannot flood it; SipHash cost a third of the call-time check.
+    index: FxHashMap<Arc<str>, usize>,
     export_issues: Vec<ExportIssue>,
 }
 

@@ -63,7 +63,8 @@ impl<'a> EffectiveSkills<'a> {
     /// nothing, so an unknown name never widens the list.
     pub fn allow_list(&self, known: &[KnownTool<'_>]) -> AllowList {
         let known = sorted(known);
-        match self.allowances(&known) {
+        let find = |name: &str| known.binary_search_by(|k| k.name.cmp(name)).ok();
+        match self.allowances(&known, find) {
             None => AllowList::NoOpinion,
             Some(allowances) => AllowList::Only(
                 known
@@ -77,8 +78,13 @@ impl<'a> EffectiveSkills<'a> {
 
     /// The allow-list by position in `known`, which must be sorted by name
     /// (a registry's tools are): `None` for no opinion, else what each tool
-    /// is allowed. The gates' hot path: no name is copied or hashed.
-    pub(crate) fn allowances(&self, known: &[KnownTool<'_>]) -> Option<Vec<Option<Allowance>>> {
+    /// is allowed. `find` gives a name's position in `known` (the registry's
+    /// index, on the gates' hot path). No name is copied.
+    pub(crate) fn allowances(
+        &self,
+        known: &[KnownTool<'_>],
+        find: impl Fn(&str) -> Option<usize>,
+    ) -> Option<Vec<Option<Allowance>>> {
         let mut declared = false;
         let mut allowances: Vec<Option<Allowance>> = Vec::new();
         for skill in &self.skills {
@@ -90,7 +96,7 @@ impl<'a> EffectiveSkills<'a> {
                 allowances = vec![None; known.len()];
             }
             for pattern in patterns {
-                match resolve(pattern, known) {
+                match resolve(pattern, known, &find) {
                     Some(Resolved::Whole(range)) => {
                         for slot in &mut allowances[range] {
                             *slot = Some(Allowance::Whole);

@@ -50,12 +50,17 @@ pub(crate) fn sorted<'s, 'k>(known: &'s [KnownTool<'k>]) -> std::borrow::Cow<'s,
     }
 }
 
-/// What `pattern` grants, looked up in `known` (sorted by name); `None` when
-/// it grants nothing. The hot path of gate 6: no diagnostics are built.
-pub(crate) fn resolve(pattern: &ToolPattern, known: &[KnownTool<'_>]) -> Option<Resolved> {
+/// What `pattern` grants, looked up in `known` (sorted by name, `find`
+/// giving a name's position); `None` when it grants nothing. The hot path of
+/// gate 6: no diagnostics are built.
+pub(crate) fn resolve(
+    pattern: &ToolPattern,
+    known: &[KnownTool<'_>],
+    find: impl Fn(&str) -> Option<usize>,
+) -> Option<Resolved> {
     match &pattern.target {
         ToolTarget::Tool(name) => {
-            let i = known.binary_search_by(|k| k.name.cmp(name)).ok()?;
+            let i = find(name)?;
             match pattern.scope {
                 None => Some(Resolved::Whole(i..i + 1)),
                 Some(_) if known[i].has_scope => Some(Resolved::Scoped(i)),
@@ -73,7 +78,8 @@ pub(crate) fn resolve(pattern: &ToolPattern, known: &[KnownTool<'_>]) -> Option<
 
 /// Why `pattern` grants nothing, or `None` when it grants something.
 fn diagnose(pattern: &ToolPattern, known: &[KnownTool<'_>]) -> Option<Diagnostic> {
-    if resolve(pattern, known).is_some() {
+    let find = |name: &str| known.binary_search_by(|k| k.name.cmp(name)).ok();
+    if resolve(pattern, known, find).is_some() {
         return None;
     }
     Some(match &pattern.target {
