@@ -1,8 +1,11 @@
-//! A host that links chosen tool crates and lists what it got.
+//! A host that links chosen tool crates, lists what it got, and checks skill
+//! files against it ([`skills_check`]).
 
 use std::fmt::Write as _;
 
 use tool_core::{Effect, Egress, Registry, RegistryError, Shipped};
+
+pub mod skills_check;
 
 /// The registry of every tool crate this host links.
 pub fn registry() -> Result<Registry, RegistryError> {

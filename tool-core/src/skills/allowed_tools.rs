@@ -4,8 +4,11 @@
 //! may hold spaces (`Bash(git diff:*)` is one token), so the field is
 //! tokenized rather than split on white space; see DESIGN.md, "`allowed-tools`".
 
-use std::collections::BTreeSet;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::fmt;
+use std::hash::BuildHasher;
 
 use serde::{Deserialize, Serialize};
 
@@ -133,8 +136,9 @@ pub(crate) fn from_yaml(
 struct Tokens {
     patterns: Vec<ToolPattern>,
     diagnostics: Vec<Diagnostic>,
-    /// What `patterns` grants, to fold duplicates without a quadratic scan.
-    seen: BTreeSet<(ToolTarget, Option<ScopePattern>)>,
+    /// Once `patterns` is long: the index of the first grant with each hash,
+    /// to fold duplicates without a quadratic scan or a copy of each grant.
+    seen: Option<HashMap<u64, usize>>,
 }
 
 fn is_separator(c: char) -> bool {
@@ -145,12 +149,31 @@ fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
 }
 
+/// The character at byte offset `i` of `text` (always a char boundary).
+/// Scanning by offset rather than through a copy of the text's characters
+/// lets names and most scopes be borrowed: the tokenizer allocates only for
+/// the patterns it returns.
+fn char_at(text: &str, i: usize) -> Option<char> {
+    match text.as_bytes().get(i) {
+        Some(&b) if b.is_ascii() => Some(char::from(b)),
+        Some(_) => text.get(i..).and_then(|rest| rest.chars().next()),
+        None => None,
+    }
+}
+
+/// At most the first 16 characters of a name: enough to find it again in a
+/// quoted or block scalar's source.
+fn snippet(name: &str) -> &str {
+    let end = name.char_indices().nth(16).map_or(name.len(), |(i, _)| i);
+    name.get(..end).unwrap_or(name)
+}
+
 /// How a token ended.
-enum Scanned {
+enum Scanned<'t> {
     /// Well formed: the name, and the scope with the offset of its `(`.
     Token {
-        name: String,
-        scope: Option<(String, usize)>,
+        name: &'t str,
+        scope: Option<(Cow<'t, str>, usize)>,
     },
     /// Malformed; already reported.
     Refused,
@@ -180,28 +203,27 @@ impl Tokens {
         ));
     }
 
-    fn error(&mut self, code: Code, position: Position, message: String) -> Scanned {
+    fn error(&mut self, code: Code, position: Position, message: String) -> Scanned<'static> {
         self.diagnostics
             .push(Diagnostic::new(code, position, message));
         Scanned::Refused
     }
 
     fn tokenize(&mut self, text: &str, loc: &mut dyn Locate) {
-        let chars: Vec<(usize, char)> = text.char_indices().collect();
         let mut first_comma = None;
         let mut i = 0;
-        while let Some(&(offset, c)) = chars.get(i) {
+        while let Some(c) = char_at(text, i) {
             if is_separator(c) {
                 if c == ',' && first_comma.is_none() {
-                    first_comma = Some(loc.locate(offset, ","));
+                    first_comma = Some(loc.locate(i, ","));
                 }
-                i += 1;
+                i += c.len_utf8();
                 continue;
             }
-            let scanned = self.scan_token(&chars, &mut i, loc);
+            let offset = i;
+            let scanned = self.scan_token(text, &mut i, loc);
             if let Scanned::Token { name, scope } = scanned {
-                let snippet: String = name.chars().take(16).collect();
-                let position = loc.locate(offset, &snippet);
+                let position = loc.locate(offset, snippet(name));
                 self.push_token(name, scope, position, loc);
             }
         }
@@ -215,24 +237,26 @@ impl Tokens {
         }
     }
 
-    /// Scans one token from `chars[*i]`, leaving `*i` on the separator after it.
-    fn scan_token(
+    /// Scans one token from byte `*i` of `text`, leaving `*i` on the
+    /// separator after it.
+    fn scan_token<'t>(
         &mut self,
-        chars: &[(usize, char)],
+        text: &'t str,
         i: &mut usize,
         loc: &mut dyn Locate,
-    ) -> Scanned {
-        let mut name = String::new();
-        while let Some(&(_, c)) = chars.get(*i) {
+    ) -> Scanned<'t> {
+        let start = *i;
+        while let Some(c) = char_at(text, *i) {
             if is_separator(c) || c == '(' || c == ')' {
                 break;
             }
-            name.push(c);
-            *i += 1;
+            *i += c.len_utf8();
         }
-        match chars.get(*i) {
-            Some(&(offset, ')')) => {
-                skip_to_separator(chars, i);
+        let name = text.get(start..*i).unwrap_or_default();
+        match char_at(text, *i) {
+            Some(')') => {
+                let offset = *i;
+                skip_to_separator(text, i);
                 let position = loc.locate(offset, ")");
                 self.error(
                     Code::StrayParen,
@@ -241,9 +265,10 @@ impl Tokens {
                         .to_owned(),
                 )
             }
-            Some(&(open, '(')) => {
+            Some('(') => {
+                let open = *i;
                 *i += 1;
-                let Some(scope) = scan_scope(chars, i) else {
+                let Some(scope) = scan_scope(text, i) else {
                     let position = loc.locate(open, "(");
                     return self.error(
                         Code::UnterminatedParen,
@@ -253,8 +278,8 @@ impl Tokens {
                             .to_owned(),
                     );
                 };
-                match chars.get(*i) {
-                    Some(&(_, c)) if !is_separator(c) => {
+                match char_at(text, *i) {
+                    Some(c) if !is_separator(c) => {
                         let (code, what) = if c == ')' {
                             (Code::StrayParen, "this `)` closes no `(`: remove it, or write `\\)` for a literal parenthesis".to_owned())
                         } else {
@@ -265,9 +290,10 @@ impl Tokens {
                                 ),
                             )
                         };
-                        let offset = chars.get(*i).map_or(open, |&(o, _)| o);
-                        skip_to_separator(chars, i);
-                        let position = loc.locate(offset, &c.to_string());
+                        let offset = *i;
+                        skip_to_separator(text, i);
+                        let found = text.get(offset..offset + c.len_utf8()).unwrap_or_default();
+                        let position = loc.locate(offset, found);
                         self.error(code, position, what)
                     }
                     _ => Scanned::Token {
@@ -282,12 +308,13 @@ impl Tokens {
 
     fn push_token(
         &mut self,
-        name: String,
-        scope: Option<(String, usize)>,
+        name: &str,
+        scope: Option<(Cow<'_, str>, usize)>,
         position: Position,
         loc: &mut dyn Locate,
     ) {
-        let Some(target) = self.target(&name, scope.as_ref(), position, loc) else {
+        let open = scope.as_ref().map(|(_, open)| *open);
+        let Some(target) = self.target(name, open, position, loc) else {
             return;
         };
         let scope = match scope {
@@ -328,10 +355,7 @@ impl Tokens {
             scope,
             position,
         };
-        if !self
-            .seen
-            .insert((pattern.target.clone(), pattern.scope.clone()))
-        {
+        if self.is_duplicate(&pattern) {
             self.diagnostics.push(Diagnostic::new(
                 Code::DuplicateToken,
                 position,
@@ -342,17 +366,49 @@ impl Tokens {
         self.patterns.push(pattern);
     }
 
+    /// Whether `pattern` grants what an earlier one does; if not, it is
+    /// remembered as the next pattern pushed. A short list is scanned (most
+    /// fields hold a handful of tokens, and hashing costs more than that); a
+    /// long one is indexed by hash, so a hostile field is not quadratic.
+    fn is_duplicate(&mut self, pattern: &ToolPattern) -> bool {
+        const SCAN_AT_MOST: usize = 16;
+        let same = |p: &ToolPattern| p.target == pattern.target && p.scope == pattern.scope;
+        if self.patterns.len() < SCAN_AT_MOST {
+            return self.patterns.iter().any(same);
+        }
+        let patterns = &self.patterns;
+        let seen = self.seen.get_or_insert_with(|| {
+            let mut seen = HashMap::with_capacity(patterns.len() * 2);
+            for (n, p) in patterns.iter().enumerate() {
+                let hash = seen.hasher().hash_one((&p.target, &p.scope));
+                seen.entry(hash).or_insert(n);
+            }
+            seen
+        });
+        let hash = seen.hasher().hash_one((&pattern.target, &pattern.scope));
+        match seen.entry(hash) {
+            Entry::Vacant(slot) => {
+                slot.insert(self.patterns.len());
+                false
+            }
+            // The grant first seen with this hash is almost always this
+            // one; only on a hash collision is every pattern looked at.
+            Entry::Occupied(slot) => {
+                self.patterns.get(*slot.get()).is_some_and(same) || self.patterns.iter().any(same)
+            }
+        }
+    }
+
     /// Checks a tool name as written and says what it names.
     fn target(
         &mut self,
         name: &str,
-        scope: Option<&(String, usize)>,
+        open: Option<usize>,
         position: Position,
         loc: &mut dyn Locate,
     ) -> Option<ToolTarget> {
         if name.is_empty() {
-            let open = scope.map_or(0, |(_, open)| *open);
-            let position = loc.locate(open, "(");
+            let position = loc.locate(open.unwrap_or(0), "(");
             self.error(
                 Code::ScopeWithoutTool,
                 position,
@@ -362,9 +418,13 @@ impl Tokens {
             return None;
         }
         if let Some(rest) = name.strip_prefix("mcp__") {
-            let (server, tool) = match rest.split_once("__") {
-                Some((server, tool)) => (server, Some(tool)),
-                None => (rest, None),
+            // `mcp__server__*` is read from its end, so that a server whose
+            // name ends in `_` means the same in both forms: `mcp__esim_` and
+            // `mcp__esim___*` (found by fuzzing: the second was refused).
+            let (server, tool) = match (rest.strip_suffix("__*"), rest.split_once("__")) {
+                (Some(server), _) if !server.contains("__") => (server, Some("*")),
+                (_, Some((server, tool))) => (server, Some(tool)),
+                (_, None) => (rest, None),
             };
             if server.is_empty() || !server.chars().all(is_name_char) {
                 return self.bad_name(
@@ -416,41 +476,64 @@ impl Tokens {
     }
 }
 
-/// Reads a scope after its `(` up to the matching `)`, counting nested pairs
-/// and honouring `\(`, `\)` and `\\`. `None` when the input ends first.
-fn scan_scope(chars: &[(usize, char)], i: &mut usize) -> Option<String> {
-    let mut scope = String::new();
+/// Reads a scope from byte `*i` (just after its `(`) up to the matching `)`,
+/// counting nested pairs and honouring `\(`, `\)` and `\\`, and leaves `*i`
+/// after that `)`. `None` when the input ends first.
+///
+/// Works on bytes: `(`, `)` and `\\` are ASCII, and no byte of a multi-byte
+/// UTF-8 character is ASCII, so every offset found is a char boundary. A
+/// scope without escapes, the usual case, is borrowed.
+fn scan_scope<'t>(text: &'t str, i: &mut usize) -> Option<Cow<'t, str>> {
+    let bytes = text.as_bytes();
+    let start = *i;
     let mut depth = 1usize;
-    while let Some(&(_, c)) = chars.get(*i) {
+    let mut escaped = false;
+    while let Some(&b) = bytes.get(*i) {
         *i += 1;
-        match c {
-            '\\' => match chars.get(*i) {
-                Some(&(_, next @ ('(' | ')' | '\\'))) => {
-                    scope.push(next);
+        match b {
+            b'\\' => {
+                if let Some(b'(' | b')' | b'\\') = bytes.get(*i) {
+                    escaped = true;
                     *i += 1;
                 }
-                // Any other backslash is literal: Windows paths, shell escapes.
-                _ => scope.push('\\'),
-            },
-            '(' => {
-                depth += 1;
-                scope.push(c);
             }
-            ')' => {
+            b'(' => depth += 1,
+            b')' => {
                 depth -= 1;
                 if depth == 0 {
-                    return Some(scope);
+                    let raw = text.get(start..*i - 1).unwrap_or_default();
+                    return Some(if escaped {
+                        Cow::Owned(unescape(raw))
+                    } else {
+                        Cow::Borrowed(raw)
+                    });
                 }
-                scope.push(c);
             }
-            _ => scope.push(c),
+            _ => {}
         }
     }
     None
 }
 
-fn skip_to_separator(chars: &[(usize, char)], i: &mut usize) {
-    while chars.get(*i).is_some_and(|&(_, c)| !is_separator(c)) {
-        *i += 1;
+/// `\(`, `\)` and `\\` to the character they escape; any other backslash is
+/// literal (Windows paths, shell escapes).
+fn unescape(raw: &str) -> String {
+    let mut scope = String::with_capacity(raw.len());
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('\\', Some(&next @ ('(' | ')' | '\\'))) => {
+                scope.push(next);
+                chars.next();
+            }
+            _ => scope.push(c),
+        }
+    }
+    scope
+}
+
+fn skip_to_separator(text: &str, i: &mut usize) {
+    while let Some(c) = char_at(text, *i).filter(|c| !is_separator(*c)) {
+        *i += c.len_utf8();
     }
 }

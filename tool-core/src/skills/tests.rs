@@ -433,6 +433,36 @@ fn mcp_names_keep_case_and_hyphens() {
 }
 
 #[test]
+fn duplicates_are_folded_in_long_fields_too() {
+    // Past a handful of tokens, duplicates are found through a hash index.
+    let mut text: Vec<String> = (0..40).map(|n| format!("t{n}")).collect();
+    text.extend(["t3", "t39", "t0(x)", "t0(x)", "mcp__s", "mcp__s__*", "t0"].map(String::from));
+    let (tokens, diagnostics) = tokenize(&text.join(" "));
+    assert_eq!(tokens.len(), 42);
+    let duplicates = diagnostics
+        .iter()
+        .filter(|d| d.code == Code::DuplicateToken)
+        .count();
+    assert_eq!(duplicates, 5, "{diagnostics:?}");
+}
+
+#[test]
+fn mcp_server_ending_in_underscore_means_the_same_in_both_forms() {
+    // Regression (fuzz target `tokenize`): `mcp__esim_` wrote back as
+    // `mcp__esim___*`, which was refused as the tool `_*` of server `esim`.
+    for text in ["mcp__esim_", "mcp__esim___*"] {
+        let (tokens, diagnostics) = tokenize(text);
+        assert!(diagnostics.is_empty(), "{text}: {diagnostics:?}");
+        assert_eq!(tokens[0].target, ToolTarget::McpServer("esim_".into()));
+        let (again, _) = tokenize(&tokens[0].to_string());
+        assert_eq!(again, tokens, "{text}");
+    }
+    // A `__` inside the server part still splits at the first one.
+    let (_, diagnostics) = tokenize("mcp__a__b__*");
+    assert_eq!(diagnostics[0].code, Code::UnanchoredWildcard);
+}
+
+#[test]
 fn mcp_server_forms_name_the_whole_server() {
     let (tokens, diagnostics) = tokenize("mcp__Cal mcp__Cal__*");
     assert_eq!(tokens.len(), 1, "the two forms are one grant");
@@ -473,6 +503,23 @@ fn token_positions_point_into_the_file() {
         panic!("declared");
     };
     assert_eq!(p[0].position, at(5, 3));
+}
+
+#[test]
+fn repeated_names_in_a_block_scalar_each_get_their_own_position() {
+    // Tokens are found in the source by their first characters; a name seen
+    // before must not send a later token back to the first one's place.
+    let r = with_tools(
+        " >-\n  Bash(git diff:*) Bash(git log:*)\n  mcp__issue-tracker__a mcp__issue-tracker__b Bash(x)",
+    );
+    let Some(AllowedTools::Declared(p)) = r.manifest.as_ref().map(|m| &m.allowed_tools) else {
+        panic!("declared");
+    };
+    let positions: Vec<Position> = p.iter().map(|p| p.position).collect();
+    assert_eq!(
+        positions,
+        [at(5, 3), at(5, 20), at(6, 3), at(6, 25), at(6, 47)]
+    );
 }
 
 // ---- registry check ----

@@ -465,7 +465,9 @@ impl Locate for ScalarLocator<'_> {
         };
         match found {
             Some(at) => {
-                self.cursor = at;
+                // Past the snippet, so that a repeated name (`Bash(a) Bash(b)`)
+                // is found at its next place rather than at the same one again.
+                self.cursor = at + snippet.len();
                 advance_from(self.source, self.start, &mut self.last, at)
             }
             None => self.start,
@@ -475,15 +477,18 @@ impl Locate for ScalarLocator<'_> {
 
 const SEARCH_WINDOW: usize = 4096;
 
+/// The position after `text` when it starts at `from`. One pass over the
+/// bytes: a `\n` starts a line, and every byte that does not continue a
+/// UTF-8 character is one more column (columns count characters).
 fn advance(from: Position, text: &str) -> Position {
-    match text.rfind('\n') {
-        None => Position {
-            line: from.line,
-            column: from.column + text.chars().count(),
-        },
-        Some(last) => Position {
-            line: from.line + text.matches('\n').count(),
-            column: text.get(last + 1..).unwrap_or_default().chars().count() + 1,
-        },
+    let mut position = from;
+    for &b in text.as_bytes() {
+        if b == b'\n' {
+            position.line += 1;
+            position.column = 1;
+        } else if b & 0xC0 != 0x80 {
+            position.column += 1;
+        }
     }
+    position
 }

@@ -1,0 +1,175 @@
+//! `host-example skills check DIR…`, run as a user runs it.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const SYNTHETIC: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/corpus/skills/synthetic__cases"
+);
+
+fn check(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_host-example"))
+        .args(["skills", "check"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+/// A fresh folder below cargo's scratch space for integration tests.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("skills-check")
+        .join(name);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write_skill(folder: &Path, text: &[u8]) {
+    fs::create_dir_all(folder).unwrap();
+    fs::write(folder.join("SKILL.md"), text).unwrap();
+}
+
+#[test]
+fn synthetic_corpus_fails_with_one_line_per_diagnostic() {
+    let output = check(&[SYNTHETIC]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = stdout(&output);
+    for expected in [
+        "/Upper-Name/SKILL.md:2:7: error[S012]: `name` `Upper-Name` must be lowercase",
+        "/no-front-matter/SKILL.md:1:1: error[S001]: ",
+        "/broken-scopes/SKILL.md:4:61: error[S028]: `mcp__*` uses `*`",
+        "/map-tools/SKILL.md:5:3: error[S022]: ",
+        "/null-tools/SKILL.md:4:14: warning[S020]: ",
+        "/comma-hyphen-server/SKILL.md:4:20: warning[S021]: ",
+        // Checked against this host's registry, which has no `Read`.
+        "/tab-separated/SKILL.md:4:17: warning[S040]: no tool named `Read`",
+        // The second `Bash` of a folded block is found at its own place.
+        "/folded-spaces/SKILL.md:5:20: warning[S040]: no tool named `Bash`",
+    ] {
+        let line = format!("{SYNTHETIC}{expected}");
+        assert!(
+            text.lines().any(|l| l.starts_with(&line)),
+            "no line starting {line:?} in\n{text}"
+        );
+    }
+    for line in text.lines() {
+        assert!(line.starts_with(SYNTHETIC), "{line}");
+        assert!(
+            line.contains(": error[S") || line.contains(": warning[S"),
+            "{line}"
+        );
+    }
+    assert!(stderr(&output).contains("checked 15 skill file(s)"));
+}
+
+#[test]
+fn json_is_an_array_of_diagnostics_in_file_then_position_order() {
+    let output = check(&["--format", "json", SYNTHETIC]);
+    assert_eq!(output.status.code(), Some(1));
+    let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let rows = value.as_array().unwrap();
+    assert_eq!(rows.len(), stdout(&check(&[SYNTHETIC])).lines().count());
+    let mut keys = Vec::new();
+    for row in rows {
+        let object = row.as_object().unwrap();
+        let mut fields: Vec<&str> = object.keys().map(String::as_str).collect();
+        fields.sort_unstable();
+        assert_eq!(
+            fields,
+            ["code", "column", "file", "line", "message", "severity"]
+        );
+        assert!(["error", "warning"].contains(&row["severity"].as_str().unwrap()));
+        keys.push((
+            PathBuf::from(row["file"].as_str().unwrap()),
+            row["line"].as_u64().unwrap(),
+            row["column"].as_u64().unwrap(),
+        ));
+    }
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted);
+    let upper = rows
+        .iter()
+        .find(|r| r["code"] == "S012")
+        .expect("the Upper-Name finding");
+    assert_eq!(
+        upper["file"],
+        format!("{SYNTHETIC}/Upper-Name/SKILL.md").as_str()
+    );
+    assert_eq!(
+        (upper["line"].as_u64(), upper["column"].as_u64()),
+        (Some(2), Some(7))
+    );
+}
+
+#[test]
+fn valid_skill_passes_and_warnings_alone_pass() {
+    let dir = scratch("valid");
+    write_skill(
+        &dir.join("status"),
+        b"---\nname: status\ndescription: Reports the host's status.\nallowed-tools: get_system_status get_env\n---\nBody\n",
+    );
+    let output = check(&[dir.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(stdout(&output), "");
+    assert!(stderr(&output).contains("checked 1 skill file(s): 0 error(s), 0 warning(s)"));
+
+    write_skill(
+        &dir.join("status"),
+        b"---\nname: status\ndescription: Reports.\nallowed-tools: get_system_status, Read\n---\n",
+    );
+    let output = check(&[dir.join("status").to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    let text = stdout(&output);
+    assert!(text.contains("SKILL.md:4:33: warning[S021]"), "{text}");
+    assert!(text.contains("SKILL.md:4:35: warning[S040]"), "{text}");
+}
+
+#[test]
+fn non_utf8_file_is_an_error_not_a_panic() {
+    let dir = scratch("latin1");
+    write_skill(
+        &dir.join("latin"),
+        b"---\nname: latin\ndescription: caf\xe9\n---\n",
+    );
+    let output = check(&[dir.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(
+        text.contains("latin/SKILL.md:3:17: error[F002]: this file is not UTF-8"),
+        "{text}"
+    );
+}
+
+#[test]
+fn missing_dir_is_a_usage_error() {
+    let missing = scratch("missing").join("not-there");
+    let output = check(&[missing.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(stdout(&output), "");
+    let message = stderr(&output);
+    assert!(message.contains("cannot read the folder"), "{message}");
+    assert!(message.contains("not-there"), "{message}");
+}
+
+#[test]
+fn no_dir_or_bad_option_is_a_usage_error() {
+    for args in [&[][..], &["--format", "yaml", "."], &["--verbose", "."]] {
+        let output = check(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&output).contains("usage:"), "{args:?}");
+    }
+}
