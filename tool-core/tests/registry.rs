@@ -366,8 +366,13 @@ fn a_run_time_tool_is_validated_and_called() {
         outcome,
         Ok(Outcome::Done(ToolOutput::json(json!({"query": "gates"}))))
     );
-    let error = block_on(registry.call("search_docs", json!({}), &cx())).unwrap_err();
-    assert!(matches!(error, ToolError::InvalidArguments { .. }));
+    // Only the schema knows what a run-time tool requires: without the
+    // `validate` feature nothing but the object shape is checked.
+    #[cfg(feature = "validate")]
+    {
+        let error = block_on(registry.call("search_docs", json!({}), &cx())).unwrap_err();
+        assert!(matches!(error, ToolError::InvalidArguments { .. }));
+    }
 }
 
 #[test]
