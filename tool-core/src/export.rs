@@ -108,21 +108,31 @@ pub(crate) fn exports(
     let description = declaration.description.as_ref();
     let bare = without_schema_keyword(schema);
 
+    // Values are moved into place, never passed to `json!`, which would
+    // re-serialize each schema (a third of the export cost at build).
+    let function = |parameters: Value, strict: bool| {
+        object([
+            ("type", json!("function")),
+            (
+                "function",
+                object([
+                    ("name", json!(name)),
+                    ("description", json!(description)),
+                    ("parameters", parameters),
+                    ("strict", json!(strict)),
+                ]),
+            ),
+        ])
+    };
     let openai = match strict(&bare) {
-        Ok(parameters) => json!({
-            "type": "function",
-            "function": {"name": name, "description": description, "parameters": parameters, "strict": true},
-        }),
+        Ok(parameters) => function(parameters, true),
         Err(reason) => {
             issues.push(ExportIssue {
                 tool: name.to_owned(),
                 provider: Provider::OpenAi,
                 reason: format!("{reason}; sent with `strict: false`"),
             });
-            json!({
-                "type": "function",
-                "function": {"name": name, "description": description, "parameters": bare, "strict": false},
-            })
+            function(bare.clone(), false)
         }
     };
 
@@ -145,7 +155,11 @@ pub(crate) fn exports(
             ));
         }
     }
-    let anthropic = json!({"name": name, "description": description, "input_schema": bare});
+    let anthropic = object([
+        ("name", json!(name)),
+        ("description", json!(description)),
+        ("input_schema", bare),
+    ]);
 
     let mut mcp = Map::new();
     mcp.insert("name".into(), json!(name));
@@ -165,6 +179,15 @@ pub(crate) fn exports(
         },
         issues,
     ))
+}
+
+fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
+    Value::Object(
+        entries
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect(),
+    )
 }
 
 /// MCP's defaults assume the worst (not read-only, destructive, open

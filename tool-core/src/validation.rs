@@ -1,7 +1,8 @@
 //! Argument validation against the schema the model was shown.
 //!
 //! With the `validate` feature (default) this is the `jsonschema` crate,
-//! compiled once per tool at registry build. Without it, serde still refuses
+//! compiled once per tool (at registry build for run-time tools, on first
+//! call for derived ones). Without it, serde still refuses
 //! missing required fields, wrong JSON types and unknown enum variants, but
 //! not schema-only constraints (`minimum`, `pattern`, `format`, ...), and its
 //! errors name no JSON path. See docs/validation.md.
