@@ -292,16 +292,27 @@ impl<'de> Deserialize<'de> for Grant {
         // A grant from a newer format may mean something this build cannot
         // read; refusing it is safer than guessing. The host then decides
         // (for instance, to end the run), never silently widens it.
-        if stored.format != GRANT_FORMAT {
-            return Err(serde::de::Error::custom(format!(
-                "grant format {} is not supported (this build reads format {GRANT_FORMAT})",
-                stored.format
-            )));
-        }
+        check_format("grant", stored.format, GRANT_FORMAT)?;
         Ok(Grant {
             format: stored.format,
             tools: stored.tools,
         })
+    }
+}
+
+/// Refuses a stored value of another format version than this build
+/// writes: guessing at a newer format's meaning could widen what it grants.
+pub(crate) fn check_format<E: serde::de::Error>(
+    what: &str,
+    found: u32,
+    supported: u32,
+) -> Result<(), E> {
+    if found == supported {
+        Ok(())
+    } else {
+        Err(E::custom(format!(
+            "{what} format {found} is not supported (this build reads format {supported})"
+        )))
     }
 }
 

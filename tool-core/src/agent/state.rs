@@ -143,12 +143,7 @@ impl<'de> Deserialize<'de> for RunState {
             decisions: Vec<ProposalDecision>,
         }
         let stored = Stored::deserialize(deserializer)?;
-        if stored.format != RUN_STATE_FORMAT {
-            return Err(serde::de::Error::custom(format!(
-                "run state format {} is not supported (this build reads format {RUN_STATE_FORMAT})",
-                stored.format
-            )));
-        }
+        crate::gates::check_format("run state", stored.format, RUN_STATE_FORMAT)?;
         Ok(RunState {
             format: stored.format,
             messages: stored.messages,
