@@ -21,7 +21,7 @@ use tool_core::{Execute, Outcome, Registry, RunId, Tool, ToolContext, ToolError,
 
 /// List the files of a directory.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "bench", effect = "read")]
+#[tool(data = "public", group = "bench", effect = "read")]
 struct ListFiles {
     /// The directory to list.
     path: String,
@@ -103,7 +103,7 @@ fn call_overhead(c: &mut Criterion) {
     // Every path returns the same text.
     let expected = bare(&arguments);
     assert_eq!(
-        expect_done(block_on(registry.call(
+        expect_done(block_on(registry.call_ungated(
             "list_files",
             arguments.clone(),
             &cx
@@ -131,7 +131,7 @@ fn call_overhead(c: &mut Criterion) {
     });
     group.bench_function("registry", |b| {
         b.iter(|| {
-            expect_done(block_on(registry.call(
+            expect_done(block_on(registry.call_ungated(
                 "list_files",
                 black_box(&arguments).clone(),
                 &cx,
@@ -167,7 +167,7 @@ fn call_by_tool_count(c: &mut Criterion) {
         assert_eq!(registry.len(), total);
         group.bench_function(format!("{total}_tools"), |b| {
             b.iter(|| {
-                expect_done(block_on(registry.call(
+                expect_done(block_on(registry.call_ungated(
                     "list_files",
                     black_box(&arguments).clone(),
                     &cx,

@@ -34,7 +34,7 @@ macro_rules! bench_tool {
     ($name:ident) => {
         /// A generated tool for the registry build benchmark.
         #[derive(::tool_core::Tool, ::serde::Deserialize, ::schemars::JsonSchema)]
-        #[tool(group = "bench", effect = "read")]
+        #[tool(data = "public", group = "bench", effect = "read")]
         pub struct $name {
             /// The directory to list.
             pub path: ::std::string::String,
@@ -85,6 +85,7 @@ impl DynTool for Filler {
             effect: Effect::Read,
             shipped: Shipped::Enabled,
             scope: None,
+            data: tool_core::DataClass::Public,
         }
     }
 

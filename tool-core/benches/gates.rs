@@ -19,7 +19,7 @@ use tool_core::{
 
 /// Read part of a file.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "files", effect = "read")]
+#[tool(data = "public", group = "files", effect = "read")]
 struct ReadFile {
     /// The file.
     path: String,
@@ -55,6 +55,7 @@ impl DynTool for Generated {
             effect: Effect::Read,
             shipped: Shipped::Enabled,
             scope: None,
+            data: tool_core::DataClass::Public,
         }
     }
     fn site(&self) -> DefinitionSite {
@@ -146,7 +147,7 @@ fn call_check(c: &mut Criterion) {
     let arguments = json!({"path": "src/lib.rs", "limit": 40, "numbered": true});
     let mut group = c.benchmark_group("gates/call");
     group.bench_function("ungated Registry::call", |b| {
-        b.iter(|| block_on(registry.call("read_file", black_box(arguments.clone()), &cx)))
+        b.iter(|| block_on(registry.call_ungated("read_file", black_box(arguments.clone()), &cx)))
     });
     group.bench_function("gated Gates::call", |b| {
         b.iter(|| block_on(gates.call(&grant, "read_file", black_box(arguments.clone()), &cx)))

@@ -27,8 +27,75 @@ pub struct Declaration {
     pub effect: Effect,
     /// Whether it ships enabled.
     pub shipped: Shipped,
-    /// The argument (JSON property) scoped grants are matched against.
-    pub scope: Option<Cow<'static, str>>,
+    /// The argument scoped grants are matched against, and what it is.
+    pub scope: Option<Scope>,
+    /// The class of data the tool returns (gate 8).
+    pub data: DataClass,
+}
+
+/// A tool's scope argument: the JSON property a scoped grant such as
+/// `read_source(src/**)` is matched against, and its kind, which decides
+/// how the pattern is read.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Scope {
+    /// The JSON property, a string argument of the tool.
+    pub property: Cow<'static, str>,
+    /// What the argument is.
+    pub kind: ScopeKind,
+}
+
+/// What a scope argument is. A pattern's meaning comes from here, never from
+/// the pattern's text (docs/scopes.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ScopeKind {
+    /// One simple shell command, matched word by word.
+    Command,
+    /// A relative path inside the tool's root, matched segment by segment.
+    Path,
+    /// Any other text (an identifier, a URL): exact or `*` wildcards.
+    Text,
+}
+
+impl fmt::Display for ScopeKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ScopeKind::Command => "command",
+            ScopeKind::Path => "path",
+            ScopeKind::Text => "text",
+        })
+    }
+}
+
+/// The class of what a tool returns, least to most sensitive. A run's
+/// trust-zone ceiling admits the tools whose class is at or below it
+/// (gate 8). A tool that declares none counts as [`DataClass::Personal`].
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum DataClass {
+    /// Anyone may see it (a page tree of a public site).
+    Public,
+    /// For the organisation, not secret (versions, log levels).
+    Internal,
+    /// Business data that must stay in the zone (settings, source code).
+    Confidential,
+    /// Data about people; the strictest class, and the default.
+    #[default]
+    Personal,
+}
+
+impl fmt::Display for DataClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DataClass::Public => "public",
+            DataClass::Internal => "internal",
+            DataClass::Confidential => "confidential",
+            DataClass::Personal => "personal",
+        })
+    }
 }
 
 /// Whether a tool changes anything. There is no third, unclassified state.

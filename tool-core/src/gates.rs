@@ -10,7 +10,9 @@
 //! 4. egress;
 //! 5. the run's configuration (groups, then effects);
 //! 6. the skills' `allowed-tools`;
-//! 7. the run's selection.
+//! 7. the run's selection;
+//! 8. the trust zone (the class of data the tool returns against the
+//!    ceiling of the run's model provider).
 //!
 //! ```
 //! use tool_core::gates::{Gates, Grant, HostSettings, RunConfig, Selection, RunInputs};
@@ -38,7 +40,8 @@ use crate::egress::{EgressGuard, Site};
 pub use crate::skills::Allowance;
 use crate::skills::{EffectiveSkills, KnownTool, ScopePattern, SkillRef, TrustLevel};
 use crate::{
-    Actor, Effect, Egress, Outcome, RegisteredTool, Registry, Shipped, ToolContext, ToolError,
+    Actor, DataClass, Effect, Egress, Outcome, RegisteredTool, Registry, ScopeKind, Shipped,
+    ToolContext, ToolError,
 };
 
 /// An administrator's switch for a group or a tool. `Unset` keeps the
@@ -100,7 +103,7 @@ pub enum AllowedEffects {
 }
 
 /// A run's configuration.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RunConfig {
     /// The groups the run may use: empty = all; a group that is not
@@ -108,6 +111,22 @@ pub struct RunConfig {
     pub groups: BTreeSet<String>,
     /// The effects the run may use.
     pub effects: AllowedEffects,
+    /// The trust-zone ceiling of the run's model provider (gate 8): the
+    /// most sensitive class of data the model may be shown. `internal`
+    /// unless the host raises it (a local model may see more than a hosted
+    /// one), so an unclassified tool, which counts as `personal`, is not
+    /// offered by default.
+    pub trust_zone: DataClass,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            groups: BTreeSet::new(),
+            effects: AllowedEffects::default(),
+            trust_zone: DataClass::Internal,
+        }
+    }
 }
 
 /// The run's pick of tools.
@@ -181,6 +200,15 @@ pub enum Denial {
     /// Gate 7: the run's selection leaves it out.
     #[error("the run's selection leaves it out")]
     NotSelected,
+    /// Gate 8: the tool returns data of a class above the run's trust-zone
+    /// ceiling.
+    #[error("the tool returns {data} data, above the run's trust-zone ceiling `{ceiling}`")]
+    TrustZone {
+        /// What the tool declares (or `personal` when it declares none).
+        data: DataClass,
+        /// The run's ceiling.
+        ceiling: DataClass,
+    },
     /// At call time: the run's grant (resolved when it started) does not
     /// hold the tool.
     #[error("the run's grant does not hold it")]
@@ -204,6 +232,7 @@ impl Denial {
             Denial::GroupNotConfigured { .. } | Denial::ReadOnlyRun => "configuration",
             Denial::NotAllowedBySkills => "skills",
             Denial::NotSelected => "selection",
+            Denial::TrustZone { .. } => "trust_zone",
             Denial::NotInGrant => "grant",
             Denial::OutOfScope => "scope",
         }
@@ -211,11 +240,14 @@ impl Denial {
 }
 
 impl Allowance {
-    fn admits(&self, scope_value: Option<&str>) -> bool {
+    /// Whether a call whose scope argument is `scope` (its kind and value,
+    /// `None` for a tool without one or a call without the value) is
+    /// admitted.
+    fn admits(&self, scope: Option<(ScopeKind, &str)>) -> bool {
         match self {
             Allowance::Whole => true,
             Allowance::Scoped(patterns) => {
-                scope_value.is_some_and(|value| patterns.iter().any(|p| p.admits(value)))
+                scope.is_some_and(|(kind, value)| patterns.iter().any(|p| p.admits(kind, value)))
             }
         }
     }
@@ -528,13 +560,11 @@ impl<'r> Gates<'r> {
         let granted = grant.tools.get(tool).ok_or(Denial::NotInGrant)?;
         let registered = &self.registry.tools()[index];
         if !matches!((granted, now), (Allowance::Whole, Allowance::Whole)) {
-            let value = registered
-                .declaration()
-                .scope
-                .as_deref()
-                .and_then(|property| arguments.get(property))
-                .and_then(Value::as_str);
-            if !(granted.admits(value) && now.admits(value)) {
+            let scope = registered.declaration().scope.as_ref().and_then(|scope| {
+                let value = arguments.get(scope.property.as_ref())?.as_str()?;
+                Some((scope.kind, value))
+            });
+            if !(granted.admits(scope) && now.admits(scope)) {
                 return Err(Denial::OutOfScope);
             }
         }
@@ -571,38 +601,6 @@ impl<'r> Gates<'r> {
                     .await
             }
         }
-    }
-
-    /// Re-checks that `approver` passes the gates for the proposal's tool,
-    /// then applies it. The gates are those of the run with the approver as
-    /// the actor: an approver who could not call the tool cannot approve it.
-    pub async fn approve(
-        registry: &Registry,
-        inputs: RunInputs<'_>,
-        proposal: &crate::Proposal,
-        approver: &Actor,
-        cx: &ToolContext,
-    ) -> Result<crate::ToolOutput, ToolError> {
-        let as_approver = RunInputs {
-            actor: Some(approver),
-            ..inputs
-        };
-        let gates = Gates::new(registry, as_approver);
-        if let Some(denial) = gates.denial(&proposal.tool) {
-            tracing::info!(
-                target: "tool_core::gate",
-                run = %cx.run(),
-                tool = proposal.tool.as_str(),
-                decision = "deny",
-                gate = denial.gate(),
-                approver = approver.id.as_str(),
-            );
-            return Err(ToolError::Refused {
-                tool: proposal.tool.clone(),
-                denial,
-            });
-        }
-        registry.apply(proposal, cx).await
     }
 }
 
@@ -694,6 +692,13 @@ fn verdict(
         && !names.contains(name)
     {
         return Err(Denial::NotSelected);
+    }
+    // 8. Trust zone.
+    if declaration.data > inputs.config.trust_zone {
+        return Err(Denial::TrustZone {
+            data: declaration.data,
+            ceiling: inputs.config.trust_zone,
+        });
     }
     Ok(allowance)
 }

@@ -38,11 +38,11 @@
 //! assert_eq!(tool.declaration().description, "Add two numbers.");
 //!
 //! let cx = ToolContext::new(RunId("run-1".into()));
-//! let outcome = registry.call("add_numbers", serde_json::json!({"a": 2, "b": 3}), &cx).await;
+//! let outcome = registry.call_ungated("add_numbers", serde_json::json!({"a": 2, "b": 3}), &cx).await;
 //! assert_eq!(outcome, Ok(Outcome::Done(ToolOutput::text("5"))));
 //!
 //! // Bad arguments are refused before the tool runs, naming the path.
-//! let error = registry.call("add_numbers", serde_json::json!({"a": "two", "b": 3}), &cx).await.unwrap_err();
+//! let error = registry.call_ungated("add_numbers", serde_json::json!({"a": "two", "b": 3}), &cx).await.unwrap_err();
 //! assert!(error.model_text().contains("/a"));
 //! # });
 //! ```
@@ -76,7 +76,7 @@
 //!
 //! /// Rename a page.
 //! #[derive(Tool, Deserialize, JsonSchema)]
-//! #[tool(group = "pages", effect = "write", scope = "page")]
+//! #[tool(group = "pages", effect = "write", scope(text = "page"))]
 //! struct RenamePage {
 //!     /// The page's path.
 //!     page: String,
@@ -86,12 +86,11 @@
 //!
 //! impl Write for RenamePage {
 //!     async fn propose(self, _cx: &ToolContext) -> Result<Proposal, ToolError> {
-//!         Ok(Proposal {
-//!             tool: "rename_page".into(),
-//!             record: self.page.clone(),
-//!             changes: vec![Change { field: "title".into(), new: self.title.into(), replaces: "Old".into() }],
-//!             summary: format!("rename {}", self.page),
-//!         })
+//!         Ok(Proposal::new(
+//!             self.page.clone(),
+//!             vec![Change { field: "title".into(), new: self.title.into(), replaces: "Old".into() }],
+//!             format!("rename {}", self.page),
+//!         ))
 //!     }
 //!     async fn apply(_proposal: &Proposal, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
 //!         Ok(ToolOutput::text("renamed"))
@@ -129,6 +128,7 @@
 //!   see docs/validation.md for what serde alone enforces without it.
 
 pub mod agent;
+pub mod approval;
 mod context;
 mod declaration;
 pub mod egress;
@@ -143,11 +143,15 @@ mod validation;
 
 pub use context::{Actor, RunId, ToolContext};
 pub use declaration::{
-    Declaration, DefinitionSite, Effect, Egress, Shipped, is_valid_group_name, is_valid_tool_name,
+    DataClass, Declaration, DefinitionSite, Effect, Egress, Scope, ScopeKind, Shipped,
+    is_valid_group_name, is_valid_tool_name,
 };
-pub use output::{ArgumentProblem, Change, Outcome, Proposal, ToolError, ToolOutput};
+pub use output::{ArgumentProblem, Change, Outcome, Proposal, ProposalId, ToolError, ToolOutput};
 pub use registration::{BoxFuture, DynTool, Registration};
-pub use registry::{BuildProblem, RegisteredTool, Registry, RegistryBuilder, RegistryError};
+pub use registry::{
+    BuildProblem, DEFAULT_MAX_ARGUMENT_BYTES, RegisteredTool, Registry, RegistryBuilder,
+    RegistryError,
+};
 pub use tool::{Execute, Tool, Write};
 pub use tool_derive::Tool;
 
@@ -159,7 +163,7 @@ pub mod __private {
     pub use inventory;
 
     pub use crate::registration::Registration;
-    use crate::{Declaration, Effect, Egress, Shipped};
+    use crate::{DataClass, Declaration, Effect, Egress, Shipped};
 
     /// Not public API; used by generated code. Stands in for the
     /// declaration of a type whose derive failed, so the user sees only the
@@ -174,6 +178,7 @@ pub mod __private {
         effect: Effect::Read,
         shipped: Shipped::Disabled,
         scope: None,
+        data: DataClass::Personal,
     };
 
     /// Not public API; used by generated code. `Tool`'s supertraits as one

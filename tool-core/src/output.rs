@@ -69,16 +69,118 @@ pub struct Change {
 }
 
 /// What a write tool would do, shown to a person before anything is written.
+///
+/// A tool builds it with [`Proposal::new`] (the record, the changes, one
+/// sentence); the registry then fills in the tool's name, the validated
+/// arguments the proposal was made from and a fresh [`ProposalId`]. A tool
+/// cannot set those, so it cannot propose in another tool's name, and
+/// approving re-runs the tool on exactly those arguments
+/// ([`approval`](crate::approval)).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Proposal {
-    /// The tool that proposed it.
-    pub tool: String,
+    id: ProposalId,
+    tool: String,
+    arguments: Value,
     /// The record it would change (an id a person can look up).
     pub record: String,
     /// The fields it would change, with the values they replace.
     pub changes: Vec<Change>,
     /// One human sentence: what approving does.
     pub summary: String,
+}
+
+impl Proposal {
+    /// A proposal of `changes` to `record`, described by `summary`.
+    pub fn new(
+        record: impl Into<String>,
+        changes: Vec<Change>,
+        summary: impl Into<String>,
+    ) -> Self {
+        Proposal {
+            id: ProposalId(String::new()),
+            tool: String::new(),
+            arguments: Value::Null,
+            record: record.into(),
+            changes,
+            summary: summary.into(),
+        }
+    }
+
+    /// Its id, unique per proposal; each is decided once.
+    pub fn id(&self) -> &ProposalId {
+        &self.id
+    }
+
+    /// The tool that proposed it, as the registry recorded it.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The validated arguments it was made from.
+    pub fn arguments(&self) -> &Value {
+        &self.arguments
+    }
+
+    /// Stamps what only the registry may say about a proposal.
+    pub(crate) fn stamped(mut self, id: ProposalId, tool: &str, arguments: Value) -> Self {
+        self.id = id;
+        self.tool = tool.to_owned();
+        self.arguments = arguments;
+        self
+    }
+
+    /// Whether `fresh` (proposed again now) would write exactly what this
+    /// one says: the same record, changes and summary.
+    pub(crate) fn same_change(&self, fresh: &Proposal) -> bool {
+        self.record == fresh.record
+            && self.changes == fresh.changes
+            && self.summary == fresh.summary
+    }
+}
+
+/// The id of one [`Proposal`]: 128 random bits in hex.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ProposalId(String);
+
+impl ProposalId {
+    /// A fresh id. Random (the standard library's per-process hash keys
+    /// over a counter and the clock), so ids of two host processes sharing
+    /// one database do not collide.
+    pub(crate) fn fresh() -> Self {
+        use std::hash::{BuildHasher, Hasher};
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let half = |salt: u64| {
+            let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+            hasher.write_u64(salt);
+            hasher.write_u64(count);
+            hasher.write_u128(nanos);
+            hasher.write_u32(std::process::id());
+            hasher.finish()
+        };
+        ProposalId(format!("{:016x}{:016x}", half(1), half(2)))
+    }
+
+    /// An id as stored by a host.
+    pub fn new(id: impl Into<String>) -> Self {
+        ProposalId(id.into())
+    }
+
+    /// The id's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for ProposalId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 /// The result of a checked call.
@@ -128,6 +230,15 @@ pub enum ToolError {
         tool: String,
         /// Every failing path, in document order.
         problems: Vec<ArgumentProblem>,
+    },
+    /// The arguments are longer than the host's limit; they were neither
+    /// validated nor parsed.
+    #[error("the arguments for `{tool}` are larger than the limit of {limit} bytes")]
+    ArgumentsTooLarge {
+        /// The tool called.
+        tool: String,
+        /// The limit, in bytes of JSON.
+        limit: usize,
     },
     /// The tool needs a service the host did not put in the context.
     #[error("the host provides no `{service}`, which this tool needs")]

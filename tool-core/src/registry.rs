@@ -12,27 +12,50 @@ use std::task::{Context, Poll};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
+use crate::approval::ApprovalError;
 use crate::export::{ExportIssue, Exports, Provider};
 use crate::registration::{BoxFuture, DynTool, Handler, Registration};
 use crate::validation::ArgumentValidator;
 use crate::{
-    Declaration, DefinitionSite, Effect, Outcome, Proposal, ToolContext, ToolError, ToolOutput,
-    is_valid_group_name, is_valid_tool_name,
+    Declaration, DefinitionSite, Effect, Outcome, Proposal, ProposalId, ToolContext, ToolError,
+    ToolOutput, is_valid_group_name, is_valid_tool_name,
 };
 
 const DESCRIPTION_MAX: usize = 1024;
 
 /// Collects the tools of a registry; [`build`](Self::build) checks them all.
-#[derive(Default)]
 pub struct RegistryBuilder {
     linked: Vec<&'static Registration>,
     dynamic: Vec<Arc<dyn DynTool>>,
+    max_argument_bytes: usize,
 }
+
+impl Default for RegistryBuilder {
+    fn default() -> Self {
+        RegistryBuilder {
+            linked: Vec::new(),
+            dynamic: Vec::new(),
+            max_argument_bytes: DEFAULT_MAX_ARGUMENT_BYTES,
+        }
+    }
+}
+
+/// The largest arguments a call may carry unless the host sets another
+/// limit: 1 MiB of JSON.
+pub const DEFAULT_MAX_ARGUMENT_BYTES: usize = 1 << 20;
 
 impl RegistryBuilder {
     /// An empty builder.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Refuses calls whose arguments, as JSON, are longer than `bytes`
+    /// (default [`DEFAULT_MAX_ARGUMENT_BYTES`]), before they are validated
+    /// or parsed into the tool's type.
+    pub fn max_argument_bytes(mut self, bytes: usize) -> Self {
+        self.max_argument_bytes = bytes;
+        self
     }
 
     /// Adds every tool linked into the program (`#[derive(Tool)]`).
@@ -127,6 +150,7 @@ impl RegistryBuilder {
             tools,
             index,
             export_issues,
+            max_argument_bytes: self.max_argument_bytes,
         })
     }
 }
@@ -179,11 +203,13 @@ fn check_tool(
         });
     }
     if let Some(scope) = &declaration.scope {
-        let property = schema.get("properties").and_then(|p| p.get(scope.as_ref()));
+        let property = schema
+            .get("properties")
+            .and_then(|p| p.get(scope.property.as_ref()));
         if property.is_none() {
             problems.push(BuildProblem::ScopeNotInSchema {
                 name: name.clone(),
-                scope: scope.to_string(),
+                scope: scope.property.to_string(),
                 site,
             });
         }
@@ -326,7 +352,7 @@ pub enum BuildProblem {
     /// `scope` names a property the schema does not have (for instance
     /// after a serde `rename_all`).
     #[error(
-        "tool `{name}` (in {site}) declares `scope = \"{scope}\"`, but its schema has no such property"
+        "tool `{name}` (in {site}) declares the scope argument `{scope}`, but its schema has no such property"
     )]
     ScopeNotInSchema {
         /// The tool.
@@ -430,6 +456,7 @@ pub struct Registry {
     /// cannot flood it; SipHash cost a third of the call-time check.
     index: FxHashMap<Arc<str>, usize>,
     export_issues: Vec<ExportIssue>,
+    max_argument_bytes: usize,
 }
 
 impl Registry {
@@ -470,16 +497,24 @@ impl Registry {
         self.tools.is_empty()
     }
 
-    /// A checked call: validates `arguments` against the schema the model
-    /// was shown, deserializes them, and runs the tool.
+    /// The largest arguments, in bytes of JSON, a call may carry. A model
+    /// client that receives arguments as text can refuse longer text before
+    /// parsing it.
+    pub fn max_argument_bytes(&self) -> usize {
+        self.max_argument_bytes
+    }
+
+    /// An **ungated** call: validates `arguments` against the schema the
+    /// model was shown, deserializes them, and runs the tool, checking no
+    /// gate and no grant.
     ///
-    /// This path checks no gate: a host offering tools to a model calls
-    /// through [`Gates::call`](crate::gates::Gates::call) instead.
+    /// For tests and for hosts that gate elsewhere; a host offering tools to
+    /// a model calls through [`Gates::call`](crate::gates::Gates::call).
     ///
     /// A read tool returns [`Outcome::Done`]; a write tool returns
     /// [`Outcome::Proposed`] and writes nothing. Never panics: a tool that
     /// panics fails this call with [`ToolError::Panicked`].
-    pub async fn call(
+    pub async fn call_ungated(
         &self,
         name: &str,
         arguments: Value,
@@ -514,6 +549,12 @@ impl Registry {
             tracing::error!(target: "tool_core::call", tool = tool.name(), "the tool's schema does not compile");
             return Err(ToolError::failed("the tool is not available on this host"));
         };
+        if !fits(&arguments, self.max_argument_bytes) {
+            return Err(ToolError::ArgumentsTooLarge {
+                tool: tool.name().to_owned(),
+                limit: self.max_argument_bytes,
+            });
+        }
         validator
             .check(&arguments)
             .map_err(|problems| ToolError::InvalidArguments {
@@ -527,9 +568,12 @@ impl Registry {
                     .map(Outcome::Done)
             }
             Kind::Linked(Handler::Write { propose, .. }) => {
+                let kept = arguments.clone();
                 guarded(tool.name(), || propose(arguments, cx))
                     .await
-                    .map(Outcome::Proposed)
+                    .map(|proposal| {
+                        Outcome::Proposed(proposal.stamped(ProposalId::fresh(), tool.name(), kept))
+                    })
             }
             Kind::Dynamic(dynamic) => guarded(tool.name(), || dynamic.execute(arguments, cx))
                 .await
@@ -537,21 +581,57 @@ impl Registry {
         }
     }
 
-    /// Applies an approved proposal with the tool that made it.
-    pub async fn apply(
+    /// Applies an approved proposal with the tool that made it: proposes
+    /// again on the proposal's arguments and refuses the proposal as stale
+    /// unless the fresh one says the same. Only the approval path
+    /// ([`Approval::approve`](crate::approval::Approval::approve)) reaches
+    /// this, after its checks.
+    pub(crate) async fn apply_approved(
         &self,
+        tool: &RegisteredTool,
         proposal: &Proposal,
         cx: &ToolContext,
-    ) -> Result<ToolOutput, ToolError> {
-        match self.get(&proposal.tool).map(|tool| &tool.kind) {
-            Some(Kind::Linked(Handler::Write { apply, .. })) => {
-                guarded(&proposal.tool, || apply(proposal, cx)).await
+    ) -> Result<ToolOutput, ApprovalError> {
+        let Kind::Linked(Handler::Write { apply, .. }) = &tool.kind else {
+            return Err(ToolError::NotAvailable {
+                tool: proposal.tool().to_owned(),
             }
-            _ => Err(ToolError::NotAvailable {
-                tool: proposal.tool.clone(),
-            }),
+            .into());
+        };
+        let fresh = match self
+            .call_registered(tool, proposal.arguments().clone(), cx)
+            .await?
+        {
+            Outcome::Proposed(fresh) if proposal.same_change(&fresh) => fresh,
+            _ => return Err(ApprovalError::Stale),
+        };
+        // The fresh proposal carries the approved one's id: one decision.
+        let fresh = fresh.stamped(
+            proposal.id().clone(),
+            tool.name(),
+            proposal.arguments().clone(),
+        );
+        Ok(guarded(tool.name(), || apply(&fresh, cx)).await?)
+    }
+}
+
+/// Whether `arguments` serialize to at most `limit` bytes; stops writing
+/// at the limit, so a huge value costs no more than the limit to measure.
+fn fits(arguments: &Value, limit: usize) -> bool {
+    struct Budget(usize);
+    impl std::io::Write for Budget {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 = self
+                .0
+                .checked_sub(bytes.len())
+                .ok_or(std::io::ErrorKind::FileTooLarge)?;
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
         }
     }
+    serde_json::to_writer(Budget(limit), arguments).is_ok()
 }
 
 impl fmt::Debug for Registry {

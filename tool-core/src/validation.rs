@@ -20,7 +20,11 @@ pub(crate) struct ArgumentValidator(jsonschema::Validator);
 #[cfg(feature = "validate")]
 impl ArgumentValidator {
     pub(crate) fn compile(schema: &Value) -> Result<Self, String> {
-        jsonschema::validator_for(schema)
+        // `format` is an annotation unless asked for; the schema the model
+        // was shown says `email`, `uri`, `date-time`…, so it is enforced.
+        jsonschema::options()
+            .should_validate_formats(true)
+            .build(schema)
             .map(ArgumentValidator)
             .map_err(|error| error.to_string())
     }

@@ -16,6 +16,7 @@ use tool_core::agent::{
     Model, ModelError, ModelRequest, ModelResponse, RunEnd, RunState, RunStatus, Spent, ToolCall,
     Usage,
 };
+use tool_core::approval::MemoryApprovals;
 use tool_core::export::Provider;
 use tool_core::gates::{
     Denial, HostSettings, RunConfig, RunInputs, Selection, Toggle, ToolSettings,
@@ -27,7 +28,7 @@ use common::{Store, admin, registry, user};
 /// Counts up to a limit; the limit is optional with a default, so strict
 /// mode makes the model send `null` for it.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(name = "a_count", group = "alpha", effect = "read")]
+#[tool(data = "public", name = "a_count", group = "alpha", effect = "read")]
 struct ACount {
     /// How far to count; 3 when absent.
     #[serde(default = "three")]
@@ -137,6 +138,7 @@ struct Host {
     config: RunConfig,
     selection: Selection,
     store: Arc<Store>,
+    approvals: MemoryApprovals,
 }
 
 impl Host {
@@ -148,6 +150,7 @@ impl Host {
             config: RunConfig::default(),
             selection: Selection::All,
             store: common::store(),
+            approvals: MemoryApprovals::new(),
         }
     }
 
@@ -201,7 +204,14 @@ impl Host {
         decision: Decision,
     ) -> (RunEnd, Vec<Event>) {
         let mut events = Vec::new();
-        let end = block_on(agent.resume(state, decision, self.inputs(), &self.cx(), &mut events));
+        let end = block_on(agent.resume(
+            state,
+            decision,
+            self.inputs(),
+            &self.approvals,
+            &self.cx(),
+            &mut events,
+        ));
         (end, events)
     }
 
@@ -1030,6 +1040,13 @@ fn run_futures_are_send() {
     let (stored, _) = suspend(&host, calls([write_call("w1", "r1", "v")]));
     let state: RunState = serde_json::from_str(&stored).unwrap();
     let decision = Decision::Approved { approver: admin() };
-    let resume = agent.resume(state, decision, host.inputs(), &cx, &mut events);
+    let resume = agent.resume(
+        state,
+        decision,
+        host.inputs(),
+        &host.approvals,
+        &cx,
+        &mut events,
+    );
     assert_send(&resume);
 }

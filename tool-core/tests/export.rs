@@ -32,6 +32,7 @@ struct Range {
 /// Search the documentation.
 #[derive(Tool, Deserialize, JsonSchema)]
 #[tool(
+    data = "public",
     group = "docs",
     effect = "read",
     title = "Search docs",
@@ -58,7 +59,7 @@ impl Execute for SearchDocs {
 
 /// Tag a page with free-form labels.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "docs", effect = "read")]
+#[tool(data = "public", group = "docs", effect = "read")]
 struct TagPage {
     /// Label name to value.
     labels: HashMap<String, String>,
@@ -72,7 +73,7 @@ impl Execute for TagPage {
 
 /// Report the status.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "docs", effect = "read")]
+#[tool(data = "public", group = "docs", effect = "read")]
 struct Status {}
 
 impl Execute for Status {
@@ -204,7 +205,7 @@ fn normalized_strict_arguments_pass_the_checked_call() {
     let sent = json!({"query": "gates", "order": null, "pages": null, "limit": null});
     let arguments = normalize_arguments(tool, Provider::OpenAi, sent);
     let cx = ToolContext::new(tool_core::RunId("r".into()));
-    let outcome = futures_executor::block_on(registry.call("search_docs", arguments, &cx));
+    let outcome = futures_executor::block_on(registry.call_ungated("search_docs", arguments, &cx));
     assert_eq!(
         outcome,
         Ok(tool_core::Outcome::Done(ToolOutput::text("gates 0")))

@@ -93,6 +93,7 @@ fn config() -> impl Strategy<Value = RunConfig> {
             } else {
                 AllowedEffects::ReadWrite
             },
+            ..RunConfig::default()
         })
 }
 

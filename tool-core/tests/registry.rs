@@ -9,14 +9,20 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tool_core::{
     BoxFuture, BuildProblem, Change, Declaration, DefinitionSite, DynTool, Effect, Egress, Execute,
-    Outcome, Proposal, Registry, RunId, Shipped, Tool, ToolContext, ToolError, ToolOutput, Write,
+    Outcome, Proposal, Registry, RunId, ScopeKind, Shipped, Tool, ToolContext, ToolError,
+    ToolOutput, Write,
 };
 
 /// Greet someone by name.
 ///
 /// A second paragraph the model also reads.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "greetings", effect = "read", title = "Greeter")]
+#[tool(
+    data = "public",
+    group = "greetings",
+    effect = "read",
+    title = "Greeter"
+)]
 struct GreetPerson {
     /// Who to greet.
     name: String,
@@ -34,7 +40,12 @@ impl Execute for GreetPerson {
 
 /// Always panics, to prove a panic fails only its own call.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(name = "explode", group = "greetings", effect = "read")]
+#[tool(
+    data = "public",
+    name = "explode",
+    group = "greetings",
+    effect = "read"
+)]
 struct Explode {}
 
 impl Execute for Explode {
@@ -46,6 +57,7 @@ impl Execute for Explode {
 /// Needs a service the host may not provide.
 #[derive(Tool, Deserialize, JsonSchema)]
 #[tool(
+    data = "public",
     group = "greetings",
     effect = "read",
     requires_admin,
@@ -65,7 +77,12 @@ impl Execute for ReadGuestbook {
 
 /// Set a person's nickname.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "greetings", effect = "write", scope = "person")]
+#[tool(
+    data = "public",
+    group = "greetings",
+    effect = "write",
+    scope(text = "person")
+)]
 struct SetNickname {
     /// The person.
     person: String,
@@ -75,16 +92,15 @@ struct SetNickname {
 
 impl Write for SetNickname {
     async fn propose(self, _cx: &ToolContext) -> Result<Proposal, ToolError> {
-        Ok(Proposal {
-            tool: "set_nickname".into(),
-            record: self.person.clone(),
-            changes: vec![Change {
+        Ok(Proposal::new(
+            self.person.clone(),
+            vec![Change {
                 field: "nickname".into(),
                 new: json!(self.nickname),
                 replaces: json!(null),
             }],
-            summary: format!("set {}'s nickname", self.person),
-        })
+            format!("set {}'s nickname", self.person),
+        ))
     }
 
     async fn apply(proposal: &Proposal, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
@@ -134,7 +150,11 @@ fn declaration_comes_from_attribute_and_doc_comment() {
 #[test]
 fn write_tool_ships_disabled_even_without_the_key() {
     assert_eq!(SetNickname::DECLARATION.shipped, Shipped::Disabled);
-    assert_eq!(SetNickname::DECLARATION.scope.as_deref(), Some("person"));
+    let scope = SetNickname::DECLARATION.scope.unwrap();
+    assert_eq!(
+        (scope.property.as_ref(), scope.kind),
+        ("person", ScopeKind::Text)
+    );
 }
 
 #[test]
@@ -164,7 +184,7 @@ fn schema_is_an_object_with_field_docs_and_no_type_name() {
 
 #[test]
 fn valid_call_runs_the_tool() {
-    let outcome = block_on(registry().call(
+    let outcome = block_on(registry().call_ungated(
         "greet_person",
         json!({"name": "Ada", "excitement": 2}),
         &cx(),
@@ -174,16 +194,19 @@ fn valid_call_runs_the_tool() {
 
 #[test]
 fn unknown_tool_is_not_available() {
-    let error = block_on(registry().call("no_such_tool", json!({}), &cx())).unwrap_err();
+    let error = block_on(registry().call_ungated("no_such_tool", json!({}), &cx())).unwrap_err();
     assert_eq!(error.model_text(), "tool `no_such_tool` is not available");
 }
 
 #[cfg(feature = "validate")]
 #[test]
 fn bad_arguments_name_every_failing_path() {
-    let error =
-        block_on(registry().call("greet_person", json!({"name": 7, "excitement": 9}), &cx()))
-            .unwrap_err();
+    let error = block_on(registry().call_ungated(
+        "greet_person",
+        json!({"name": 7, "excitement": 9}),
+        &cx(),
+    ))
+    .unwrap_err();
     let ToolError::InvalidArguments { problems, .. } = &error else {
         panic!("expected invalid arguments, got {error:?}");
     };
@@ -201,7 +224,7 @@ fn bad_arguments_name_every_failing_path() {
 #[test]
 fn schema_only_constraints_are_enforced() {
     // serde would accept 9 for a u8; the schema the model saw says at most 5.
-    let error = block_on(registry().call(
+    let error = block_on(registry().call_ungated(
         "greet_person",
         json!({"name": "Ada", "excitement": 9}),
         &cx(),
@@ -212,7 +235,7 @@ fn schema_only_constraints_are_enforced() {
 
 #[test]
 fn missing_required_argument_is_refused() {
-    let error = block_on(registry().call("greet_person", json!({}), &cx())).unwrap_err();
+    let error = block_on(registry().call_ungated("greet_person", json!({}), &cx())).unwrap_err();
     assert!(
         matches!(error, ToolError::InvalidArguments { .. }),
         "{error:?}"
@@ -223,7 +246,8 @@ fn missing_required_argument_is_refused() {
 #[test]
 fn non_object_arguments_are_refused() {
     for arguments in [json!(null), json!([]), json!("Ada"), json!(3)] {
-        let error = block_on(registry().call("greet_person", arguments, &cx())).unwrap_err();
+        let error =
+            block_on(registry().call_ungated("greet_person", arguments, &cx())).unwrap_err();
         assert!(matches!(error, ToolError::InvalidArguments { .. }));
     }
 }
@@ -231,23 +255,23 @@ fn non_object_arguments_are_refused() {
 #[test]
 fn a_panicking_tool_fails_only_its_call() {
     let registry = registry();
-    let error = block_on(registry.call("explode", json!({}), &cx())).unwrap_err();
+    let error = block_on(registry.call_ungated("explode", json!({}), &cx())).unwrap_err();
     assert!(matches!(&error, ToolError::Panicked { message, .. } if message == "boom"));
     assert_eq!(error.model_text(), "tool `explode` failed");
     // The registry is still usable afterwards.
-    let outcome = block_on(registry.call("greet_person", json!({"name": "Bo"}), &cx()));
+    let outcome = block_on(registry.call_ungated("greet_person", json!({"name": "Bo"}), &cx()));
     assert!(outcome.is_ok());
 }
 
 #[test]
 fn a_missing_service_is_a_clear_error_and_a_present_one_is_used() {
     let registry = registry();
-    let error = block_on(registry.call("read_guestbook", json!({}), &cx())).unwrap_err();
+    let error = block_on(registry.call_ungated("read_guestbook", json!({}), &cx())).unwrap_err();
     assert!(
         matches!(error, ToolError::MissingService { service } if service.ends_with("Guestbook"))
     );
     let with_book = cx().with_service(Guestbook(vec!["ada was here"]));
-    let outcome = block_on(registry.call("read_guestbook", json!({}), &with_book));
+    let outcome = block_on(registry.call_ungated("read_guestbook", json!({}), &with_book));
     assert_eq!(
         outcome,
         Ok(Outcome::Done(ToolOutput::json(json!(["ada was here"]))))
@@ -255,9 +279,9 @@ fn a_missing_service_is_a_clear_error_and_a_present_one_is_used() {
 }
 
 #[test]
-fn a_write_call_proposes_and_writes_nothing_until_applied() {
+fn a_write_call_proposes_writes_nothing_and_is_stamped_by_the_registry() {
     let registry = registry();
-    let outcome = block_on(registry.call(
+    let outcome = block_on(registry.call_ungated(
         "set_nickname",
         json!({"person": "ada", "nickname": "countess"}),
         &cx(),
@@ -268,23 +292,14 @@ fn a_write_call_proposes_and_writes_nothing_until_applied() {
     };
     assert_eq!(proposal.record, "ada");
     assert_eq!(proposal.changes[0].new, json!("countess"));
-    let applied = block_on(registry.apply(&proposal, &cx()));
-    assert_eq!(applied, Ok(ToolOutput::text("applied to ada")));
-}
-
-#[test]
-fn applying_a_proposal_of_a_read_or_unknown_tool_is_refused() {
-    let registry = registry();
-    for tool in ["greet_person", "nope"] {
-        let proposal = Proposal {
-            tool: tool.into(),
-            record: "x".into(),
-            changes: vec![],
-            summary: String::new(),
-        };
-        let error = block_on(registry.apply(&proposal, &cx())).unwrap_err();
-        assert!(matches!(error, ToolError::NotAvailable { .. }));
-    }
+    // The registry, not the tool's author, names the tool and keeps the
+    // validated arguments.
+    assert_eq!(proposal.tool(), "set_nickname");
+    assert_eq!(
+        proposal.arguments(),
+        &json!({"person": "ada", "nickname": "countess"})
+    );
+    assert_eq!(proposal.id().as_str().len(), 32);
 }
 
 /// A run-time tool, as a host would proxy one from an MCP server.
@@ -318,6 +333,7 @@ impl DynTool for Proxied {
             effect: self.effect,
             shipped: Shipped::Enabled,
             scope: None,
+            data: tool_core::DataClass::Public,
         }
     }
 
@@ -361,7 +377,7 @@ fn a_run_time_tool_is_validated_and_called() {
         .unwrap();
     let tool = registry.get("search_docs").unwrap();
     assert!(tool.is_dynamic());
-    let outcome = block_on(registry.call("search_docs", json!({"query": "gates"}), &cx()));
+    let outcome = block_on(registry.call_ungated("search_docs", json!({"query": "gates"}), &cx()));
     assert_eq!(
         outcome,
         Ok(Outcome::Done(ToolOutput::json(json!({"query": "gates"}))))
@@ -370,7 +386,7 @@ fn a_run_time_tool_is_validated_and_called() {
     // `validate` feature nothing but the object shape is checked.
     #[cfg(feature = "validate")]
     {
-        let error = block_on(registry.call("search_docs", json!({}), &cx())).unwrap_err();
+        let error = block_on(registry.call_ungated("search_docs", json!({}), &cx())).unwrap_err();
         assert!(matches!(error, ToolError::InvalidArguments { .. }));
     }
 }

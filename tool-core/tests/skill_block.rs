@@ -4,6 +4,7 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
+use tool_core::ScopeKind;
 use tool_core::skills::{
     AllowedTools, Dropped, EffectiveSkills, KnownTool, SkillRef, TrustLevel, compose_skill_block,
     tokenize,
@@ -136,8 +137,11 @@ fn a_skill_dropped_for_the_budget_is_logged_with_its_size_and_still_allows_its_t
     // The dropped skill's grant stands; nothing else is widened.
     assert!(allow.admits("read_notes"));
     assert!(allow.admits("run_report"));
-    assert!(allow.admits_call("run_report", Some("quarterly --year 2025")));
-    assert!(!allow.admits_call("run_report", Some("payroll")));
+    assert!(allow.admits_call(
+        "run_report",
+        Some((ScopeKind::Command, "quarterly --year 2025"))
+    ));
+    assert!(!allow.admits_call("run_report", Some((ScopeKind::Command, "payroll"))));
     assert!(!allow.admits("send_mail"));
 }
 

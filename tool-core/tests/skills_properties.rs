@@ -98,7 +98,8 @@ proptest! {
         let after = allow_list(&more);
         for (tool, value) in CALLS {
             prop_assert!(!before.admits(tool) || after.admits(tool));
-            prop_assert!(!before.admits_call(tool, *value) || after.admits_call(tool, *value));
+            let scope = value.map(|v| (tool_core::ScopeKind::Text, v));
+            prop_assert!(!before.admits_call(tool, scope) || after.admits_call(tool, scope));
         }
     }
 }

@@ -19,6 +19,7 @@ pub const DISABLED: &str = "disabled";
 pub const SCOPE: &str = "scope";
 pub const TITLE: &str = "title";
 pub const CRATE: &str = "crate";
+pub const DATA: &str = "data";
 
 const KEYS: &[&str] = &[
     NAME,
@@ -30,6 +31,7 @@ const KEYS: &[&str] = &[
     SCOPE,
     TITLE,
     CRATE,
+    DATA,
 ];
 
 /// A value together with the span of what the user wrote for it.
@@ -48,6 +50,46 @@ pub enum Effect {
 pub enum Egress {
     None,
     OwnSite,
+}
+
+/// What the scope argument is, and so how a scoped grant's pattern is read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ScopeKind {
+    Command,
+    Path,
+    Text,
+}
+
+impl ScopeKind {
+    const CHOICES: &'static [(&'static str, ScopeKind)] = &[
+        ("command", ScopeKind::Command),
+        ("path", ScopeKind::Path),
+        ("text", ScopeKind::Text),
+    ];
+
+    /// `` `scope(command = "field")`, `scope(path = "field")` or `scope(text = "field")` ``
+    fn allowed(field: &str) -> String {
+        let forms = Self::CHOICES
+            .iter()
+            .map(|(kind, _)| format!("`scope({kind} = \"{field}\")`"))
+            .collect::<Vec<_>>();
+        format!("{}, {} or {}", forms[0], forms[1], forms[2])
+    }
+}
+
+/// The class of data a tool returns (gate 8), least to most sensitive.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum DataClass {
+    Public,
+    Internal,
+    Confidential,
+    Personal,
+}
+
+/// `scope(kind = "field")`: the argument scoped grants are matched against.
+pub struct ScopeSpec {
+    pub kind: ScopeKind,
+    pub field: LitStr,
 }
 
 /// The closed sets of values, in one place so that parsing and the message
@@ -70,6 +112,16 @@ impl Choice for Effect {
     const KEY: &'static str = EFFECT;
     const CHOICES: &'static [(&'static str, Self)] =
         &[("read", Effect::Read), ("write", Effect::Write)];
+}
+
+impl Choice for DataClass {
+    const KEY: &'static str = DATA;
+    const CHOICES: &'static [(&'static str, Self)] = &[
+        ("public", DataClass::Public),
+        ("internal", DataClass::Internal),
+        ("confidential", DataClass::Confidential),
+        ("personal", DataClass::Personal),
+    ];
 }
 
 impl Choice for Egress {
@@ -136,9 +188,10 @@ pub struct ToolAttrs {
     pub egress: Key<Spanned<Egress>>,
     pub effect: Key<Spanned<Effect>>,
     pub disabled: Key<Spanned<()>>,
-    pub scope: Key<LitStr>,
+    pub scope: Key<ScopeSpec>,
     pub title: Key<LitStr>,
     pub krate: Key<Path>,
+    pub data: Key<Spanned<DataClass>>,
     /// The first `#[tool]` attribute, where a missing key is reported.
     pub first_attr: Option<Attribute>,
     /// Some `#[tool]` attribute could not be read to its end, so a key that
@@ -158,6 +211,7 @@ impl ToolAttrs {
             scope: Key::new(SCOPE),
             title: Key::new(TITLE),
             krate: Key::new(CRATE),
+            data: Key::new(DATA),
             first_attr: None,
             unreadable: false,
         };
@@ -210,11 +264,12 @@ impl ToolAttrs {
         match key.as_str() {
             NAME => self.name.set(cx, path, parse_str(meta, NAME)),
             GROUP => self.group.set(cx, path, parse_str(meta, GROUP)),
-            SCOPE => self.scope.set(cx, path, parse_str(meta, SCOPE)),
+            SCOPE => self.scope.set(cx, path, parse_scope(meta)),
             TITLE => self.title.set(cx, path, parse_str(meta, TITLE)),
             CRATE => self.krate.set(cx, path, parse_crate_path(meta)),
             EFFECT => self.effect.set(cx, path, parse_choice::<Effect>(meta)),
             EGRESS => self.egress.set(cx, path, parse_choice::<Egress>(meta)),
+            DATA => self.data.set(cx, path, parse_choice::<DataClass>(meta)),
             REQUIRES_ADMIN => self
                 .requires_admin
                 .set(cx, path, parse_flag(meta, REQUIRES_ADMIN)),
@@ -303,6 +358,100 @@ fn parse_choice<T: Choice>(meta: &ParseNestedMeta) -> syn::Result<Spanned<T>> {
             format!("unknown {} `{text}`: write {}", T::KEY, T::allowed()),
         )),
     }
+}
+
+/// `scope(path = "file")`. The kind is required: a pattern's meaning must
+/// come from what the argument is, never be guessed from the pattern's text.
+fn parse_scope(meta: &ParseNestedMeta) -> syn::Result<ScopeSpec> {
+    if meta.input.peek(Token![=]) {
+        let input = meta.value()?;
+        let field = if input.peek(LitStr) {
+            input.parse::<LitStr>()?.value()
+        } else {
+            "field".to_owned()
+        };
+        return Err(syn::Error::new_spanned(
+            &meta.path,
+            format!(
+                "`scope` needs the kind of its argument: write {}",
+                ScopeKind::allowed(&field)
+            ),
+        ));
+    }
+    if !meta.input.peek(syn::token::Paren) {
+        return Err(meta.error(format!(
+            "`scope` takes the kind and the field: write {}",
+            ScopeKind::allowed("field")
+        )));
+    }
+    let mut spec: Option<ScopeSpec> = None;
+    let mut first_error: Option<syn::Error> = None;
+    let outer = meta.path.clone();
+    meta.parse_nested_meta(|inner| {
+        let kind_text = inner
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        let field = if inner.input.peek(Token![=]) {
+            let input = inner.value()?;
+            if input.peek(LitStr) {
+                Some(input.parse::<LitStr>()?)
+            } else {
+                let error = input.error(format!(
+                    "`scope` takes a string field name: write {}",
+                    ScopeKind::allowed("field")
+                ));
+                skip_to_comma(input);
+                return Err(error);
+            }
+        } else {
+            None
+        };
+        let shown = field.as_ref().map_or("field".to_owned(), LitStr::value);
+        let error = match (
+            ScopeKind::CHOICES.iter().find(|(k, _)| *k == kind_text),
+            field,
+        ) {
+            (Some(_), _) if spec.is_some() => Some(syn::Error::new_spanned(
+                &inner.path,
+                "`scope` takes one kind: a tool has one scope argument",
+            )),
+            (Some((_, kind)), Some(field)) => {
+                spec = Some(ScopeSpec { kind: *kind, field });
+                None
+            }
+            (Some(_), None) => Some(inner.error(format!(
+                "`scope({kind_text})` needs the field: write `scope({kind_text} = \"{shown}\")`"
+            ))),
+            (None, _) => Some(syn::Error::new_spanned(
+                &inner.path,
+                format!(
+                    "unknown scope kind `{kind_text}`: write {}",
+                    ScopeKind::allowed(&shown)
+                ),
+            )),
+        };
+        if let Some(error) = error {
+            match &mut first_error {
+                Some(first) => first.combine(error),
+                None => first_error = Some(error),
+            }
+        }
+        Ok(())
+    })?;
+    if let Some(error) = first_error {
+        return Err(error);
+    }
+    spec.ok_or_else(|| {
+        syn::Error::new_spanned(
+            outer,
+            format!(
+                "`scope` needs a kind and a field: write {}",
+                ScopeKind::allowed("field")
+            ),
+        )
+    })
 }
 
 fn parse_flag(meta: &ParseNestedMeta, key: &str) -> syn::Result<Spanned<()>> {

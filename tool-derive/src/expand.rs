@@ -2,7 +2,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::{DeriveInput, spanned::Spanned};
 
-use crate::attr::{Effect, Egress, ToolAttrs};
+use crate::attr::{DataClass, Effect, Egress, ScopeKind, ToolAttrs};
 use crate::ctxt::Ctxt;
 use crate::fallback;
 use crate::validate::{self, Model};
@@ -67,14 +67,28 @@ fn expand(model: &Model) -> TokenStream {
         Some(field) => {
             let property = &field.property;
             let ty = field.ty;
+            let kind = match field.kind {
+                ScopeKind::Command => quote!(#krate::ScopeKind::Command),
+                ScopeKind::Path => quote!(#krate::ScopeKind::Path),
+                ScopeKind::Text => quote!(#krate::ScopeKind::Text),
+            };
             (
-                quote!(::core::option::Option::Some(#krate::__private::Cow::Borrowed(#property))),
+                quote!(::core::option::Option::Some(#krate::Scope {
+                    property: #krate::__private::Cow::Borrowed(#property),
+                    kind: #kind,
+                })),
                 quote_spanned! {ty.span()=>
                     const _: () = #krate::__private::assert_scope_argument::<#ty>();
                 },
             )
         }
         None => (quote!(::core::option::Option::None), TokenStream::new()),
+    };
+    let data = match model.data {
+        DataClass::Public => quote!(#krate::DataClass::Public),
+        DataClass::Internal => quote!(#krate::DataClass::Internal),
+        DataClass::Confidential => quote!(#krate::DataClass::Confidential),
+        DataClass::Personal => quote!(#krate::DataClass::Personal),
     };
     // Spanned at the user's type so an unmet bound (`Deserialize`,
     // `JsonSchema`, `Execute`, `Write`) underlines their code.
@@ -101,6 +115,7 @@ fn expand(model: &Model) -> TokenStream {
                     effect: #effect,
                     shipped: #shipped,
                     scope: #scope,
+                    data: #data,
                 };
             }
             #scope_check

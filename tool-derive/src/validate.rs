@@ -6,7 +6,7 @@ use quote::ToTokens;
 use syn::ext::IdentExt;
 use syn::{Data, DeriveInput, Expr, Fields, Ident, Lit, LitStr, Meta, Path, Type};
 
-use crate::attr::{Effect, Egress, ToolAttrs};
+use crate::attr::{DataClass, Effect, Egress, ScopeKind, ToolAttrs};
 use crate::ctxt::Ctxt;
 
 /// The provider rule every big provider accepts; kept in step with
@@ -29,6 +29,9 @@ pub struct Model<'a> {
     pub effect_span: Span,
     pub disabled: bool,
     pub scope: Option<ScopeField<'a>>,
+    /// Absent: the strictest class, so an unclassified tool is never
+    /// offered to a zone that may not see personal data.
+    pub data: DataClass,
     pub krate: Path,
 }
 
@@ -36,6 +39,7 @@ pub struct ScopeField<'a> {
     /// The JSON property the scope is read from (the field name, or its
     /// `#[serde(rename = "...")]`).
     pub property: String,
+    pub kind: ScopeKind,
     pub ty: &'a Type,
 }
 
@@ -84,7 +88,7 @@ pub fn model<'a>(cx: &Ctxt, input: &'a DeriveInput, attrs: ToolAttrs) -> Option<
     let scope = attrs
         .scope
         .value()
-        .and_then(|lit| scope_field(cx, input, lit));
+        .and_then(|spec| scope_field(cx, input, &spec.field, spec.kind));
 
     let (Some(group), Some((effect, effect_span)), Some(description), true) = (
         attrs.group.value().map(LitStr::value),
@@ -112,6 +116,7 @@ pub fn model<'a>(cx: &Ctxt, input: &'a DeriveInput, attrs: ToolAttrs) -> Option<
         effect_span,
         disabled: attrs.disabled.value().is_some(),
         scope,
+        data: attrs.data.value().map_or(DataClass::Personal, |d| d.value),
         krate: attrs
             .krate
             .into_value()
@@ -298,7 +303,12 @@ fn check_group(cx: &Ctxt, lit: &LitStr) {
     }
 }
 
-fn scope_field<'a>(cx: &Ctxt, input: &'a DeriveInput, lit: &LitStr) -> Option<ScopeField<'a>> {
+fn scope_field<'a>(
+    cx: &Ctxt,
+    input: &'a DeriveInput,
+    lit: &LitStr,
+    kind: ScopeKind,
+) -> Option<ScopeField<'a>> {
     let Data::Struct(data) = &input.data else {
         return None;
     };
@@ -313,6 +323,7 @@ fn scope_field<'a>(cx: &Ctxt, input: &'a DeriveInput, lit: &LitStr) -> Option<Sc
     match found {
         Some(field) => Some(ScopeField {
             property: serde_rename(field).unwrap_or(wanted),
+            kind,
             ty: &field.ty,
         }),
         None => {

@@ -38,7 +38,7 @@ impl Environment {
 ///
 /// At most 200 variables; values are cut at 512 characters.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "tools-builtin", effect = "read")]
+#[tool(group = "tools-builtin", effect = "read", data = "confidential")]
 #[serde(deny_unknown_fields)]
 pub struct GetEnv {
     /// Only variables whose name starts with this prefix (case-sensitive).
@@ -56,7 +56,13 @@ impl Execute for GetEnv {
 ///
 /// At most 200 variables; values are cut at 512 characters.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "tools-builtin", effect = "read", requires_admin, disabled)]
+#[tool(
+    group = "tools-builtin",
+    effect = "read",
+    data = "confidential",
+    requires_admin,
+    disabled
+)]
 #[serde(deny_unknown_fields)]
 pub struct GetEnvRaw {
     /// Only variables whose name starts with this prefix (case-sensitive).

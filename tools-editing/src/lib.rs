@@ -41,7 +41,12 @@ const NOTE_MAX_CHARS: usize = 10_000;
 /// Replace the text of an existing note. A person approves the change
 /// before it is written.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "tools-editing", effect = "write", scope = "id")]
+#[tool(
+    group = "tools-editing",
+    effect = "write",
+    data = "confidential",
+    scope(text = "id")
+)]
 #[serde(deny_unknown_fields)]
 pub struct SetNote {
     /// The note's id.
@@ -61,16 +66,15 @@ impl Write for SetNote {
         let Some(current) = notes.get(&self.id) else {
             return Err(ToolError::failed(format!("no note `{}`", self.id)));
         };
-        Ok(Proposal {
-            tool: SetNote::DECLARATION.name.into_owned(),
-            record: self.id.clone(),
-            summary: format!("replace the text of note `{}`", self.id),
-            changes: vec![Change {
+        Ok(Proposal::new(
+            self.id.clone(),
+            vec![Change {
                 field: "text".into(),
                 new: json!(self.text),
                 replaces: json!(current),
             }],
-        })
+            format!("replace the text of note `{}`", self.id),
+        ))
     }
 
     async fn apply(proposal: &Proposal, cx: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -5,7 +5,14 @@ use std::sync::{Arc, Mutex};
 
 use futures_executor::block_on;
 use serde_json::json;
-use tool_core::{Outcome, Proposal, Registry, RunId, Shipped, ToolContext, ToolError};
+use tool_core::approval::{Approval, ApprovalError, MemoryApprovals};
+use tool_core::gates::{
+    GroupSettings, HostSettings, RunConfig, RunInputs, Selection, Toggle, ToolSettings,
+};
+use tool_core::{
+    Actor, DataClass, Outcome, Proposal, Registry, RunId, Shipped, ToolContext, ToolError,
+    ToolOutput,
+};
 use tools_editing::Notes;
 
 #[derive(Default)]
@@ -39,10 +46,56 @@ fn propose(
     id: &str,
     text: &str,
 ) -> Result<Proposal, ToolError> {
-    match block_on(registry.call("set_note", json!({"id": id, "text": text}), cx))? {
+    match block_on(registry.call_ungated("set_note", json!({"id": id, "text": text}), cx))? {
         Outcome::Proposed(proposal) => Ok(proposal),
         other => panic!("set_note must propose, got {other:?}"),
     }
+}
+
+/// The host's settings with `set_note` switched on, as an administrator
+/// would.
+fn settings() -> HostSettings {
+    let mut settings = HostSettings::default();
+    settings
+        .groups
+        .insert("tools-editing".into(), GroupSettings::default());
+    settings.tools.insert(
+        "set_note".into(),
+        ToolSettings {
+            state: Toggle::Enabled,
+        },
+    );
+    settings
+}
+
+fn approve(
+    registry: &Registry,
+    proposal: &Proposal,
+    cx: &ToolContext,
+) -> Result<ToolOutput, ApprovalError> {
+    let settings = settings();
+    let config = RunConfig {
+        trust_zone: DataClass::Confidential,
+        ..RunConfig::default()
+    };
+    let approver = Actor {
+        id: "grace".into(),
+        admin: false,
+    };
+    let store = MemoryApprovals::new();
+    let approval = Approval {
+        registry,
+        run: RunInputs {
+            settings: &settings,
+            actor: cx.actor(),
+            config: &config,
+            skills: &[],
+            selection: &Selection::All,
+        },
+        grant: None,
+        store: &store,
+    };
+    block_on(approval.approve(proposal, &approver, cx))
 }
 
 #[test]
@@ -66,7 +119,7 @@ fn proposing_writes_nothing_and_names_the_replaced_value() {
 fn applying_writes_the_new_value() {
     let (registry, notes, cx) = setup();
     let proposal = propose(&registry, &cx, "todo", "buy oat milk").unwrap();
-    block_on(registry.apply(&proposal, &cx)).unwrap();
+    approve(&registry, &proposal, &cx).unwrap();
     assert_eq!(notes.get("todo").as_deref(), Some("buy oat milk"));
 }
 
@@ -75,16 +128,22 @@ fn a_stale_proposal_is_refused_and_keeps_the_other_change() {
     let (registry, notes, cx) = setup();
     let proposal = propose(&registry, &cx, "todo", "buy oat milk").unwrap();
     notes.set("todo", "someone else's edit");
-    let error = block_on(registry.apply(&proposal, &cx)).unwrap_err();
-    assert!(error.model_text().contains("changed since"), "{error}");
+    let error = approve(&registry, &proposal, &cx).unwrap_err();
+    assert_eq!(error, ApprovalError::Stale);
     assert_eq!(notes.get("todo").as_deref(), Some("someone else's edit"));
 }
 
 #[test]
 fn a_missing_note_or_oversized_text_is_refused_whole() {
     let (registry, notes, cx) = setup();
-    assert!(propose(&registry, &cx, "nope", "x").is_err());
-    assert!(propose(&registry, &cx, "todo", &"x".repeat(10_001)).is_err());
+    assert_eq!(
+        propose(&registry, &cx, "nope", "x"),
+        Err(ToolError::failed("no note `nope`"))
+    );
+    assert_eq!(
+        propose(&registry, &cx, "todo", &"x".repeat(10_001)),
+        Err(ToolError::failed("a note holds at most 10000 characters"))
+    );
     assert_eq!(notes.get("todo").as_deref(), Some("buy milk"));
 }
 
@@ -95,4 +154,18 @@ fn without_a_store_the_tool_says_so() {
     let cx = ToolContext::new(RunId("t".into()));
     let error = propose(&registry, &cx, "todo", "x").unwrap_err();
     assert!(matches!(error, ToolError::MissingService { .. }));
+}
+
+#[test]
+fn an_edited_proposal_is_refused_as_stale() {
+    let (registry, notes, cx) = setup();
+    let mut proposal = propose(&registry, &cx, "todo", "buy oat milk").unwrap();
+    // Tampered after it was shown: what is applied must be what the tool
+    // proposes for the recorded arguments.
+    proposal.changes[0].new = json!("x".repeat(20_000));
+    assert_eq!(
+        approve(&registry, &proposal, &cx),
+        Err(ApprovalError::Stale)
+    );
+    assert_eq!(notes.get("todo").as_deref(), Some("buy milk"));
 }

@@ -42,7 +42,7 @@
 //!
 //! /// Add two numbers.
 //! #[derive(Tool, Deserialize, JsonSchema)]
-//! #[tool(group = "math", effect = "read")]
+//! #[tool(data = "public", group = "math", effect = "read")]
 //! struct AddNumbers {
 //!     /// The first number.
 //!     a: i64,
@@ -138,12 +138,13 @@
 //! # use serde::Deserialize;
 //! # use serde_json::json;
 //! # use tool_core::agent::{Agent, Decision, Message, Model, ModelError, ModelRequest, ModelResponse, RunEnd, RunState, ToolCall};
+//! # use tool_core::approval::MemoryApprovals;
 //! # use tool_core::export::Provider;
 //! # use tool_core::gates::{HostSettings, RunConfig, RunInputs, Selection, ToolSettings, Toggle};
 //! # use tool_core::{Actor, Change, Proposal, Registry, RunId, Tool, ToolContext, ToolError, ToolOutput, Write};
 //! /// Rename a page.
 //! #[derive(Tool, Deserialize, JsonSchema)]
-//! #[tool(group = "pages", effect = "write")]
+//! #[tool(data = "public", group = "pages", effect = "write")]
 //! struct RenamePage {
 //!     /// The page.
 //!     page: String,
@@ -153,12 +154,11 @@
 //!
 //! impl Write for RenamePage {
 //!     async fn propose(self, _cx: &ToolContext) -> Result<Proposal, ToolError> {
-//!         Ok(Proposal {
-//!             tool: "rename_page".into(),
-//!             record: self.page.clone(),
-//!             changes: vec![Change { field: "title".into(), new: json!(self.title), replaces: json!("Old") }],
-//!             summary: format!("rename {} to {}", self.page, self.title),
-//!         })
+//!         Ok(Proposal::new(
+//!             self.page.clone(),
+//!             vec![Change { field: "title".into(), new: json!(self.title), replaces: json!("Old") }],
+//!             format!("rename {} to {}", self.page, self.title),
+//!         ))
 //!     }
 //!     async fn apply(proposal: &Proposal, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
 //!         Ok(ToolOutput::text(format!("renamed {}", proposal.record)))
@@ -202,7 +202,8 @@
 //! // Later, perhaps in another process, with the settings as they are then:
 //! let state: RunState = serde_json::from_str(&stored).unwrap();
 //! let approver = Actor { id: "grace".into(), admin: false };
-//! let end = agent.resume(state, Decision::Approved { approver }, inputs, &cx, &mut ()).await;
+//! let approvals = MemoryApprovals::new();
+//! let end = agent.resume(state, Decision::Approved { approver }, inputs, &approvals, &cx, &mut ()).await;
 //! let RunEnd::Finished(finished) = end else { panic!("nothing else to approve") };
 //! assert_eq!(finished.answer.as_deref(), Some("renamed home"));
 //! # });
@@ -248,6 +249,7 @@ pub use state::{
     RUN_STATE_FORMAT, RunEnd, RunState, RunStatus, Spent,
 };
 
+use crate::approval::{Approval, ApprovalError, ApprovalStore};
 use crate::export;
 use crate::gates::{Gates, Grant, RunInputs};
 use crate::{Actor, Outcome, Registry, ToolContext, ToolError, ToolOutput};
@@ -348,6 +350,7 @@ impl<'a, M: Model> Agent<'a, M> {
         state: RunState,
         decision: Decision,
         inputs: RunInputs<'_>,
+        approvals: &dyn ApprovalStore,
         cx: &ToolContext,
         events: &mut impl EventSink,
     ) -> RunEnd {
@@ -371,6 +374,12 @@ impl<'a, M: Model> Agent<'a, M> {
             decisions,
         };
         let PendingApproval { call, proposal } = pending;
+        let approval = Approval {
+            registry: self.registry,
+            run: inputs,
+            grant: Some(&run.grant),
+            store: approvals,
+        };
         events.event(&Event::Resumed {
             round,
             call_id: call.id.clone(),
@@ -380,8 +389,18 @@ impl<'a, M: Model> Agent<'a, M> {
             Decision::Approved { approver } => {
                 let started = Instant::now();
                 let applied = self
-                    .apply(&run.grant, &gates, inputs, &call, &proposal, approver, cx)
-                    .await;
+                    .approve(&approval, &call, &proposal, approver, cx)
+                    .await
+                    .map_err(|error| match error {
+                        ApprovalError::Tool(error) => error,
+                        // Read by the model exactly like an unknown tool.
+                        ApprovalError::RunRefused { denial }
+                        | ApprovalError::ApproverRefused { denial } => ToolError::Refused {
+                            tool: call.name.clone(),
+                            denial,
+                        },
+                        other => ToolError::failed(other.model_text()),
+                    });
                 let result = match &applied {
                     Ok(output) => CallResult::Output {
                         output: output.clone(),
@@ -398,11 +417,15 @@ impl<'a, M: Model> Agent<'a, M> {
                 });
                 run.messages.push(tool_message(&call, &applied));
             }
-            Decision::Rejected { reason, .. } => {
+            Decision::Rejected { approver, reason } => {
+                let content = match approval.reject(&proposal, approver, reason) {
+                    Ok(()) => rejection_text(reason),
+                    Err(error) => error.model_text(),
+                };
                 run.messages.push(Message::Tool {
                     call_id: call.id.clone(),
                     name: call.name.clone(),
-                    content: rejection_text(reason),
+                    content,
                     is_error: true,
                 });
             }
@@ -415,39 +438,22 @@ impl<'a, M: Model> Agent<'a, M> {
         self.drive(run, remaining.into(), &gates, cx, events).await
     }
 
-    /// Checks the approved call again, as it would be checked if the model
-    /// made it now, then lets [`Gates::approve`] check the approver and
-    /// apply.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "private; each is a distinct input of the check"
-    )]
-    async fn apply(
+    /// Approves the pending proposal through the one approval path, after
+    /// checking that it is the proposal of the recorded call: a stored state
+    /// whose proposal and call disagree (edited, or put together by hand)
+    /// is refused and nothing is written.
+    async fn approve(
         &self,
-        grant: &Grant,
-        gates: &Gates<'_>,
-        inputs: RunInputs<'_>,
+        approval: &Approval<'_>,
         call: &ToolCall,
         proposal: &crate::Proposal,
         approver: &Actor,
         cx: &ToolContext,
-    ) -> Result<ToolOutput, ToolError> {
-        let arguments = self.normalized(call);
-        // What is applied is the proposal's tool: when a tool proposes in
-        // another's name, both must pass.
-        let mut tools = vec![call.name.as_str()];
-        if proposal.tool != call.name {
-            tools.push(&proposal.tool);
+    ) -> Result<ToolOutput, ApprovalError> {
+        if proposal.tool() != call.name || *proposal.arguments() != self.normalized(call) {
+            return Err(ApprovalError::Mismatch);
         }
-        for tool in tools {
-            gates
-                .check_call(grant, tool, &arguments, cx)
-                .map_err(|denial| ToolError::Refused {
-                    tool: call.name.clone(),
-                    denial,
-                })?;
-        }
-        Gates::approve(self.registry, inputs, proposal, approver, cx).await
+        approval.approve(proposal, approver, cx).await
     }
 
     /// The loop: answers the queued calls, then asks again, until the run

@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Message, ModelError, ToolCall, Usage};
+use crate::Proposal;
 use crate::gates::Grant;
-use crate::{Actor, Proposal};
 
 /// What a run invocation ([`Agent::start`](super::Agent::start) or
 /// [`Agent::resume`](super::Agent::resume)) came to.
@@ -58,33 +58,7 @@ pub enum RunStatus {
     },
 }
 
-/// An approver's decision on a suspended run's proposal.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "outcome", rename_all = "snake_case")]
-pub enum Decision {
-    /// Apply it. The approver must pass the gates for the tool
-    /// ([`Gates::approve`](crate::gates::Gates::approve)).
-    Approved {
-        /// Who approved.
-        approver: Actor,
-    },
-    /// Do not apply it. The model is told, with the reason.
-    Rejected {
-        /// Who rejected.
-        approver: Actor,
-        /// Why; shown to the model.
-        reason: String,
-    },
-}
-
-impl Decision {
-    /// Who decided.
-    pub fn approver(&self) -> &Actor {
-        match self {
-            Decision::Approved { approver } | Decision::Rejected { approver, .. } => approver,
-        }
-    }
-}
+pub use crate::approval::Decision;
 
 /// A decision the run received, kept with the run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::ScopeKind;
 use crate::skills::allowed_tools::AllowedTools;
 use crate::skills::resolve::{KnownTool, Resolved, resolve, sorted};
 use crate::skills::scope::ScopePattern;
@@ -153,14 +154,14 @@ impl AllowList {
     /// Whether one call may run: a tool granted whole admits every call; a
     /// tool granted only with scopes admits a call whose scoped argument one
     /// of them admits, and never a call without one.
-    pub fn admits_call(&self, tool_name: &str, scope_value: Option<&str>) -> bool {
+    pub fn admits_call(&self, tool_name: &str, scope: Option<(ScopeKind, &str)>) -> bool {
         match self {
             AllowList::NoOpinion => true,
             AllowList::Only(grants) => match grants.get(tool_name) {
                 None => false,
                 Some(Allowance::Whole) => true,
                 Some(Allowance::Scoped(scopes)) => {
-                    scope_value.is_some_and(|v| scopes.iter().any(|s| s.admits(v)))
+                    scope.is_some_and(|(kind, v)| scopes.iter().any(|s| s.admits(kind, v)))
                 }
             },
         }

@@ -1,57 +1,169 @@
-//! Scoped grants: which values of a tool's `scope` argument a pattern admits.
+//! Scoped grants: which values of a tool's scope argument a pattern admits.
 //!
-//! The forms, tried in this order (DESIGN.md, "`allowed-tools`"):
+//! A pattern is read by the kind of argument the tool declares
+//! (`#[tool(scope(path = "file"))]`), never by guessing from the pattern's
+//! text (docs/scopes.md):
 //!
-//! - `prefix:*`: the value equals the prefix, or is the prefix, a space and
-//!   more (`git diff:*` admits `git diff` and `git diff --stat`, not `git diffx`);
-//! - a path (a `/` and no white space): gitignore style, `*` within one
-//!   segment and `**` across segments, the value normalised first;
-//! - a pattern with `*`: each `*` stands for any text, across the whole value;
-//! - anything else: the exact value.
+//! - [`ScopeKind::Command`]: one simple command, matched word by word;
+//!   `git diff:*` admits `git diff` and `git diff --stat`, never
+//!   `git diffx` or `git diff; rm -rf ~`;
+//! - [`ScopeKind::Path`]: a relative path, `*` within one segment and `**`
+//!   across segments; absolute paths, drive letters, backslashes, NUL and
+//!   `.`/`..` segments are never admitted;
+//! - [`ScopeKind::Text`]: exact, or `*` wildcards over the whole value.
+//!
+//! A pattern is compiled once, on its first use, and kept with it: a grant
+//! holds its patterns, so a run compiles each once, not at every call.
 
-use globset::{GlobBuilder, GlobMatcher};
-use serde::{Deserialize, Serialize};
+mod command;
+mod path;
+mod text;
+
+use std::cmp::Ordering;
+use std::hash::{Hash, Hasher};
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::ScopeKind;
 
 /// The text of one scope, as written between the parentheses (unescaped,
 /// trimmed). Never `*`: `Tool(*)` is the whole tool and has no scope.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct ScopePattern(String);
+pub struct ScopePattern {
+    text: String,
+    compiled: OnceLock<Matcher>,
+}
 
 impl ScopePattern {
     /// A scope pattern from its text.
     pub fn new(text: impl Into<String>) -> Self {
-        ScopePattern(text.into())
+        ScopePattern {
+            text: text.into(),
+            compiled: OnceLock::new(),
+        }
     }
 
     /// The text as written.
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.text
     }
 
-    /// Whether a call whose scoped argument is `value` falls within this scope.
-    pub fn admits(&self, value: &str) -> bool {
-        let pattern = self.0.as_str();
-        if let Some(prefix) = pattern.strip_suffix(":*") {
-            return wildcard(prefix, value) || wildcard(&format!("{prefix} *"), value);
+    /// Whether a call whose scope argument, of kind `kind`, is `value`
+    /// falls within this scope.
+    pub fn admits(&self, kind: ScopeKind, value: &str) -> bool {
+        let matcher = self
+            .compiled
+            .get_or_init(|| Matcher::compile(kind, &self.text));
+        if matcher.kind() == kind {
+            matcher.admits(value)
+        } else {
+            // One pattern serves one tool, so one kind; a second kind is
+            // compiled afresh rather than read with the wrong rules.
+            Matcher::compile(kind, &self.text).admits(value)
         }
-        if is_path_pattern(pattern) {
-            return path_admits(pattern, value);
+    }
+
+    /// Why this pattern can never admit a value of `kind`, if it cannot
+    /// (an absolute path pattern, a command pattern with an operator).
+    pub fn problem(&self, kind: ScopeKind) -> Option<&'static str> {
+        match kind {
+            ScopeKind::Command => command::Pattern::compile(&self.text).err(),
+            ScopeKind::Path => path::Pattern::compile(&self.text).err(),
+            _ => None,
         }
-        wildcard(pattern, value)
     }
 }
 
-fn is_path_pattern(pattern: &str) -> bool {
-    pattern.contains('/') && !pattern.chars().any(char::is_whitespace)
+/// A pattern compiled for one kind of argument.
+enum Matcher {
+    Command(Result<command::Pattern, &'static str>),
+    Path(Result<path::Pattern, &'static str>),
+    Text(text::Pattern),
 }
 
-/// `*` matches any run of characters, `/` and spaces included; every other
-/// character matches itself. Linear backtracking on the last `*`, so no
-/// pattern can take exponential time.
-fn wildcard(pattern: &str, value: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
+impl Matcher {
+    fn compile(kind: ScopeKind, text: &str) -> Matcher {
+        match kind {
+            ScopeKind::Command => Matcher::Command(command::Pattern::compile(text)),
+            ScopeKind::Path => Matcher::Path(path::Pattern::compile(text)),
+            ScopeKind::Text => Matcher::Text(text::Pattern::compile(text)),
+        }
+    }
+
+    fn kind(&self) -> ScopeKind {
+        match self {
+            Matcher::Command(_) => ScopeKind::Command,
+            Matcher::Path(_) => ScopeKind::Path,
+            Matcher::Text(_) => ScopeKind::Text,
+        }
+    }
+
+    /// A pattern that cannot be compiled admits nothing: a broken grant
+    /// narrows, never widens.
+    fn admits(&self, value: &str) -> bool {
+        match self {
+            Matcher::Command(pattern) => pattern.as_ref().is_ok_and(|p| p.admits(value)),
+            Matcher::Path(pattern) => pattern.as_ref().is_ok_and(|p| p.admits(value)),
+            Matcher::Text(pattern) => pattern.admits(value),
+        }
+    }
+}
+
+impl Clone for ScopePattern {
+    fn clone(&self) -> Self {
+        ScopePattern::new(self.text.clone())
+    }
+}
+
+impl std::fmt::Debug for ScopePattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("ScopePattern").field(&self.text).finish()
+    }
+}
+
+impl PartialEq for ScopePattern {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for ScopePattern {}
+
+impl PartialOrd for ScopePattern {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ScopePattern {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.text.cmp(&other.text)
+    }
+}
+
+impl Hash for ScopePattern {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.text.hash(state);
+    }
+}
+
+impl Serialize for ScopePattern {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.text.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ScopePattern {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(ScopePattern::new)
+    }
+}
+
+/// `*` matches any run of characters; every other character matches itself.
+/// Linear backtracking on the last `*`, so no pattern takes exponential time.
+fn wildcard(pattern: &[char], value: &str) -> bool {
     let v: Vec<char> = value.chars().collect();
+    let p = pattern;
     let (mut pi, mut vi) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
     while vi < v.len() {
@@ -76,83 +188,4 @@ fn wildcard(pattern: &str, value: &str) -> bool {
     }
     p.get(pi..)
         .is_some_and(|rest| rest.iter().all(|c| *c == '*'))
-}
-
-fn path_admits(pattern: &str, value: &str) -> bool {
-    let Some(value) = normalise_value(value) else {
-        return false;
-    };
-    // A pattern globset refuses grants nothing rather than failing the call.
-    compile_path(pattern).is_some_and(|m| m.is_match(value))
-}
-
-fn compile_path(pattern: &str) -> Option<GlobMatcher> {
-    let mut escaped = String::with_capacity(pattern.len());
-    let absolute = pattern.starts_with('/');
-    let segments: Vec<&str> = pattern
-        .split('/')
-        .filter(|s| !s.is_empty() && *s != ".")
-        .collect();
-    if absolute {
-        escaped.push('/');
-    }
-    for (n, segment) in segments.iter().enumerate() {
-        if n > 0 {
-            escaped.push('/');
-        }
-        // Only `*` and `**` are wildcards in a scope; `?`, `[` and `{` are text.
-        for c in segment.chars() {
-            if matches!(c, '?' | '[' | ']' | '{' | '}' | '\\') {
-                escaped.push('\\');
-            }
-            escaped.push(c);
-        }
-    }
-    GlobBuilder::new(&escaped)
-        .literal_separator(true)
-        .backslash_escape(true)
-        .build()
-        .ok()
-        .map(|g| g.compile_matcher())
-}
-
-/// Resolves `.` and `..` lexically. A value that climbs above where it starts
-/// is refused (`None`), so `..` can never carry a value out of a pattern's base.
-fn normalise_value(value: &str) -> Option<String> {
-    let mut kept: Vec<&str> = Vec::new();
-    for segment in value.split('/') {
-        match segment {
-            "" | "." => {}
-            ".." => {
-                kept.pop()?;
-            }
-            s => kept.push(s),
-        }
-    }
-    let joined = kept.join("/");
-    Some(if value.starts_with('/') {
-        format!("/{joined}")
-    } else {
-        joined
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wildcard_basics() {
-        assert!(wildcard("a*c", "abbbc"));
-        assert!(wildcard("*", ""));
-        assert!(!wildcard("a*c", "abbb"));
-        assert!(wildcard("**", "x/y"));
-    }
-
-    #[test]
-    fn normalise_refuses_climbing() {
-        assert_eq!(normalise_value("a/./b/../c"), Some("a/c".to_owned()));
-        assert_eq!(normalise_value("a/../../c"), None);
-        assert_eq!(normalise_value("/tmp//x"), Some("/tmp/x".to_owned()));
-    }
 }

@@ -29,23 +29,36 @@ macro_rules! read_tool {
 }
 
 read_tool!(
-    #[tool(name = "a_read", group = "alpha", effect = "read")]
+    #[tool(data = "public", name = "a_read", group = "alpha", effect = "read")]
     ARead
 );
 read_tool!(
-    #[tool(name = "a_off", group = "alpha", effect = "read", disabled)]
+    #[tool(
+        data = "public",
+        name = "a_off",
+        group = "alpha",
+        effect = "read",
+        disabled
+    )]
     AOff
 );
 read_tool!(
-    #[tool(name = "a_admin", group = "alpha", effect = "read", requires_admin)]
+    #[tool(
+        data = "public",
+        name = "a_admin",
+        group = "alpha",
+        effect = "read",
+        requires_admin
+    )]
     AAdmin
 );
 read_tool!(
-    #[tool(name = "b_read", group = "beta", effect = "read")]
+    #[tool(data = "public", name = "b_read", group = "beta", effect = "read")]
     BRead
 );
 read_tool!(
     #[tool(
+        data = "public",
         name = "b_admin_net",
         group = "beta",
         effect = "read",
@@ -55,13 +68,19 @@ read_tool!(
     BAdminNet
 );
 read_tool!(
-    #[tool(name = "g_read", group = "gamma", effect = "read")]
+    #[tool(data = "public", name = "g_read", group = "gamma", effect = "read")]
     GRead
 );
 
 /// Reads a file below the workspace.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(name = "a_scoped", group = "alpha", effect = "read", scope = "path")]
+#[tool(
+    data = "public",
+    name = "a_scoped",
+    group = "alpha",
+    effect = "read",
+    scope(path = "path")
+)]
 pub struct AScoped {
     /// The file.
     path: Option<String>,
@@ -75,7 +94,13 @@ impl Execute for AScoped {
 
 /// Fetches a page of the host's own site.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(name = "a_net", group = "alpha", effect = "read", egress = "own_site")]
+#[tool(
+    data = "public",
+    name = "a_net",
+    group = "alpha",
+    effect = "read",
+    egress = "own_site"
+)]
 pub struct ANet {
     /// The address.
     url: String,
@@ -96,7 +121,13 @@ pub struct Store(pub Mutex<Map<String, Value>>);
 
 /// Sets a record's value.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(name = "b_write", group = "beta", effect = "write", requires_admin)]
+#[tool(
+    data = "public",
+    name = "b_write",
+    group = "beta",
+    effect = "write",
+    requires_admin
+)]
 pub struct BWrite {
     /// The record.
     record: String,
@@ -108,16 +139,15 @@ impl Write for BWrite {
     async fn propose(self, cx: &ToolContext) -> Result<Proposal, ToolError> {
         let store = cx.service::<Arc<Store>>()?;
         let current = store.0.lock().unwrap().get(&self.record).cloned();
-        Ok(Proposal {
-            tool: "b_write".into(),
-            record: self.record.clone(),
-            changes: vec![Change {
+        Ok(Proposal::new(
+            self.record.clone(),
+            vec![Change {
                 field: "value".into(),
                 new: json!(self.value),
                 replaces: current.unwrap_or(Value::Null),
             }],
-            summary: format!("set {} to {}", self.record, self.value),
-        })
+            format!("set {} to {}", self.record, self.value),
+        ))
     }
 
     async fn apply(proposal: &Proposal, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
@@ -171,6 +201,7 @@ impl DynTool for Late {
             effect: Effect::Read,
             shipped: Shipped::Enabled,
             scope: None,
+            data: tool_core::DataClass::Public,
         }
     }
 

@@ -14,16 +14,15 @@ struct RenamePage {
 
 impl Write for RenamePage {
     async fn propose(self, _cx: &ToolContext) -> Result<Proposal, ToolError> {
-        Ok(Proposal {
-            tool: "rename_page".into(),
-            record: self.page.clone(),
-            changes: vec![Change {
+        Ok(Proposal::new(
+            self.page.clone(),
+            vec![Change {
                 field: "title".into(),
                 new: self.title.into(),
                 replaces: "Old".into(),
             }],
-            summary: format!("rename {}", self.page),
-        })
+            format!("rename {}", self.page),
+        ))
     }
 
     async fn apply(_proposal: &Proposal, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {

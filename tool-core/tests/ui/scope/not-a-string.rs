@@ -4,7 +4,7 @@ use tool_core::Tool;
 
 /// Reads one page.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "pages", effect = "read", scope = "page")]
+#[tool(group = "pages", effect = "read", scope(path = "page"))]
 struct ReadPage {
     /// The page id.
     page: u32,

@@ -4,7 +4,7 @@ use tool_core::Tool;
 
 /// Reads one page.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "pages", effect = "read", scope = "path")]
+#[tool(group = "pages", effect = "read", scope(path = "path"))]
 struct ReadPage {
     /// The page.
     page: String,
