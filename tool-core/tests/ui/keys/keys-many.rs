@@ -5,7 +5,7 @@ use tool_core::{Execute, Tool, ToolContext, ToolError, ToolOutput};
 /// Lists the pages.
 #[derive(Tool, Deserialize, JsonSchema)]
 #[tool(name = "list pages", effect = "delete", admin_only, effect = "read", title = "Pages", title = "Wiki")]
-#[tool(egress = "internet", requires_admin = true, scope = "prefix")]
+#[tool(egress = "internet", requires_admin = true, scope(command = "prefix"))]
 struct ListPages {
     /// Only pages under this prefix.
     prefix: Option<String>,

@@ -15,7 +15,8 @@ use tool_core::{Egress, Execute, Shipped, Tool, ToolContext, ToolError, ToolOutp
     requires_admin,
     disabled,
     title = "Fetch a page",
-    scope = "path",
+    scope(path = "path"),
+    data = "internal",
 )]
 struct FetchOwnPage {
     /// The path, such as `/about`.
@@ -40,5 +41,6 @@ fn main() {
     assert!(declaration.requires_admin);
     assert_eq!(declaration.shipped, Shipped::Disabled);
     assert_eq!(declaration.title.as_deref(), Some("Fetch a page"));
-    assert_eq!(declaration.scope.as_deref(), Some("path"));
+    assert_eq!(declaration.scope.as_ref().map(|s| (s.property.as_ref(), s.kind)), Some(("path", tool_core::ScopeKind::Path)));
+    assert_eq!(declaration.data, tool_core::DataClass::Internal);
 }

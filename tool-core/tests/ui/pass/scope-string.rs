@@ -4,7 +4,7 @@ use tool_core::{Execute, Tool, ToolContext, ToolError, ToolOutput};
 
 /// Reads one page.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "pages", effect = "read", scope = "page")]
+#[tool(group = "pages", effect = "read", scope(text = "page"))]
 struct ReadPage {
     /// The page's path.
     page: String,
@@ -18,7 +18,7 @@ impl Execute for ReadPage {
 
 /// Lists the pages, under a prefix when one is given.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "pages", effect = "read", scope = "prefix")]
+#[tool(group = "pages", effect = "read", scope(command = "prefix"))]
 struct ListPages {
     /// Only pages under this prefix.
     #[serde(rename = "under")]
@@ -32,7 +32,7 @@ impl Execute for ListPages {
 }
 
 fn main() {
-    assert_eq!(ReadPage::DECLARATION.scope.as_deref(), Some("page"));
+    assert_eq!(ReadPage::DECLARATION.scope.map(|s| s.property), Some("page".into()));
     // The scope is the JSON property, so it follows `#[serde(rename)]`.
-    assert_eq!(ListPages::DECLARATION.scope.as_deref(), Some("under"));
+    assert_eq!(ListPages::DECLARATION.scope.map(|s| s.property), Some("under".into()));
 }
