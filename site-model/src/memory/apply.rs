@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::MemorySite;
+use super::{MemorySite, integrity};
 use crate::{
     ChangeSet, Changes, FieldKind, Fields, Operation, Record, SiteData, SiteError, TableSchema,
     Target,
@@ -20,6 +20,8 @@ impl Changes for MemorySite {
         for operation in &changes.operations {
             apply_operation(&mut draft, operation)?;
         }
+        let touched: Vec<&Target> = changes.operations.iter().map(Operation::target).collect();
+        integrity::check(&draft, &touched)?;
         draft.history.extend(changes.history);
         *state = draft;
         Ok(())

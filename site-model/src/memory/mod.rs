@@ -3,6 +3,7 @@
 mod accounts;
 mod apply;
 mod files;
+mod integrity;
 mod pages;
 mod records;
 
