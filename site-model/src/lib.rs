@@ -5,7 +5,7 @@
 //! Tools know a host only through the traits of this crate, never through
 //! SQL or a web framework. A host implements them over its own storage and
 //! hands every tool one `Arc<dyn Site>`; the traits are async because a
-//! real store waits on I/O, and use [`async_trait`] so they are
+//! real store waits on I/O, and use [`macro@async_trait`] so they are
 //! dyn-compatible.
 //!
 //! | trait | concern |

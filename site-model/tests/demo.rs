@@ -136,3 +136,35 @@ fn logs_come_newest_first_and_filter_by_level() {
         );
     });
 }
+
+#[test]
+fn translations_and_rootlines_follow_the_tree() {
+    use site_model::PageId;
+    let site = MemorySite::demo();
+    block_on(async {
+        let german = site.translations(PageId(2)).await.unwrap();
+        assert_eq!(german.len(), 1);
+        assert_eq!(german[0].title, "Produkte");
+        let line = site.rootline(german[0].id).await.unwrap();
+        let ids: Vec<u64> = line.iter().map(|page| page.id.0).collect();
+        assert_eq!(ids, [102, 1]);
+        let deep: Vec<u64> = site
+            .rootline(PageId(7))
+            .await
+            .unwrap()
+            .iter()
+            .map(|page| page.id.0)
+            .collect();
+        assert_eq!(deep, [7, 6, 2, 1]);
+        assert!(matches!(
+            site.page(PageId(999)).await,
+            Err(site_model::SiteError::NotFound { .. })
+        ));
+        let elements = site.elements(PageId(1)).await.unwrap();
+        assert!(
+            elements
+                .windows(2)
+                .all(|pair| (pair[0].column, pair[0].sorting) <= (pair[1].column, pair[1].sorting))
+        );
+    });
+}
