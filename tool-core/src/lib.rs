@@ -135,6 +135,7 @@ pub mod egress;
 pub mod export;
 pub mod gates;
 mod output;
+pub mod redact;
 mod registration;
 mod registry;
 pub mod skills;

@@ -3,9 +3,8 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use tool_core::redact::redact_pair;
 use tool_core::{Execute, Tool, ToolContext, ToolError, ToolOutput};
-
-use crate::redact::redact;
 
 /// At most this many variables per call: the result goes into a prompt.
 const MAX_VARIABLES: usize = 200;
@@ -102,7 +101,7 @@ fn list(cx: &ToolContext, prefix: Option<&str>, redaction: Redaction) -> ToolOut
             continue;
         }
         let value = match redaction {
-            Redaction::Redact => redact(name, value),
+            Redaction::Redact => redact_pair(name, value),
             Redaction::Raw => value.into(),
         };
         variables.insert(name.clone(), Value::String(cap(&value)));

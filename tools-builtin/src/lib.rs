@@ -17,7 +17,6 @@
 //! ```
 
 mod env;
-mod redact;
 mod status;
 
 pub use env::{Environment, GetEnv, GetEnvRaw};

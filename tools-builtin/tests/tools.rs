@@ -60,6 +60,35 @@ fn get_env_redacts_secret_names_and_credential_urls() {
 }
 
 #[test]
+fn get_env_redacts_look_alike_names_and_token_shaped_values() {
+    let cx = env_cx(&[
+        ("PASSW\u{41E}RD", "hunter2"),
+        ("DB_PWD", "hunter2"),
+        ("NOTES", "ghp_1234567890abcdefghijABCDEFGHIJ123456"),
+        ("PORT", "8080"),
+    ]);
+    let result = call("get_env", json!({}), &cx);
+    let vars = &result["variables"];
+    assert_eq!(vars["PASSW\u{41E}RD"], "[redacted]");
+    assert_eq!(vars["DB_PWD"], "[redacted]");
+    assert_eq!(vars["NOTES"], "[redacted]");
+    assert_eq!(vars["PORT"], "8080");
+    assert!(!result.to_string().contains("hunter2"));
+}
+
+#[test]
+fn get_env_redacts_before_cutting_a_long_value() {
+    // The token sits past the cut: redacting after the cut would miss it.
+    let value = format!(
+        "{} ghp_1234567890abcdefghijABCDEFGHIJ123456",
+        "x".repeat(600)
+    );
+    let cx = env_cx(&[("NOTES", value.as_str())]);
+    let result = call("get_env", json!({}), &cx);
+    assert_eq!(result["variables"]["NOTES"], "[redacted]");
+}
+
+#[test]
 fn get_env_raw_returns_values_unredacted() {
     let cx = env_cx(&[("GITHUB_TOKEN", "ghp_abc")]);
     let result = call("get_env_raw", json!({}), &cx);
