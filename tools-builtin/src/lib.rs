@@ -1,11 +1,27 @@
-//! Read-only tools that show the security contract: inputs validated and
-//! scoped, volumes capped, secrets redacted.
+//! Read-only tools over a host's site, each a reference implementation of
+//! the security contract: model-chosen arguments validated and scoped,
+//! volumes capped with the total always reported, secrets redacted (or kept
+//! behind a separate `_raw` tool that ships disabled), and
+//! non-administrators seeing only what the host already lets them see.
 //!
-//! | tool | group | admin | ships |
+//! The tools reach the host only through [`site_model`]: a host puts one
+//! `Arc<dyn site_model::Site>` into the [`ToolContext`](tool_core::ToolContext)
+//! as a service, and the call's actor is matched to the site's user of the
+//! same name. A record that does not exist and one the actor may not see
+//! read the same, byte for byte ([`access::NOT_FOUND`]).
+//!
+//! | group | who | egress | tools |
 //! | --- | --- | --- | --- |
-//! | `get_system_status` | `tools-builtin` | no | enabled |
-//! | `get_env` | `tools-builtin` | no | enabled |
-//! | `get_env_raw` | `tools-builtin` | yes | disabled |
+//! | `system` | administrators | `own_site` | `get_env`, `get_env_raw` (ships disabled), `get_system_status`, `fetch_logs`, `probe_url`, `get_last_error` |
+//! | `structure` | everyone | none | `get_pagetree`, `list_tables`, `get_table_schema`, `resolve_url`, `validate_schema` |
+//! | `content` | everyone | none | `search_records`, `get_page_content`, `read_records`, `get_record_history` |
+//! | `files` | everyone | none | `list_storages`, `browse_folder`, `search_files`, `read_file_meta`, `get_file_references`, `find_missing_files` |
+//! | `accounts` | administrators | none | `list_users`, `list_users_raw` (ships disabled), `list_groups` |
+//! | `configuration` | administrators | none | `get_site_config` |
+//! | `code` | administrators | none | `read_source`, `search_code` |
+//!
+//! The groups are the defaults an administrator switches; `system` is the
+//! one group a host should grant `own_site` egress (for `probe_url`).
 //!
 //! A host keeps this crate linked with one line before building its
 //! registry:
@@ -15,16 +31,34 @@
 //! let registry = tool_core::Registry::linked().unwrap();
 //! assert!(registry.get("get_env").is_some());
 //! ```
+#![forbid(unsafe_code)]
 
-mod env;
-mod status;
+pub mod access;
+pub mod accounts;
+pub mod code;
+pub mod configuration;
+pub mod content;
+pub mod files;
+pub mod structure;
+pub mod system;
 
-pub use env::{Environment, GetEnv, GetEnvRaw};
-pub use status::{GetSystemStatus, HostInfo};
-
-/// The group of every tool in this crate: the crate's name, so an
-/// administrator can switch them off together.
-pub const GROUP: &str = "tools-builtin";
+/// The groups of this crate's tools, as an administrator switches them.
+pub mod groups {
+    /// Host internals: environment, status, logs, probing the own sites.
+    pub const SYSTEM: &str = "system";
+    /// The page tree, tables and their schemas, URLs.
+    pub const STRUCTURE: &str = "structure";
+    /// Records and page content.
+    pub const CONTENT: &str = "content";
+    /// Storages, folders, files and their references.
+    pub const FILES: &str = "files";
+    /// Users and groups.
+    pub const ACCOUNTS: &str = "accounts";
+    /// The sites' settings.
+    pub const CONFIGURATION: &str = "configuration";
+    /// The source root.
+    pub const CODE: &str = "code";
+}
 
 /// Keeps this crate, and so its tool registrations, linked into a host that
 /// names no other item of it. Call it once before building the registry.
@@ -32,5 +66,5 @@ pub const GROUP: &str = "tools-builtin";
 pub fn link() {
     // Naming a static of this crate is what makes the linker keep the
     // object file that holds the `inventory` registrations.
-    std::hint::black_box(&GROUP);
+    std::hint::black_box(&groups::SYSTEM);
 }

@@ -3,7 +3,7 @@
 use futures_executor::block_on;
 use serde_json::{Value, json};
 use tool_core::{Effect, Outcome, Registry, RunId, Shipped, ToolContext};
-use tools_builtin::{Environment, HostInfo};
+use tools_builtin::system::{Environment, HostInfo};
 
 fn call(name: &str, arguments: Value, cx: &ToolContext) -> Value {
     tools_builtin::link();
@@ -29,14 +29,17 @@ fn declarations_follow_the_security_contract() {
     tools_builtin::link();
     let registry = Registry::linked().unwrap();
     for tool in registry.tools() {
-        assert_eq!(tool.declaration().group, tools_builtin::GROUP);
         assert_eq!(tool.declaration().effect, Effect::Read);
+    }
+    for name in ["get_env", "get_env_raw", "get_system_status"] {
+        let declaration = registry.get(name).unwrap().declaration();
+        assert_eq!(declaration.group, tools_builtin::groups::SYSTEM);
+        assert!(declaration.requires_admin, "{name} is for administrators");
     }
     let raw = registry.get("get_env_raw").unwrap().declaration();
     assert!(raw.requires_admin);
     assert_eq!(raw.shipped, Shipped::Disabled);
     let env = registry.get("get_env").unwrap().declaration();
-    assert!(!env.requires_admin);
     assert_eq!(env.shipped, Shipped::Enabled);
 }
 

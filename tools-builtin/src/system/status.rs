@@ -18,7 +18,7 @@ pub struct HostInfo {
 ///
 /// Never reports paths, host names, users or addresses.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "tools-builtin", effect = "read", data = "internal")]
+#[tool(group = "system", effect = "read", data = "internal", requires_admin)]
 #[serde(deny_unknown_fields)]
 pub struct GetSystemStatus {}
 

@@ -37,7 +37,12 @@ impl Environment {
 ///
 /// At most 200 variables; values are cut at 512 characters.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "tools-builtin", effect = "read", data = "confidential")]
+#[tool(
+    group = "system",
+    effect = "read",
+    data = "confidential",
+    requires_admin
+)]
 #[serde(deny_unknown_fields)]
 pub struct GetEnv {
     /// Only variables whose name starts with this prefix (case-sensitive).
@@ -56,7 +61,7 @@ impl Execute for GetEnv {
 /// At most 200 variables; values are cut at 512 characters.
 #[derive(Tool, Deserialize, JsonSchema)]
 #[tool(
-    group = "tools-builtin",
+    group = "system",
     effect = "read",
     data = "confidential",
     requires_admin,
