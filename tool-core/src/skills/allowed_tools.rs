@@ -417,16 +417,8 @@ impl Tokens {
             );
             return None;
         }
-        if let Some(rest) = name.strip_prefix("mcp__") {
-            // `mcp__server__*` is read from its end, so that a server whose
-            // name ends in `_` means the same in both forms: `mcp__esim_` and
-            // `mcp__esim___*` (found by fuzzing: the second was refused).
-            let (server, tool) = match (rest.strip_suffix("__*"), rest.split_once("__")) {
-                (Some(server), _) if !server.contains("__") => (server, Some("*")),
-                (_, Some((server, tool))) => (server, Some(tool)),
-                (_, None) => (rest, None),
-            };
-            if server.is_empty() || !server.chars().all(is_name_char) {
+        if let Some((server, tool)) = mcp_parts(name) {
+            if server.is_empty() || server.contains("__") || !server.chars().all(is_name_char) {
                 return self.bad_name(
                     name,
                     position,
@@ -474,6 +466,28 @@ impl Tokens {
         }
         None
     }
+}
+
+/// Splits `mcp__server__tool` into its server and tool parts (`None` when
+/// `name` is not an MCP name; no tool part for `mcp__server`).
+///
+/// The server part may hold single underscores (`files_x`) and end in one
+/// (`files_`), so the separator is the **last** two underscores of the first
+/// run of two or more: `mcp__files___read` is the tool `read` of the server
+/// `files_`, never a tool of `files`. Read this way, `mcp__esim_` and
+/// `mcp__esim___*` name one server (found by fuzzing: the second was once
+/// refused), and a server-wide grant is matched on this exact part, never on
+/// a prefix of the name. A server part that still holds `__` (from a run of
+/// four or more) names no server anyone can grant.
+pub(crate) fn mcp_parts(name: &str) -> Option<(&str, Option<&str>)> {
+    let rest = name.strip_prefix("mcp__")?;
+    let Some(mut end) = rest.find("__") else {
+        return Some((rest, None));
+    };
+    while rest.as_bytes().get(end + 2) == Some(&b'_') {
+        end += 1;
+    }
+    Some((rest.get(..end)?, rest.get(end + 2..)))
 }
 
 /// Reads a scope from byte `*i` (just after its `(`) up to the matching `)`,

@@ -703,6 +703,110 @@ fn scope_on_unscoped_tool_grants_nothing() {
     assert!(!list.admits_call("Read", Some("/tmp/x")));
 }
 
+// ---- server-wide grants name one server ----
+
+/// Servers whose names start like `files`; each has a tool `read`.
+const NEIGHBOURS: &[KnownTool<'static>] = &[
+    KnownTool {
+        name: "mcp__files__read",
+        has_scope: false,
+    },
+    KnownTool {
+        name: "mcp__files__write",
+        has_scope: false,
+    },
+    KnownTool {
+        name: "mcp__files___read",
+        has_scope: false,
+    },
+    KnownTool {
+        name: "mcp__files-x__read",
+        has_scope: false,
+    },
+    KnownTool {
+        name: "mcp__filesX__read",
+        has_scope: false,
+    },
+    KnownTool {
+        name: "mcp__files_x__read",
+        has_scope: false,
+    },
+    KnownTool {
+        name: "mcp__filesystem__read",
+        has_scope: false,
+    },
+];
+
+/// The tools that `allowed-tools: {tokens}` lets through among the neighbours.
+fn granted(tokens: &str) -> Vec<String> {
+    let skills = [skill("a", Some(tokens))];
+    match EffectiveSkills::select(&skills, TrustLevel(0)).allow_list(NEIGHBOURS) {
+        AllowList::Only(grants) => grants.into_keys().collect(),
+        AllowList::NoOpinion => panic!("no opinion"),
+    }
+}
+
+#[test]
+fn server_grant_does_not_reach_servers_that_start_the_same_way() {
+    for tokens in ["mcp__files", "mcp__files__*"] {
+        assert_eq!(
+            granted(tokens),
+            ["mcp__files__read", "mcp__files__write"],
+            "{tokens}"
+        );
+    }
+}
+
+#[test]
+fn server_part_may_end_in_an_underscore() {
+    // `mcp__files___read` is the tool `read` of `files_`, not `_read` of `files`.
+    for tokens in ["mcp__files_", "mcp__files___*"] {
+        assert_eq!(granted(tokens), ["mcp__files___read"], "{tokens}");
+    }
+}
+
+#[test]
+fn server_part_may_hold_single_underscores() {
+    assert_eq!(granted("mcp__files_x"), ["mcp__files_x__read"]);
+    assert_eq!(granted("mcp__files_x__*"), ["mcp__files_x__read"]);
+}
+
+#[test]
+fn server_part_keeps_hyphens_and_capitals_exactly() {
+    assert_eq!(granted("mcp__files-x"), ["mcp__files-x__read"]);
+    assert_eq!(granted("mcp__filesX"), ["mcp__filesX__read"]);
+    assert_eq!(granted("mcp__filesystem"), ["mcp__filesystem__read"]);
+    assert!(granted("mcp__Files mcp__file mcp__files-").is_empty());
+}
+
+#[test]
+fn server_grant_still_matches_its_own_tools() {
+    // `mcp__files__` is a prefix of `mcp__files__read`, and that tool is the
+    // server's: the exact match must not lose it.
+    let skills = [skill("a", Some("mcp__files"))];
+    let list = EffectiveSkills::select(&skills, TrustLevel(0)).allow_list(NEIGHBOURS);
+    assert!(list.admits("mcp__files__read"));
+    assert!(list.admits_call("mcp__files__read", Some("anything")));
+    assert!(!list.admits("mcp__files___read"));
+    assert!(!list.admits("mcp__files_x__read"));
+}
+
+#[test]
+fn server_grant_with_no_exact_tool_is_unresolved() {
+    let (tokens, _) = tokenize("mcp__file mcp__files_");
+    let d = check_allowed_tools(&AllowedTools::Declared(tokens), NEIGHBOURS);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].code, Code::UnresolvedServer);
+    assert!(d[0].message.contains("`file`"), "{}", d[0].message);
+}
+
+#[test]
+fn server_part_with_a_double_underscore_is_refused() {
+    let (tokens, diagnostics) = tokenize("mcp__a____*");
+    assert!(tokens.is_empty());
+    assert!(diagnostics[0].is_error(), "{diagnostics:?}");
+}
+
 // ---- scopes ----
 
 fn admits(pattern: &str, value: &str) -> bool {
