@@ -67,6 +67,9 @@
 //! | S030 | warning | a duplicate token, folded into one |
 //! | S031 | error | text right after a scope's `)` |
 //! | S032 | error | a scope on a whole MCP server |
+//! | S033 | error | `allowed-tools` is set more than once: the skill allows no tools |
+//! | S034 | error | a near-miss spelling of `allowed-tools` (`allowed_tools`, `allowedTools`, `Allowed-Tools`, …): the skill allows no tools |
+//! | S035 | error | a `\` outside a scope, or one that escapes the `)` meant to close the scope |
 //! | S040 | warning | a token names no registered tool (with "did you mean") |
 //! | S041 | warning | a scope on a tool with no `scope` field: cannot be enforced, grants nothing |
 //! | S042 | warning | an MCP server with no registered tool |

@@ -160,7 +160,7 @@ fn suggestion<'k>(written: &str, candidates: impl Iterator<Item = &'k str>) -> S
 
 /// Levenshtein distance; `None` for names too long to be worth comparing,
 /// which bounds the cost of a hostile token.
-fn distance(a: &str, b: &str) -> Option<usize> {
+pub(crate) fn distance(a: &str, b: &str) -> Option<usize> {
     const LIMIT: usize = 128;
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();

@@ -522,6 +522,204 @@ fn repeated_names_in_a_block_scalar_each_get_their_own_position() {
     );
 }
 
+// ---- allowed-tools that cannot be read with certainty fail closed ----
+
+/// What gate 6 makes of the report's skill alone.
+fn allowance(report: &SkillReport) -> AllowList {
+    let allowed_tools = report
+        .manifest
+        .as_ref()
+        .map(|m| m.allowed_tools.clone())
+        .expect("manifest");
+    let skills = [SkillRef {
+        id: "demo".into(),
+        enabled: true,
+        orphaned: false,
+        trust: TrustLevel(1),
+        allowed_tools,
+        text: String::new(),
+    }];
+    EffectiveSkills::select(&skills, TrustLevel(0)).allow_list(KNOWN)
+}
+
+/// The report declares zero tools (never "absent"), gate 6 lets nothing
+/// through, and `code` is among its diagnostics as an error.
+fn assert_fails_closed(report: &SkillReport, code: Code) {
+    assert!(declared(report).is_empty(), "{:?}", report.manifest);
+    assert_eq!(allowance(report), AllowList::Only(Default::default()));
+    assert!(!allowance(report).admits("Read"));
+    let d = find(report, code);
+    assert_eq!(d.severity, Severity::Error);
+    assert!(!report.is_valid());
+}
+
+#[test]
+fn allowed_tools_given_twice_allows_no_tools() {
+    let r = read("name: demo\ndescription: A demo.\nallowed-tools: Read\nallowed-tools: Bash");
+    assert_fails_closed(&r, Code::AllowedToolsTwice);
+    assert_eq!(codes(&r), [Code::AllowedToolsTwice]);
+    assert_eq!(r.diagnostics[0].position, at(5, 1));
+    assert!(r.diagnostics[0].message.contains("line 4"));
+}
+
+#[test]
+fn allowed_tools_given_twice_with_the_same_list_still_allows_no_tools() {
+    let r = read("name: demo\ndescription: A demo.\nallowed-tools: Read\nallowed-tools: Read");
+    assert_fails_closed(&r, Code::AllowedToolsTwice);
+}
+
+#[test]
+fn near_miss_spellings_of_allowed_tools_allow_no_tools() {
+    for key in [
+        "allowed_tools",
+        "allowedTools",
+        "allowed-tool",
+        "Allowed-Tools",
+        "allowed tools",
+        "allowedtools",
+        "ALLOWED_TOOLS",
+        "alowed-tools",
+        "'allowed-tools '",
+    ] {
+        let r = read(&format!("name: demo\ndescription: A demo.\n{key}: Read"));
+        assert_fails_closed(&r, Code::AllowedToolsMisspelled);
+        assert_eq!(codes(&r), [Code::AllowedToolsMisspelled], "{key}");
+        assert_eq!(r.diagnostics[0].position, at(4, 1), "{key}");
+        assert!(
+            r.diagnostics[0]
+                .message
+                .contains("rename the key to `allowed-tools`"),
+            "{key}"
+        );
+    }
+}
+
+#[test]
+fn near_miss_beside_the_real_key_allows_no_tools() {
+    let r = read("name: demo\ndescription: A demo.\nallowed-tools: Read\nallowed_tools: Bash");
+    assert_fails_closed(&r, Code::AllowedToolsMisspelled);
+}
+
+#[test]
+fn unrelated_unknown_keys_are_not_near_misses() {
+    for key in ["tools", "allowed-hosts", "disallowed-tools", "allowed"] {
+        let r = read(&format!("name: demo\ndescription: A demo.\n{key}: Read"));
+        assert_eq!(codes(&r), [Code::UnknownField], "{key}");
+        assert_eq!(
+            r.manifest.map(|m| m.allowed_tools),
+            Some(AllowedTools::Absent),
+            "{key}"
+        );
+    }
+}
+
+#[test]
+fn map_value_allows_no_tools() {
+    assert_fails_closed(
+        &with_tools("\n  Read: yes\n  Bash: git"),
+        Code::AllowedToolsWrongType,
+    );
+    assert_fails_closed(&with_tools(" {Read: yes}"), Code::AllowedToolsWrongType);
+}
+
+#[test]
+fn number_value_allows_no_tools() {
+    for value in [" 42", " 1.5", " 0x1F", " .inf"] {
+        assert_fails_closed(&with_tools(value), Code::AllowedToolsWrongType);
+    }
+}
+
+#[test]
+fn bool_value_allows_no_tools() {
+    for value in [" true", " false", " True"] {
+        let r = with_tools(value);
+        assert_fails_closed(&r, Code::AllowedToolsWrongType);
+        assert!(
+            r.diagnostics[0].message.contains("not a boolean"),
+            "{value}"
+        );
+    }
+}
+
+#[test]
+fn every_malformed_part_of_a_token_is_reported() {
+    // A bad escape, an unanchored `*` and an unclosed `(` in one token.
+    let (tokens, diagnostics) = tokenize(r"Ba\sh*(git status");
+    assert!(tokens.is_empty());
+    let found: Vec<_> = diagnostics.iter().map(|d| (d.code, d.position)).collect();
+    assert_eq!(
+        found,
+        [
+            (Code::BadEscape, at(1, 3)),
+            (Code::UnanchoredWildcard, at(1, 6)),
+            (Code::UnterminatedParen, at(1, 7)),
+        ]
+    );
+    assert!(diagnostics.iter().all(Diagnostic::is_error));
+}
+
+#[test]
+fn every_malformed_part_of_a_value_is_reported_with_its_file_position() {
+    let r = with_tools(r" Read Ba\sh* Bash(dir C:\)");
+    assert_eq!(declared(&r), ["Read"]);
+    let found: Vec<_> = r.diagnostics.iter().map(|d| (d.code, d.position)).collect();
+    assert_eq!(
+        found,
+        [
+            (Code::BadEscape, at(4, 23)),
+            (Code::UnanchoredWildcard, at(4, 26)),
+            (Code::UnterminatedParen, at(4, 32)),
+            (Code::BadEscape, at(4, 39)),
+        ]
+    );
+}
+
+#[test]
+fn escaped_parentheses_outside_a_scope_are_bad_escapes() {
+    // `\(` only escapes inside a scope: here the `(` opens one, and the
+    // `\)` keeps it from closing.
+    let (tokens, diagnostics) = tokenize(r"Bash\(ls\)");
+    assert!(tokens.is_empty());
+    let found: Vec<_> = diagnostics.iter().map(|d| (d.code, d.position)).collect();
+    assert_eq!(
+        found,
+        [
+            (Code::BadEscape, at(1, 5)),
+            (Code::UnterminatedParen, at(1, 6)),
+            (Code::BadEscape, at(1, 9)),
+        ]
+    );
+}
+
+#[test]
+fn each_kind_of_fault_in_a_name_is_reported_once_where_it_first_occurs() {
+    let (_, diagnostics) = tokenize(r"a*b\c:d*e\f:");
+    let found: Vec<_> = diagnostics.iter().map(|d| (d.code, d.position)).collect();
+    assert_eq!(
+        found,
+        [
+            (Code::UnanchoredWildcard, at(1, 2)),
+            (Code::BadEscape, at(1, 4)),
+            (Code::InvalidToolName, at(1, 6)),
+        ]
+    );
+}
+
+#[test]
+fn a_bad_name_does_not_hide_a_faulty_scope() {
+    let (_, diagnostics) = tokenize("Ba*sh() (x");
+    let codes: Vec<_> = diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(
+        codes,
+        [
+            Code::UnanchoredWildcard,
+            Code::EmptyScope,
+            Code::ScopeWithoutTool,
+            Code::UnterminatedParen
+        ]
+    );
+}
+
 // ---- registry check ----
 
 const KNOWN: &[KnownTool<'static>] = &[
