@@ -59,6 +59,8 @@ fn synthetic_corpus_fails_with_one_line_per_diagnostic() {
     let text = stdout(&output);
     for expected in [
         "/Upper-Name/SKILL.md:2:7: error[S012]: `name` `Upper-Name` must be lowercase",
+        // A description that never says when to use the skill.
+        "/Upper-Name/SKILL.md:3:14: warning[S051]: `description` never says when",
         "/no-front-matter/SKILL.md:1:1: error[S001]: ",
         // At the `*` itself, not at the start of the token.
         "/broken-scopes/SKILL.md:4:66: error[S028]: `mcp__*` uses `*`",
@@ -132,7 +134,7 @@ fn valid_skill_passes_and_warnings_alone_pass() {
     let dir = scratch("valid");
     write_skill(
         &dir.join("status"),
-        b"---\nname: status\ndescription: Reports the host's status.\nallowed-tools: get_system_status get_env\n---\nBody\n",
+        b"---\nname: status\ndescription: Reports the host's status and uptime. Use when asked how the host is doing.\nallowed-tools: get_system_status get_env\n---\nBody\n",
     );
     let output = check(&[dir.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
@@ -141,7 +143,7 @@ fn valid_skill_passes_and_warnings_alone_pass() {
 
     write_skill(
         &dir.join("status"),
-        b"---\nname: status\ndescription: Reports.\nallowed-tools: get_system_status, Read\n---\n",
+        b"---\nname: status\ndescription: Reports the host's status and uptime. Use when asked how the host is doing.\nallowed-tools: get_system_status, Read\n---\n",
     );
     let output = check(&[dir.join("status").to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));

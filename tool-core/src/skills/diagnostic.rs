@@ -138,6 +138,12 @@ codes! {
     UnenforceableScope = "S041", Warning;
     /// No registered tool belongs to this MCP server.
     UnresolvedServer = "S042", Warning;
+    /// `description` opens with when to use the skill, not what it does.
+    DescriptionOpensWithoutWhat = "S050", Warning;
+    /// `description` never says when to use the skill.
+    DescriptionWithoutWhen = "S051", Warning;
+    /// `description` is shorter than a useful sentence.
+    DescriptionTooShort = "S052", Warning;
 }
 
 impl fmt::Display for Code {

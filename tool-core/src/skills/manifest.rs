@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::skills::allowed_tools::{self, AllowedTools};
+use crate::skills::description::check_description;
 use crate::skills::diagnostic::{Code, Diagnostic, Position};
 use crate::skills::resolve::distance;
 use crate::skills::yaml::{FrontMatter, Node, NodeKind, ScalarKind, read_front_matter};
@@ -216,7 +217,7 @@ impl Reader {
                     d.chars().count()
                 ),
             ),
-            Some(_) => {}
+            Some(d) => self.diagnostics.extend(check_description(d, at)),
             None => self.report(
                 Code::MissingDescription,
                 at,

@@ -9,7 +9,7 @@ fn read(front: &str) -> SkillReport {
 /// A valid skill with `tools_yaml` after `allowed-tools:` on line 4.
 fn with_tools(tools_yaml: &str) -> SkillReport {
     read(&format!(
-        "name: demo\ndescription: A demo.\nallowed-tools:{tools_yaml}"
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nallowed-tools:{tools_yaml}"
     ))
 }
 
@@ -41,7 +41,7 @@ fn at(line: usize, column: usize) -> Position {
 #[test]
 fn valid_skill_has_no_diagnostics() {
     let r = read(
-        "name: demo\ndescription: A demo.\nlicense: MIT\ncompatibility: Needs git.\nmetadata:\n  author: me",
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nlicense: MIT\ncompatibility: Needs git.\nmetadata:\n  author: me",
     );
     assert!(r.is_valid(), "{:?}", r.diagnostics);
     assert!(r.diagnostics.is_empty());
@@ -67,7 +67,7 @@ fn unterminated_front_matter_is_error() {
 #[test]
 fn front_matter_over_64_kib_is_refused() {
     let big = format!(
-        "---\nname: demo\ndescription: d\nx: '{}'\n---\n",
+        "---\nname: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nx: '{}'\n---\n",
         "a".repeat(MAX_FRONT_MATTER_BYTES)
     );
     assert_eq!(
@@ -92,7 +92,9 @@ fn yaml_alias_bomb_is_refused() {
 #[test]
 fn yaml_anchor_alone_is_refused() {
     assert_eq!(
-        codes(&read("name: &n demo\ndescription: d")),
+        codes(&read(
+            "name: &n demo\ndescription: Reads a demo skill for the tests. Use when testing the reader."
+        )),
         [Code::YamlAlias]
     );
 }
@@ -122,14 +124,18 @@ fn deep_nesting_is_refused() {
 
 #[test]
 fn duplicate_key_is_error() {
-    let r = read("name: demo\nname: demo\ndescription: d");
+    let r = read(
+        "name: demo\nname: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.",
+    );
     assert_eq!(codes(&r), [Code::DuplicateKey]);
     assert_eq!(r.diagnostics[0].position, at(3, 1));
 }
 
 #[test]
 fn unknown_field_is_error_with_position() {
-    let r = read("name: demo\ndescription: d\nversion: 1.0");
+    let r = read(
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nversion: 1.0",
+    );
     assert_eq!(codes(&r), [Code::UnknownField]);
     assert_eq!(r.diagnostics[0].position, at(4, 1));
     assert!(r.diagnostics[0].message.contains("`version`"));
@@ -148,7 +154,10 @@ fn crlf_line_endings_are_read() {
 
 #[test]
 fn name_must_be_lowercase() {
-    let r = read_skill("---\nname: Demo\ndescription: d\n---\n", "Demo");
+    let r = read_skill(
+        "---\nname: Demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\n---\n",
+        "Demo",
+    );
     assert_eq!(codes(&r), [Code::InvalidName]);
     assert!(r.diagnostics[0].message.contains("`demo`"));
 }
@@ -156,7 +165,12 @@ fn name_must_be_lowercase() {
 #[test]
 fn name_rejects_leading_trailing_and_doubled_hyphens() {
     for name in ["-demo", "demo-", "de--mo"] {
-        let r = read_skill(&format!("---\nname: {name}\ndescription: d\n---\n"), name);
+        let r = read_skill(
+            &format!(
+                "---\nname: {name}\ndescription: Reads a demo skill for the tests. Use when testing the reader.\n---\n"
+            ),
+            name,
+        );
         assert_eq!(codes(&r), [Code::InvalidName], "{name}");
     }
 }
@@ -165,20 +179,31 @@ fn name_rejects_leading_trailing_and_doubled_hyphens() {
 fn name_over_64_characters_is_error() {
     let ok = "a".repeat(64);
     let long = "a".repeat(65);
-    assert!(read_skill(&format!("---\nname: {ok}\ndescription: d\n---\n"), &ok).is_valid());
-    let r = read_skill(&format!("---\nname: {long}\ndescription: d\n---\n"), &long);
+    assert!(read_skill(&format!("---\nname: {ok}\ndescription: Reads a demo skill for the tests. Use when testing the reader.\n---\n"), &ok).is_valid());
+    let r = read_skill(
+        &format!(
+            "---\nname: {long}\ndescription: Reads a demo skill for the tests. Use when testing the reader.\n---\n"
+        ),
+        &long,
+    );
     assert_eq!(codes(&r), [Code::InvalidName]);
 }
 
 #[test]
 fn name_with_unicode_letters_is_error() {
-    let r = read_skill("---\nname: café\ndescription: d\n---\n", "café");
+    let r = read_skill(
+        "---\nname: café\ndescription: Reads a demo skill for the tests. Use when testing the reader.\n---\n",
+        "café",
+    );
     assert_eq!(codes(&r), [Code::InvalidName]);
 }
 
 #[test]
 fn name_must_equal_folder() {
-    let r = read_skill("---\nname: other\ndescription: d\n---\n", "demo");
+    let r = read_skill(
+        "---\nname: other\ndescription: Reads a demo skill for the tests. Use when testing the reader.\n---\n",
+        "demo",
+    );
     assert_eq!(codes(&r), [Code::NameFolderMismatch]);
     assert_eq!(r.diagnostics[0].position, at(2, 7));
 }
@@ -204,7 +229,7 @@ fn description_over_1024_characters_is_error() {
 #[test]
 fn compatibility_over_500_characters_is_error() {
     let r = read(&format!(
-        "name: demo\ndescription: d\ncompatibility: {}",
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\ncompatibility: {}",
         "c".repeat(501)
     ));
     assert_eq!(codes(&r), [Code::InvalidCompatibility]);
@@ -212,16 +237,22 @@ fn compatibility_over_500_characters_is_error() {
 
 #[test]
 fn metadata_must_map_strings_to_strings() {
-    let r = read("name: demo\ndescription: d\nmetadata:\n  tags:\n    - a");
+    let r = read(
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nmetadata:\n  tags:\n    - a",
+    );
     assert_eq!(codes(&r), [Code::WrongType]);
     assert_eq!(r.diagnostics[0].position, at(6, 5));
-    let r = read("name: demo\ndescription: d\nmetadata: text");
+    let r = read(
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nmetadata: text",
+    );
     assert_eq!(codes(&r), [Code::WrongType]);
 }
 
 #[test]
 fn number_where_text_is_expected_is_a_warning() {
-    let r = read("name: demo\ndescription: d\nmetadata:\n  version: 1.0");
+    let r = read(
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nmetadata:\n  version: 1.0",
+    );
     assert_eq!(codes(&r), [Code::ScalarTakenAsText]);
     assert!(r.is_valid());
     let m = r.manifest.expect("manifest");
@@ -241,11 +272,114 @@ fn every_code_is_in_the_module_docs_table() {
     }
 }
 
+// ---- descriptions that route ----
+
+/// The diagnostics of a skill with `description: {text}` on line 3.
+fn described(text: &str) -> SkillReport {
+    let quoted = text.replace('\'', "''");
+    read(&format!("name: demo\ndescription: '{quoted}'"))
+}
+
+#[test]
+fn description_that_says_what_and_when_has_no_warning() {
+    for text in [
+        "Reviews diffs for security bugs. Use when a change touches authentication.",
+        "Formats Rust code with rustfmt. Use before committing changes.",
+        "Writes conventional commit messages from the staged diff. Use for git commits.",
+    ] {
+        let r = described(text);
+        assert!(r.diagnostics.is_empty(), "{text}: {:?}", r.diagnostics);
+    }
+}
+
+#[test]
+fn description_that_opens_with_when_is_warned() {
+    for text in [
+        "Use when creating skills: edits and checks SKILL.md files for hosts.",
+        "This skill should be used when the user asks to release the SDK.",
+        "You MUST use this before any creative work on features.",
+        "When the user asks for a role, this explains which one fits best.",
+        "Before modifying shared code, traces all callers and dependents first.",
+    ] {
+        let r = described(text);
+        assert_eq!(codes(&r), [Code::DescriptionOpensWithoutWhat], "{text}");
+        let d = &r.diagnostics[0];
+        assert_eq!(d.severity, Severity::Warning);
+        assert_eq!(d.position, at(3, 14));
+        assert!(d.message.contains("start with what the skill does"));
+        assert!(r.is_valid());
+    }
+}
+
+#[test]
+fn description_that_never_says_when_is_warned() {
+    for text in [
+        "Reviews diffs for security bugs and explains each finding in plain words.",
+        "Complete Go development: code conventions, architecture, concurrency, and code review.",
+    ] {
+        let r = described(text);
+        assert_eq!(codes(&r), [Code::DescriptionWithoutWhen], "{text}");
+        let d = &r.diagnostics[0];
+        assert_eq!(d.severity, Severity::Warning);
+        assert!(d.message.contains("`Use when"));
+        assert!(r.is_valid());
+    }
+}
+
+#[test]
+fn clauses_equivalent_to_use_when_count() {
+    for text in [
+        "Checks skill files for hosts. Use this skill proactively when editing them.",
+        "Scans a codebase with CodeQL. Triggers on \"run codeql\" and \"SAST scan\".",
+        "Creates a plugin with validation and release automation. TRIGGERS - create plugin",
+        "Operational protocol for sessions. Load at session start to govern the graph.",
+        "Checks for loose ends in the code. Activates after implementing features.",
+        "Guidance for distinctive visual design when building new UI from scratch.",
+        "Graph quality assessment with scores. Use to check the graph's structural health.",
+    ] {
+        let r = described(text);
+        assert!(
+            !codes(&r).contains(&Code::DescriptionWithoutWhen),
+            "{text}: {:?}",
+            r.diagnostics
+        );
+    }
+}
+
+#[test]
+fn description_shorter_than_a_sentence_is_warned() {
+    let r = described("Use for calculations.");
+    let d = find(&r, Code::DescriptionTooShort);
+    assert_eq!(d.severity, Severity::Warning);
+    assert!(d.message.contains("has 3 word(s)"), "{}", d.message);
+    assert_eq!(
+        codes(&described(
+            "Performs mathematical calculations. Use when asked."
+        )),
+        [Code::DescriptionTooShort]
+    );
+    // Eight words is enough for this rule (the others still apply).
+    assert!(
+        !codes(&described(
+            "Performs calculations on numbers. Use when asked twice."
+        ))
+        .contains(&Code::DescriptionTooShort)
+    );
+}
+
+#[test]
+fn description_in_another_script_is_not_checked() {
+    let r = described("Git 커밋 생성. Conventional Commit 형식 + 티켓 참조 자동 포함.");
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+}
+
 // ---- allowed-tools: forms ----
 
 #[test]
 fn absent_allowed_tools_is_absent() {
-    let r = read("name: demo\ndescription: d");
+    let r = read(
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.",
+    );
     assert_eq!(
         r.manifest.map(|m| m.allowed_tools),
         Some(AllowedTools::Absent)
@@ -555,7 +689,9 @@ fn assert_fails_closed(report: &SkillReport, code: Code) {
 
 #[test]
 fn allowed_tools_given_twice_allows_no_tools() {
-    let r = read("name: demo\ndescription: A demo.\nallowed-tools: Read\nallowed-tools: Bash");
+    let r = read(
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nallowed-tools: Read\nallowed-tools: Bash",
+    );
     assert_fails_closed(&r, Code::AllowedToolsTwice);
     assert_eq!(codes(&r), [Code::AllowedToolsTwice]);
     assert_eq!(r.diagnostics[0].position, at(5, 1));
@@ -564,7 +700,9 @@ fn allowed_tools_given_twice_allows_no_tools() {
 
 #[test]
 fn allowed_tools_given_twice_with_the_same_list_still_allows_no_tools() {
-    let r = read("name: demo\ndescription: A demo.\nallowed-tools: Read\nallowed-tools: Read");
+    let r = read(
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nallowed-tools: Read\nallowed-tools: Read",
+    );
     assert_fails_closed(&r, Code::AllowedToolsTwice);
 }
 
@@ -581,7 +719,9 @@ fn near_miss_spellings_of_allowed_tools_allow_no_tools() {
         "alowed-tools",
         "'allowed-tools '",
     ] {
-        let r = read(&format!("name: demo\ndescription: A demo.\n{key}: Read"));
+        let r = read(&format!(
+            "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\n{key}: Read"
+        ));
         assert_fails_closed(&r, Code::AllowedToolsMisspelled);
         assert_eq!(codes(&r), [Code::AllowedToolsMisspelled], "{key}");
         assert_eq!(r.diagnostics[0].position, at(4, 1), "{key}");
@@ -596,14 +736,18 @@ fn near_miss_spellings_of_allowed_tools_allow_no_tools() {
 
 #[test]
 fn near_miss_beside_the_real_key_allows_no_tools() {
-    let r = read("name: demo\ndescription: A demo.\nallowed-tools: Read\nallowed_tools: Bash");
+    let r = read(
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nallowed-tools: Read\nallowed_tools: Bash",
+    );
     assert_fails_closed(&r, Code::AllowedToolsMisspelled);
 }
 
 #[test]
 fn unrelated_unknown_keys_are_not_near_misses() {
     for key in ["tools", "allowed-hosts", "disallowed-tools", "allowed"] {
-        let r = read(&format!("name: demo\ndescription: A demo.\n{key}: Read"));
+        let r = read(&format!(
+            "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\n{key}: Read"
+        ));
         assert_eq!(codes(&r), [Code::UnknownField], "{key}");
         assert_eq!(
             r.manifest.map(|m| m.allowed_tools),
