@@ -496,7 +496,7 @@ mod tests {
 
     #[test]
     fn positions_are_file_positions() {
-        let text = b"---\nname: review\ndescription: Reviews.\nallowed-tools: get_env Nope\n---\n";
+        let text = b"---\nname: review\ndescription: Reports on demo work for tests. Use when testing the checker.\nallowed-tools: get_env Nope\n---\n";
         let findings = check_skill_bytes(Path::new("x/SKILL.md"), text, "review", KNOWN);
         assert_eq!(findings.len(), 1, "{findings:?}");
         assert_eq!(findings[0].code, CheckCode::Skill(Code::UnresolvedTool));
@@ -510,7 +510,7 @@ mod tests {
     #[test]
     fn scope_on_a_tool_without_scope_is_reported() {
         let text =
-            b"---\nname: a\ndescription: A.\nallowed-tools: get_env(x) read_file(src/**)\n---\n";
+            b"---\nname: a\ndescription: Reports on demo work for tests. Use when testing the checker.\nallowed-tools: get_env(x) read_file(src/**)\n---\n";
         let findings = check_skill_bytes(Path::new("SKILL.md"), text, "a", KNOWN);
         let codes: Vec<_> = findings.iter().map(|f| f.code.id()).collect();
         assert_eq!(codes, ["S041"]);
@@ -539,11 +539,11 @@ mod tests {
     #[test]
     fn walk_finds_nested_skills_and_the_dir_itself() {
         let tmp = TempDir::new("walk");
-        let valid = b"---\nname: a\ndescription: A.\n---\nBody\n";
+        let valid = b"---\nname: a\ndescription: Reports on demo work for tests. Use when testing the checker.\n---\nBody\n";
         tmp.skill("", b"no front matter\n");
         tmp.skill("a", valid);
-        tmp.skill(".hidden/skills/b", b"---\nname: b\ndescription: B.\n---\n");
-        tmp.skill("a/c", b"---\nname: c\ndescription: C.\n---\n");
+        tmp.skill(".hidden/skills/b", b"---\nname: b\ndescription: Reports on demo work for tests. Use when testing the checker.\n---\n");
+        tmp.skill("a/c", b"---\nname: c\ndescription: Reports on demo work for tests. Use when testing the checker.\n---\n");
         fs::create_dir_all(tmp.0.join("empty/deeper")).unwrap();
         let checked = check_dirs(std::slice::from_ref(&tmp.0), KNOWN).unwrap();
         let files: Vec<_> = checked
@@ -568,7 +568,7 @@ mod tests {
     #[test]
     fn a_dir_given_twice_is_checked_once() {
         let tmp = TempDir::new("twice");
-        let folder = tmp.skill("x", b"---\nname: y\ndescription: Y.\n---\n");
+        let folder = tmp.skill("x", b"---\nname: y\ndescription: Reports on demo work for tests. Use when testing the checker.\n---\n");
         let checked = check_dirs(&[folder.clone(), folder], KNOWN).unwrap();
         assert_eq!(checked.skill_files.len(), 1);
         assert_eq!(checked.findings.len(), 1);
@@ -581,7 +581,7 @@ mod tests {
     #[test]
     fn dot_takes_the_name_of_the_folder_it_leads_to() {
         let tmp = TempDir::new("dot");
-        let folder = tmp.skill("dotted", b"---\nname: dotted\ndescription: D.\n---\n");
+        let folder = tmp.skill("dotted", b"---\nname: dotted\ndescription: Reports on demo work for tests. Use when testing the checker.\n---\n");
         assert_eq!(folder_name(&folder.join(".")), "dotted");
     }
 

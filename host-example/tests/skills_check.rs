@@ -6,10 +6,19 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-const SYNTHETIC: &str = concat!(
+const SYNTHETIC_DEFAULT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../shared/corpus/skills/synthetic__cases"
 );
+
+/// The synthetic cases of the corpus; below `SKILLS_CORPUS` when that is
+/// set (a checkout in a git worktree lies elsewhere relative to the corpus).
+fn synthetic() -> String {
+    std::env::var("SKILLS_CORPUS").map_or_else(
+        |_| SYNTHETIC_DEFAULT.to_owned(),
+        |corpus| format!("{corpus}/synthetic__cases"),
+    )
+}
 
 fn check(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_host-example"))
@@ -44,13 +53,17 @@ fn write_skill(folder: &Path, text: &[u8]) {
 
 #[test]
 fn synthetic_corpus_fails_with_one_line_per_diagnostic() {
-    let output = check(&[SYNTHETIC]);
+    let synthetic = synthetic();
+    let output = check(&[&synthetic]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let text = stdout(&output);
     for expected in [
         "/Upper-Name/SKILL.md:2:7: error[S012]: `name` `Upper-Name` must be lowercase",
+        // A description that never says when to use the skill.
+        "/Upper-Name/SKILL.md:3:14: warning[S051]: `description` never says when",
         "/no-front-matter/SKILL.md:1:1: error[S001]: ",
-        "/broken-scopes/SKILL.md:4:61: error[S028]: `mcp__*` uses `*`",
+        // At the `*` itself, not at the start of the token.
+        "/broken-scopes/SKILL.md:4:66: error[S028]: `mcp__*` uses `*`",
         "/map-tools/SKILL.md:5:3: error[S022]: ",
         "/null-tools/SKILL.md:4:14: warning[S020]: ",
         "/comma-hyphen-server/SKILL.md:4:20: warning[S021]: ",
@@ -59,14 +72,14 @@ fn synthetic_corpus_fails_with_one_line_per_diagnostic() {
         // The second `Bash` of a folded block is found at its own place.
         "/folded-spaces/SKILL.md:5:20: warning[S040]: no tool named `Bash`",
     ] {
-        let line = format!("{SYNTHETIC}{expected}");
+        let line = format!("{synthetic}{expected}");
         assert!(
             text.lines().any(|l| l.starts_with(&line)),
             "no line starting {line:?} in\n{text}"
         );
     }
     for line in text.lines() {
-        assert!(line.starts_with(SYNTHETIC), "{line}");
+        assert!(line.starts_with(&synthetic), "{line}");
         assert!(
             line.contains(": error[S") || line.contains(": warning[S"),
             "{line}"
@@ -77,11 +90,12 @@ fn synthetic_corpus_fails_with_one_line_per_diagnostic() {
 
 #[test]
 fn json_is_an_array_of_diagnostics_in_file_then_position_order() {
-    let output = check(&["--format", "json", SYNTHETIC]);
+    let synthetic = synthetic();
+    let output = check(&["--format", "json", &synthetic]);
     assert_eq!(output.status.code(), Some(1));
     let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
     let rows = value.as_array().unwrap();
-    assert_eq!(rows.len(), stdout(&check(&[SYNTHETIC])).lines().count());
+    assert_eq!(rows.len(), stdout(&check(&[&synthetic])).lines().count());
     let mut keys = Vec::new();
     for row in rows {
         let object = row.as_object().unwrap();
@@ -107,7 +121,7 @@ fn json_is_an_array_of_diagnostics_in_file_then_position_order() {
         .expect("the Upper-Name finding");
     assert_eq!(
         upper["file"],
-        format!("{SYNTHETIC}/Upper-Name/SKILL.md").as_str()
+        format!("{synthetic}/Upper-Name/SKILL.md").as_str()
     );
     assert_eq!(
         (upper["line"].as_u64(), upper["column"].as_u64()),
@@ -120,7 +134,7 @@ fn valid_skill_passes_and_warnings_alone_pass() {
     let dir = scratch("valid");
     write_skill(
         &dir.join("status"),
-        b"---\nname: status\ndescription: Reports the host's status.\nallowed-tools: get_system_status get_env\n---\nBody\n",
+        b"---\nname: status\ndescription: Reports the host's status and uptime. Use when asked how the host is doing.\nallowed-tools: get_system_status get_env\n---\nBody\n",
     );
     let output = check(&[dir.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
@@ -129,7 +143,7 @@ fn valid_skill_passes_and_warnings_alone_pass() {
 
     write_skill(
         &dir.join("status"),
-        b"---\nname: status\ndescription: Reports.\nallowed-tools: get_system_status, Read\n---\n",
+        b"---\nname: status\ndescription: Reports the host's status and uptime. Use when asked how the host is doing.\nallowed-tools: get_system_status, Read\n---\n",
     );
     let output = check(&[dir.join("status").to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));

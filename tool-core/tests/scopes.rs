@@ -145,7 +145,11 @@ fn path_absolute_is_refused() {
         assert!(!path("**", value), "{value}");
     }
     // An absolute pattern admits nothing.
-    assert!(ScopePattern::new("/tmp/**").problem(ScopeKind::Path).is_some());
+    assert!(
+        ScopePattern::new("/tmp/**")
+            .problem(ScopeKind::Path)
+            .is_some()
+    );
     assert!(!path("/tmp/**", "/tmp/x"));
 }
 
@@ -202,7 +206,10 @@ fn text_is_exact_or_wildcard() {
     assert!(text("page-1", "page-1"));
     assert!(!text("page-1", "page-10"));
     assert!(text("https://docs.example/*", "https://docs.example/a/b?c"));
-    assert!(!text("https://docs.example/*", "https://docs.example.evil/a"));
+    assert!(!text(
+        "https://docs.example/*",
+        "https://docs.example.evil/a"
+    ));
     assert!(!text("a*", "ab\u{0}c"));
 }
 

@@ -131,5 +131,8 @@ fn the_host_sets_the_limit() {
     // Even a value that would fail validation is refused for its size
     // first: nothing is parsed past the limit.
     let error = call(&registry, json!({ "email": "y".repeat(80) })).unwrap_err();
-    assert!(matches!(error, ToolError::ArgumentsTooLarge { limit: 64, .. }));
+    assert!(matches!(
+        error,
+        ToolError::ArgumentsTooLarge { limit: 64, .. }
+    ));
 }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ScopeKind;
 use crate::skills::allowed_tools::AllowedTools;
-use crate::skills::resolve::{KnownTool, Resolved, resolve, sorted};
+use crate::skills::resolve::{KnownTool, Resolved, is_tool_of, resolve, sorted};
 use crate::skills::scope::ScopePattern;
 
 /// How far a host trusts a skill's source; higher is more trusted.
@@ -101,6 +101,13 @@ impl<'a> EffectiveSkills<'a> {
                     Some(Resolved::Whole(range)) => {
                         for slot in &mut allowances[range] {
                             *slot = Some(Allowance::Whole);
+                        }
+                    }
+                    Some(Resolved::Server { candidates, server }) => {
+                        for i in candidates {
+                            if is_tool_of(known[i].name, server) {
+                                allowances[i] = Some(Allowance::Whole);
+                            }
                         }
                     }
                     Some(Resolved::Scoped(i)) => {

@@ -26,6 +26,9 @@ pub enum AllowedTools {
     Absent,
     /// The field is there; the list may be empty, which allows nothing.
     /// Malformed tokens are left out (and reported), so they grant nothing.
+    /// A field that cannot be read with certainty (set twice, a near-miss
+    /// spelling of the key, a map, number or boolean) declares an empty
+    /// list, with an error: read as absent, it would widen the run.
     Declared(Vec<ToolPattern>),
 }
 
@@ -168,15 +171,46 @@ fn snippet(name: &str) -> &str {
     name.get(..end).unwrap_or(name)
 }
 
-/// How a token ended.
-enum Scanned<'t> {
-    /// Well formed: the name, and the scope with the offset of its `(`.
-    Token {
-        name: &'t str,
-        scope: Option<(Cow<'t, str>, usize)>,
+/// What follows a token's name.
+enum Tail<'t> {
+    /// Nothing: the token is a bare name.
+    Bare,
+    /// A well-formed scope, and the offset of its `(`.
+    Scope { scope: Cow<'t, str>, open: usize },
+    /// A `)` that closes nothing, at this offset.
+    Stray(usize),
+    /// A `(` that is never closed, and the offset of the `\` of an escaped
+    /// `)` that would have closed it.
+    Unterminated {
+        open: usize,
+        escaped_close: Option<usize>,
     },
-    /// Malformed; already reported.
-    Refused,
+    /// A scope, then the character `found` at `offset` with no separator.
+    AfterScope {
+        open: usize,
+        offset: usize,
+        found: char,
+    },
+}
+
+impl Tail<'_> {
+    fn open(&self) -> Option<usize> {
+        match self {
+            Tail::Scope { open, .. }
+            | Tail::Unterminated { open, .. }
+            | Tail::AfterScope { open, .. } => Some(*open),
+            Tail::Bare | Tail::Stray(_) => None,
+        }
+    }
+}
+
+/// `from` moved right by the characters of `prefix`, which holds no line
+/// break (a tool name never does).
+fn shifted(from: Position, prefix: &str) -> Position {
+    Position {
+        line: from.line,
+        column: from.column + prefix.chars().count(),
+    }
 }
 
 impl Tokens {
@@ -203,10 +237,9 @@ impl Tokens {
         ));
     }
 
-    fn error(&mut self, code: Code, position: Position, message: String) -> Scanned<'static> {
+    fn error(&mut self, code: Code, position: Position, message: String) {
         self.diagnostics
             .push(Diagnostic::new(code, position, message));
-        Scanned::Refused
     }
 
     fn tokenize(&mut self, text: &str, loc: &mut dyn Locate) {
@@ -221,11 +254,8 @@ impl Tokens {
                 continue;
             }
             let offset = i;
-            let scanned = self.scan_token(text, &mut i, loc);
-            if let Scanned::Token { name, scope } = scanned {
-                let position = loc.locate(offset, snippet(name));
-                self.push_token(name, scope, position, loc);
-            }
+            let (name, tail) = scan_token(text, &mut i);
+            self.token(offset, name, tail, loc);
         }
         if let Some(position) = first_comma {
             self.diagnostics.push(Diagnostic::new(
@@ -237,118 +267,99 @@ impl Tokens {
         }
     }
 
-    /// Scans one token from byte `*i` of `text`, leaving `*i` on the
-    /// separator after it.
-    fn scan_token<'t>(
-        &mut self,
-        text: &'t str,
-        i: &mut usize,
-        loc: &mut dyn Locate,
-    ) -> Scanned<'t> {
-        let start = *i;
-        while let Some(c) = char_at(text, *i) {
-            if is_separator(c) || c == '(' || c == ')' {
-                break;
-            }
-            *i += c.len_utf8();
-        }
-        let name = text.get(start..*i).unwrap_or_default();
-        match char_at(text, *i) {
-            Some(')') => {
-                let offset = *i;
-                skip_to_separator(text, i);
-                let position = loc.locate(offset, ")");
+    /// Checks one scanned token, reporting every malformed part of it (the
+    /// name's, the parentheses', the escapes'), each where it is, and keeps
+    /// it only when nothing is malformed. Places are located left to right,
+    /// as a locator that searches the source needs.
+    fn token(&mut self, offset: usize, name: &str, tail: Tail<'_>, loc: &mut dyn Locate) {
+        let position = (!name.is_empty()).then(|| loc.locate(offset, snippet(name)));
+        let open = tail.open().map(|open| loc.locate(open, "("));
+        let target = match (position, open) {
+            (Some(position), _) => self.target(name, position),
+            (None, Some(open)) => {
                 self.error(
-                    Code::StrayParen,
-                    position,
-                    "this `)` closes no `(`: remove it, or write `\\)` for a literal parenthesis"
+                    Code::ScopeWithoutTool,
+                    open,
+                    "this scope has no tool name before it: write the tool first, as in \
+                     `Bash(git status)`"
                         .to_owned(),
-                )
+                );
+                None
             }
-            Some('(') => {
-                let open = *i;
-                *i += 1;
-                let Some(scope) = scan_scope(text, i) else {
-                    let position = loc.locate(open, "(");
-                    return self.error(
-                        Code::UnterminatedParen,
-                        position,
-                        "this `(` is never closed: add the `)` that ends the scope, or write `\\(` \
-                         for a literal parenthesis"
+            (None, None) => None,
+        };
+        let scope = match tail {
+            Tail::Bare => None,
+            Tail::Stray(at) => {
+                let at = loc.locate(at, ")");
+                return self.stray_paren(at);
+            }
+            Tail::Unterminated { escaped_close, .. } => {
+                self.error(
+                    Code::UnterminatedParen,
+                    open.unwrap_or(Position::START),
+                    "this `(` is never closed: add the `)` that ends the scope, or write `\\(` \
+                     for a literal parenthesis"
+                        .to_owned(),
+                );
+                if let Some(at) = escaped_close {
+                    let at = loc.locate(at, "\\)");
+                    self.error(
+                        Code::BadEscape,
+                        at,
+                        "this `\\` escapes the `)` after it, so the scope never ends: write \
+                         `\\\\)` to end the scope after a backslash, or remove the `\\`"
                             .to_owned(),
                     );
-                };
-                match char_at(text, *i) {
-                    Some(c) if !is_separator(c) => {
-                        let (code, what) = if c == ')' {
-                            (Code::StrayParen, "this `)` closes no `(`: remove it, or write `\\)` for a literal parenthesis".to_owned())
-                        } else {
-                            (
-                                Code::TextAfterScope,
-                                format!(
-                                    "unexpected `{c}` right after the scope's `)`: separate tokens with a space"
-                                ),
-                            )
-                        };
-                        let offset = *i;
-                        skip_to_separator(text, i);
-                        let found = text.get(offset..offset + c.len_utf8()).unwrap_or_default();
-                        let position = loc.locate(offset, found);
-                        self.error(code, position, what)
-                    }
-                    _ => Scanned::Token {
-                        name,
-                        scope: Some((scope, open)),
-                    },
                 }
+                return;
             }
-            _ => Scanned::Token { name, scope: None },
-        }
-    }
-
-    fn push_token(
-        &mut self,
-        name: &str,
-        scope: Option<(Cow<'_, str>, usize)>,
-        position: Position,
-        loc: &mut dyn Locate,
-    ) {
-        let open = scope.as_ref().map(|(_, open)| *open);
-        let Some(target) = self.target(name, open, position, loc) else {
-            return;
+            Tail::AfterScope { offset, found, .. } => {
+                let at = loc.locate(offset, found.encode_utf8(&mut [0; 4]));
+                if found == ')' {
+                    return self.stray_paren(at);
+                }
+                return self.error(
+                    Code::TextAfterScope,
+                    at,
+                    format!(
+                        "unexpected `{found}` right after the scope's `)`: separate tokens with a \
+                         space"
+                    ),
+                );
+            }
+            Tail::Scope { scope, .. } => Some(scope),
         };
-        let scope = match scope {
-            None => None,
-            Some((text, open)) => match text.trim() {
-                "" => {
-                    let position = loc.locate(open, "(");
-                    self.error(
-                        Code::EmptyScope,
-                        position,
+        let at_open = open.unwrap_or(Position::START);
+        let scope = match scope.as_deref().map(str::trim) {
+            None | Some("*") => None,
+            Some("") => {
+                let shown = if name.is_empty() { "Tool" } else { name };
+                return self.error(
+                    Code::EmptyScope,
+                    at_open,
+                    format!(
+                        "`{shown}()` has an empty scope: write `{shown}` or `{shown}(*)` for the \
+                         whole tool, or put the allowed argument between the parentheses"
+                    ),
+                );
+            }
+            Some(scoped) => {
+                if let Some(ToolTarget::McpServer(server)) = &target {
+                    return self.error(
+                        Code::ScopeOnServer,
+                        at_open,
                         format!(
-                            "`{name}()` has an empty scope: write `{name}` or `{name}(*)` for the \
-                             whole tool, or put the allowed argument between the parentheses"
+                            "a scope cannot apply to every tool of the MCP server `{server}`: \
+                             name one tool, as in `mcp__{server}__tool({scoped})`"
                         ),
                     );
-                    return;
                 }
-                "*" => None,
-                scoped => {
-                    if let ToolTarget::McpServer(server) = &target {
-                        let position = loc.locate(open, "(");
-                        self.error(
-                            Code::ScopeOnServer,
-                            position,
-                            format!(
-                                "a scope cannot apply to every tool of the MCP server `{server}`: \
-                                 name one tool, as in `mcp__{server}__tool({scoped})`"
-                            ),
-                        );
-                        return;
-                    }
-                    Some(ScopePattern::new(scoped))
-                }
-            },
+                Some(ScopePattern::new(scoped))
+            }
+        };
+        let (Some(target), Some(position)) = (target, position) else {
+            return;
         };
         let pattern = ToolPattern {
             target,
@@ -364,6 +375,15 @@ impl Tokens {
             return;
         }
         self.patterns.push(pattern);
+    }
+
+    fn stray_paren(&mut self, at: Position) {
+        self.error(
+            Code::StrayParen,
+            at,
+            "this `)` closes no `(`: remove it, or write `\\)` for a literal parenthesis"
+                .to_owned(),
+        );
     }
 
     /// Whether `pattern` grants what an earlier one does; if not, it is
@@ -399,100 +419,184 @@ impl Tokens {
         }
     }
 
-    /// Checks a tool name as written and says what it names.
-    fn target(
-        &mut self,
-        name: &str,
-        open: Option<usize>,
-        position: Position,
-        loc: &mut dyn Locate,
-    ) -> Option<ToolTarget> {
-        if name.is_empty() {
-            let position = loc.locate(open.unwrap_or(0), "(");
-            self.error(
-                Code::ScopeWithoutTool,
-                position,
-                "this scope has no tool name before it: write the tool first, as in `Bash(git status)`"
-                    .to_owned(),
-            );
-            return None;
-        }
-        if let Some(rest) = name.strip_prefix("mcp__") {
-            // `mcp__server__*` is read from its end, so that a server whose
-            // name ends in `_` means the same in both forms: `mcp__esim_` and
-            // `mcp__esim___*` (found by fuzzing: the second was refused).
-            let (server, tool) = match (rest.strip_suffix("__*"), rest.split_once("__")) {
-                (Some(server), _) if !server.contains("__") => (server, Some("*")),
-                (_, Some((server, tool))) => (server, Some(tool)),
-                (_, None) => (rest, None),
-            };
-            if server.is_empty() || !server.chars().all(is_name_char) {
-                return self.bad_name(
-                    name,
-                    position,
-                    "an MCP server name (`mcp__server` or `mcp__server__tool`)",
-                );
+    /// Checks a tool name written at `position` and says what it names.
+    /// Every kind of fault in it is reported, each where it first occurs: an
+    /// unanchored `*`, a `\` (escapes belong inside a scope), any other
+    /// character no tool name has, and an MCP name with an empty or doubled
+    /// part.
+    fn target(&mut self, name: &str, position: Position) -> Option<ToolTarget> {
+        let mcp = mcp_parts(name);
+        // The one `*` that is allowed: the last character of `mcp__server__*`.
+        let anchored = matches!(mcp, Some((_, Some("*")))).then(|| name.len() - 1);
+        let (mut star, mut backslash, mut other) = (None, None, None);
+        for (k, c) in name.char_indices() {
+            if is_name_char(c) || Some(k) == anchored {
+                continue;
             }
-            return match tool {
-                None | Some("*") => Some(ToolTarget::McpServer(server.to_owned())),
-                Some(tool) if !tool.is_empty() && tool.chars().all(is_name_char) => {
-                    Some(ToolTarget::Tool(name.to_owned()))
-                }
-                Some(_) => self.bad_name(name, position, "an MCP tool name (`mcp__server__tool`)"),
-            };
+            match c {
+                '*' => star = star.or(Some(k)),
+                '\\' => backslash = backslash.or(Some(k)),
+                _ => other = other.or(Some((k, c))),
+            }
         }
-        if name.chars().all(is_name_char) {
-            Some(ToolTarget::Tool(name.to_owned()))
-        } else {
-            self.bad_name(name, position, "a tool name")
-        }
-    }
-
-    fn bad_name(&mut self, name: &str, position: Position, expected: &str) -> Option<ToolTarget> {
-        if name.contains('*') {
-            self.error(
+        let expected = match mcp {
+            None => "a tool name",
+            Some((_, None | Some("*"))) => "an MCP server name (`mcp__server` or `mcp__server__*`)",
+            Some(_) => "an MCP tool name (`mcp__server__tool`)",
+        };
+        let mut faults: Vec<(usize, Code, String)> = Vec::new();
+        if let Some(k) = star {
+            faults.push((
+                k,
                 Code::UnanchoredWildcard,
-                position,
                 format!(
                     "`{name}` uses `*` in a tool name, which grants nothing: name each tool, or \
                      grant one MCP server's tools with `mcp__server__*`"
                 ),
-            );
-        } else {
-            let bad = name.chars().find(|c| !is_name_char(*c));
-            let why = match bad {
-                Some(c) => format!("`{c}` cannot appear in it"),
-                None => "a part of it is empty".to_owned(),
-            };
-            self.error(
-                Code::InvalidToolName,
-                position,
+            ));
+        }
+        if let Some(k) = backslash {
+            faults.push((
+                k,
+                Code::BadEscape,
                 format!(
-                    "`{name}` is not {expected}: {why}; tool names use letters, digits, `_`, `-` and `.`"
+                    "`{name}` has a `\\` outside a scope, where nothing is escaped: `\\(`, `\\)` \
+                     and `\\\\` only mean something between a scope's parentheses; remove it"
                 ),
-            );
+            ));
+        }
+        if let Some((k, c)) = other {
+            faults.push((
+                k,
+                Code::InvalidToolName,
+                format!(
+                    "`{name}` is not {expected}: `{c}` cannot appear in it; tool names use \
+                     letters, digits, `_`, `-` and `.`"
+                ),
+            ));
+        }
+        if let Some((server, tool)) = mcp {
+            let why = if server.is_empty() || tool == Some("") {
+                Some("a part of it is empty")
+            } else if server.contains("__") {
+                Some("the server part holds `__`, which separates server and tool")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                faults.push((
+                    0,
+                    Code::InvalidToolName,
+                    format!(
+                        "`{name}` is not {expected}: {why}; tool names use letters, digits, `_`, \
+                         `-` and `.`"
+                    ),
+                ));
+            }
+        }
+        if faults.is_empty() {
+            return Some(match mcp {
+                Some((server, None | Some("*"))) => ToolTarget::McpServer(server.to_owned()),
+                _ => ToolTarget::Tool(name.to_owned()),
+            });
+        }
+        faults.sort_by_key(|(k, _, _)| *k);
+        for (k, code, message) in faults {
+            let at = shifted(position, name.get(..k).unwrap_or_default());
+            self.error(code, at, message);
         }
         None
     }
 }
 
+/// Scans one token from byte `*i` of `text`, leaving `*i` on the separator
+/// after it: its name (possibly empty) and what follows the name.
+fn scan_token<'t>(text: &'t str, i: &mut usize) -> (&'t str, Tail<'t>) {
+    let start = *i;
+    while let Some(c) = char_at(text, *i) {
+        if is_separator(c) || c == '(' || c == ')' {
+            break;
+        }
+        *i += c.len_utf8();
+    }
+    let name = text.get(start..*i).unwrap_or_default();
+    let tail = match char_at(text, *i) {
+        Some(')') => {
+            let offset = *i;
+            skip_to_separator(text, i);
+            Tail::Stray(offset)
+        }
+        Some('(') => {
+            let open = *i;
+            *i += 1;
+            match scan_scope(text, i) {
+                Err(escaped_close) => Tail::Unterminated {
+                    open,
+                    escaped_close,
+                },
+                Ok(scope) => match char_at(text, *i) {
+                    Some(found) if !is_separator(found) => {
+                        let offset = *i;
+                        skip_to_separator(text, i);
+                        Tail::AfterScope {
+                            open,
+                            offset,
+                            found,
+                        }
+                    }
+                    _ => Tail::Scope { scope, open },
+                },
+            }
+        }
+        _ => Tail::Bare,
+    };
+    (name, tail)
+}
+
+/// Splits `mcp__server__tool` into its server and tool parts (`None` when
+/// `name` is not an MCP name; no tool part for `mcp__server`).
+///
+/// The server part may hold single underscores (`files_x`) and end in one
+/// (`files_`), so the separator is the **last** two underscores of the first
+/// run of two or more: `mcp__files___read` is the tool `read` of the server
+/// `files_`, never a tool of `files`. Read this way, `mcp__esim_` and
+/// `mcp__esim___*` name one server (found by fuzzing: the second was once
+/// refused), and a server-wide grant is matched on this exact part, never on
+/// a prefix of the name. A server part that still holds `__` (from a run of
+/// four or more) names no server anyone can grant.
+pub(crate) fn mcp_parts(name: &str) -> Option<(&str, Option<&str>)> {
+    let rest = name.strip_prefix("mcp__")?;
+    let Some(mut end) = rest.find("__") else {
+        return Some((rest, None));
+    };
+    while rest.as_bytes().get(end + 2) == Some(&b'_') {
+        end += 1;
+    }
+    Some((rest.get(..end)?, rest.get(end + 2..)))
+}
+
 /// Reads a scope from byte `*i` (just after its `(`) up to the matching `)`,
 /// counting nested pairs and honouring `\(`, `\)` and `\\`, and leaves `*i`
-/// after that `)`. `None` when the input ends first.
+/// after that `)`. When the input ends first: `Err` with the offset of the
+/// `\` of the last escaped `)` that would otherwise have closed the scope.
 ///
 /// Works on bytes: `(`, `)` and `\\` are ASCII, and no byte of a multi-byte
 /// UTF-8 character is ASCII, so every offset found is a char boundary. A
 /// scope without escapes, the usual case, is borrowed.
-fn scan_scope<'t>(text: &'t str, i: &mut usize) -> Option<Cow<'t, str>> {
+fn scan_scope<'t>(text: &'t str, i: &mut usize) -> Result<Cow<'t, str>, Option<usize>> {
     let bytes = text.as_bytes();
     let start = *i;
     let mut depth = 1usize;
     let mut escaped = false;
+    let mut escaped_close = None;
     while let Some(&b) = bytes.get(*i) {
         *i += 1;
         match b {
             b'\\' => {
-                if let Some(b'(' | b')' | b'\\') = bytes.get(*i) {
+                if let Some(&next @ (b'(' | b')' | b'\\')) = bytes.get(*i) {
+                    if next == b')' && depth == 1 {
+                        escaped_close = Some(*i - 1);
+                    }
                     escaped = true;
                     *i += 1;
                 }
@@ -502,7 +606,7 @@ fn scan_scope<'t>(text: &'t str, i: &mut usize) -> Option<Cow<'t, str>> {
                 depth -= 1;
                 if depth == 0 {
                     let raw = text.get(start..*i - 1).unwrap_or_default();
-                    return Some(if escaped {
+                    return Ok(if escaped {
                         Cow::Owned(unescape(raw))
                     } else {
                         Cow::Borrowed(raw)
@@ -512,7 +616,7 @@ fn scan_scope<'t>(text: &'t str, i: &mut usize) -> Option<Cow<'t, str>> {
             _ => {}
         }
     }
-    None
+    Err(escaped_close)
 }
 
 /// `\(`, `\)` and `\\` to the character they escape; any other backslash is

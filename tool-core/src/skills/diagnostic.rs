@@ -125,12 +125,25 @@ codes! {
     TextAfterScope = "S031", Error;
     /// A scope on a whole MCP server.
     ScopeOnServer = "S032", Error;
+    /// `allowed-tools` is set more than once: the skill allows no tools.
+    AllowedToolsTwice = "S033", Error;
+    /// A near-miss spelling of `allowed-tools` (`allowed_tools`,
+    /// `allowedTools`, …): the skill allows no tools.
+    AllowedToolsMisspelled = "S034", Error;
+    /// A `\` outside a scope, or one that escapes the `)` meant to close it.
+    BadEscape = "S035", Error;
     /// No registered tool has this name.
     UnresolvedTool = "S040", Warning;
     /// A scope on a tool that has no `scope` field: it cannot be enforced.
     UnenforceableScope = "S041", Warning;
     /// No registered tool belongs to this MCP server.
     UnresolvedServer = "S042", Warning;
+    /// `description` opens with when to use the skill, not what it does.
+    DescriptionOpensWithoutWhat = "S050", Warning;
+    /// `description` never says when to use the skill.
+    DescriptionWithoutWhen = "S051", Warning;
+    /// `description` is shorter than a useful sentence.
+    DescriptionTooShort = "S052", Warning;
 }
 
 impl fmt::Display for Code {

@@ -6,7 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::skills::allowed_tools::{self, AllowedTools};
+use crate::skills::description::check_description;
 use crate::skills::diagnostic::{Code, Diagnostic, Position};
+use crate::skills::resolve::distance;
 use crate::skills::yaml::{FrontMatter, Node, NodeKind, ScalarKind, read_front_matter};
 
 const MAX_NAME_CHARS: usize = 64;
@@ -88,6 +90,20 @@ pub fn read_skill(text: &str, folder_name: &str) -> SkillReport {
     }
 }
 
+/// Whether an unknown key is a near miss of `allowed-tools`: the same
+/// letters once case, `-`, `_`, spaces and dots are set aside
+/// (`allowed_tools`, `allowedTools`, `Allowed-Tools`, `allowed tools`), or
+/// within two edits of them (`allowed-tool`, `alowed-tools`).
+fn is_near_allowed_tools(key: &str) -> bool {
+    const LETTERS: &str = "allowedtools";
+    let letters: String = key
+        .chars()
+        .filter(|c| !matches!(c, '-' | '_' | ' ' | '.'))
+        .flat_map(char::to_lowercase)
+        .collect();
+    letters == LETTERS || distance(&letters, LETTERS).is_some_and(|d| d <= 2)
+}
+
 struct Reader {
     diagnostics: Vec<Diagnostic>,
 }
@@ -101,6 +117,10 @@ impl Reader {
     fn manifest(&mut self, fm: &FrontMatter<'_>, folder_name: &str) -> SkillManifest {
         let mut fields: BTreeMap<&str, &Node> = BTreeMap::new();
         let mut seen: BTreeSet<&str> = BTreeSet::new();
+        // Set when `allowed-tools` cannot be read with certainty: then the
+        // skill declares zero tools, since reading it as absent (no opinion)
+        // would widen every run it takes part in.
+        let mut allowed_tools_unsure = false;
         for (key, value) in &fm.entries {
             let NodeKind::Scalar(k) = &key.kind else {
                 self.report(
@@ -111,6 +131,20 @@ impl Reader {
                 continue;
             };
             let k = k.text.as_str();
+            if k == ALLOWED_TOOLS && seen.contains(k) {
+                allowed_tools_unsure = true;
+                let first = fields.get(ALLOWED_TOOLS).map_or(0, |n| n.position.line);
+                self.report(
+                    Code::AllowedToolsTwice,
+                    key.position,
+                    format!(
+                        "`allowed-tools` is set more than once (first value on line {first}), so \
+                         which list counts is uncertain and this skill allows no tools at all: \
+                         keep one list"
+                    ),
+                );
+                continue;
+            }
             if !seen.insert(k) {
                 self.report(
                     Code::DuplicateKey,
@@ -122,6 +156,18 @@ impl Reader {
             match FIELDS.iter().find(|f| **f == k) {
                 Some(field) => {
                     fields.insert(field, value);
+                }
+                None if is_near_allowed_tools(k) => {
+                    allowed_tools_unsure = true;
+                    self.report(
+                        Code::AllowedToolsMisspelled,
+                        key.position,
+                        format!(
+                            "`{k}` looks like a misspelling of `allowed-tools`; left unread it \
+                             would put no limit on the tools, so this skill allows no tools at \
+                             all: rename the key to `allowed-tools`"
+                        ),
+                    );
                 }
                 None => self.report(
                     Code::UnknownField,
@@ -171,7 +217,7 @@ impl Reader {
                     d.chars().count()
                 ),
             ),
-            Some(_) => {}
+            Some(d) => self.diagnostics.extend(check_description(d, at)),
             None => self.report(
                 Code::MissingDescription,
                 at,
@@ -201,9 +247,14 @@ impl Reader {
             .map(|n| self.metadata(n))
             .unwrap_or_default();
 
-        let (allowed_tools, found) =
-            allowed_tools::from_yaml(fields.get(ALLOWED_TOOLS).copied(), fm);
-        self.diagnostics.extend(found);
+        let allowed_tools = if allowed_tools_unsure {
+            AllowedTools::Declared(Vec::new())
+        } else {
+            let (allowed_tools, found) =
+                allowed_tools::from_yaml(fields.get(ALLOWED_TOOLS).copied(), fm);
+            self.diagnostics.extend(found);
+            allowed_tools
+        };
 
         SkillManifest {
             name,

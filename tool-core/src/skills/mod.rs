@@ -67,13 +67,23 @@
 //! | S030 | warning | a duplicate token, folded into one |
 //! | S031 | error | text right after a scope's `)` |
 //! | S032 | error | a scope on a whole MCP server |
+//! | S033 | error | `allowed-tools` is set more than once: the skill allows no tools |
+//! | S034 | error | a near-miss spelling of `allowed-tools` (`allowed_tools`, `allowedTools`, `Allowed-Tools`, …): the skill allows no tools |
+//! | S035 | error | a `\` outside a scope, or one that escapes the `)` meant to close the scope |
 //! | S040 | warning | a token names no registered tool (with "did you mean") |
 //! | S041 | warning | a scope on a tool with no `scope` field: cannot be enforced, grants nothing |
 //! | S042 | warning | an MCP server with no registered tool |
+//! | S050 | warning | `description` opens with when to use the skill (`Use when …`), not with what it does |
+//! | S051 | warning | `description` never says when to use the skill (no `Use when …`, `Use before …`, `Use for …` or the like) |
+//! | S052 | warning | `description` is shorter than a useful sentence (under 8 words) |
+//!
+//! S050–S052 read English: a description mostly in another script is not
+//! checked for them, nor is one already refused as too long (S015).
 
 mod allow_list;
 mod allowed_tools;
 mod block;
+mod description;
 mod diagnostic;
 mod manifest;
 mod resolve;

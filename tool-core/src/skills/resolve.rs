@@ -1,6 +1,6 @@
 //! Checking `allowed-tools` against the tools a host has registered.
 
-use crate::skills::allowed_tools::{AllowedTools, ToolPattern, ToolTarget};
+use crate::skills::allowed_tools::{AllowedTools, ToolPattern, ToolTarget, mcp_parts};
 use crate::skills::diagnostic::{Code, Diagnostic};
 
 /// A registered tool, as far as `allowed-tools` cares.
@@ -15,11 +15,25 @@ pub struct KnownTool<'a> {
 
 /// What one pattern grants once the registry is known, as positions in the
 /// sorted list of known tools.
-pub(crate) enum Resolved {
+pub(crate) enum Resolved<'p> {
     /// These tools, whole.
     Whole(std::ops::Range<usize>),
     /// One tool, only for calls within the pattern's scope.
     Scoped(usize),
+    /// Every tool of this MCP server, whole: the candidates are the tools
+    /// whose names start `mcp__server__`, and only those whose server part
+    /// is exactly `server` belong to it (`mcp__files___read` starts so but
+    /// is a tool of `files_`).
+    Server {
+        candidates: std::ops::Range<usize>,
+        server: &'p str,
+    },
+}
+
+/// Whether the registered tool `name` is a tool of the MCP server `server`:
+/// its server part is `server` exactly, capitals and hyphens kept.
+pub(crate) fn is_tool_of(name: &str, server: &str) -> bool {
+    mcp_parts(name).is_some_and(|(s, tool)| s == server && tool.is_some_and(|t| !t.is_empty()))
 }
 
 /// Reports each token of `allowed-tools` that resolves to no registered tool
@@ -53,11 +67,11 @@ pub(crate) fn sorted<'s, 'k>(known: &'s [KnownTool<'k>]) -> std::borrow::Cow<'s,
 /// What `pattern` grants, looked up in `known` (sorted by name, `find`
 /// giving a name's position); `None` when it grants nothing. The hot path of
 /// gate 6: no diagnostics are built.
-pub(crate) fn resolve(
-    pattern: &ToolPattern,
+pub(crate) fn resolve<'p>(
+    pattern: &'p ToolPattern,
     known: &[KnownTool<'_>],
     find: impl Fn(&str) -> Option<usize>,
-) -> Option<Resolved> {
+) -> Option<Resolved<'p>> {
     match &pattern.target {
         ToolTarget::Tool(name) => {
             let i = find(name)?;
@@ -71,7 +85,11 @@ pub(crate) fn resolve(
             let prefix = format!("mcp__{server}__");
             let start = known.partition_point(|k| k.name < prefix.as_str());
             let len = known[start..].partition_point(|k| k.name.starts_with(&prefix));
-            (len > 0).then_some(Resolved::Whole(start..start + len))
+            let candidates = start..start + len;
+            known[candidates.clone()]
+                .iter()
+                .any(|k| is_tool_of(k.name, server))
+                .then_some(Resolved::Server { candidates, server })
         }
     }
 }
@@ -119,7 +137,7 @@ fn diagnose(pattern: &ToolPattern, known: &[KnownTool<'_>]) -> Option<Diagnostic
 }
 
 fn server_of(name: &str) -> Option<&str> {
-    name.strip_prefix("mcp__")?.split_once("__").map(|(s, _)| s)
+    mcp_parts(name).and_then(|(server, tool)| tool.map(|_| server))
 }
 
 /// Names are compared exactly; a near miss earns a hint, never a grant.
@@ -142,7 +160,7 @@ fn suggestion<'k>(written: &str, candidates: impl Iterator<Item = &'k str>) -> S
 
 /// Levenshtein distance; `None` for names too long to be worth comparing,
 /// which bounds the cost of a hostile token.
-fn distance(a: &str, b: &str) -> Option<usize> {
+pub(crate) fn distance(a: &str, b: &str) -> Option<usize> {
     const LIMIT: usize = 128;
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();

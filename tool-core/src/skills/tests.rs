@@ -10,7 +10,7 @@ fn read(front: &str) -> SkillReport {
 /// A valid skill with `tools_yaml` after `allowed-tools:` on line 4.
 fn with_tools(tools_yaml: &str) -> SkillReport {
     read(&format!(
-        "name: demo\ndescription: A demo.\nallowed-tools:{tools_yaml}"
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nallowed-tools:{tools_yaml}"
     ))
 }
 
@@ -42,7 +42,7 @@ fn at(line: usize, column: usize) -> Position {
 #[test]
 fn valid_skill_has_no_diagnostics() {
     let r = read(
-        "name: demo\ndescription: A demo.\nlicense: MIT\ncompatibility: Needs git.\nmetadata:\n  author: me",
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nlicense: MIT\ncompatibility: Needs git.\nmetadata:\n  author: me",
     );
     assert!(r.is_valid(), "{:?}", r.diagnostics);
     assert!(r.diagnostics.is_empty());
@@ -68,7 +68,7 @@ fn unterminated_front_matter_is_error() {
 #[test]
 fn front_matter_over_64_kib_is_refused() {
     let big = format!(
-        "---\nname: demo\ndescription: d\nx: '{}'\n---\n",
+        "---\nname: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nx: '{}'\n---\n",
         "a".repeat(MAX_FRONT_MATTER_BYTES)
     );
     assert_eq!(
@@ -93,7 +93,9 @@ fn yaml_alias_bomb_is_refused() {
 #[test]
 fn yaml_anchor_alone_is_refused() {
     assert_eq!(
-        codes(&read("name: &n demo\ndescription: d")),
+        codes(&read(
+            "name: &n demo\ndescription: Reads a demo skill for the tests. Use when testing the reader."
+        )),
         [Code::YamlAlias]
     );
 }
@@ -123,14 +125,18 @@ fn deep_nesting_is_refused() {
 
 #[test]
 fn duplicate_key_is_error() {
-    let r = read("name: demo\nname: demo\ndescription: d");
+    let r = read(
+        "name: demo\nname: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.",
+    );
     assert_eq!(codes(&r), [Code::DuplicateKey]);
     assert_eq!(r.diagnostics[0].position, at(3, 1));
 }
 
 #[test]
 fn unknown_field_is_error_with_position() {
-    let r = read("name: demo\ndescription: d\nversion: 1.0");
+    let r = read(
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nversion: 1.0",
+    );
     assert_eq!(codes(&r), [Code::UnknownField]);
     assert_eq!(r.diagnostics[0].position, at(4, 1));
     assert!(r.diagnostics[0].message.contains("`version`"));
@@ -149,7 +155,10 @@ fn crlf_line_endings_are_read() {
 
 #[test]
 fn name_must_be_lowercase() {
-    let r = read_skill("---\nname: Demo\ndescription: d\n---\n", "Demo");
+    let r = read_skill(
+        "---\nname: Demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\n---\n",
+        "Demo",
+    );
     assert_eq!(codes(&r), [Code::InvalidName]);
     assert!(r.diagnostics[0].message.contains("`demo`"));
 }
@@ -157,7 +166,12 @@ fn name_must_be_lowercase() {
 #[test]
 fn name_rejects_leading_trailing_and_doubled_hyphens() {
     for name in ["-demo", "demo-", "de--mo"] {
-        let r = read_skill(&format!("---\nname: {name}\ndescription: d\n---\n"), name);
+        let r = read_skill(
+            &format!(
+                "---\nname: {name}\ndescription: Reads a demo skill for the tests. Use when testing the reader.\n---\n"
+            ),
+            name,
+        );
         assert_eq!(codes(&r), [Code::InvalidName], "{name}");
     }
 }
@@ -166,20 +180,31 @@ fn name_rejects_leading_trailing_and_doubled_hyphens() {
 fn name_over_64_characters_is_error() {
     let ok = "a".repeat(64);
     let long = "a".repeat(65);
-    assert!(read_skill(&format!("---\nname: {ok}\ndescription: d\n---\n"), &ok).is_valid());
-    let r = read_skill(&format!("---\nname: {long}\ndescription: d\n---\n"), &long);
+    assert!(read_skill(&format!("---\nname: {ok}\ndescription: Reads a demo skill for the tests. Use when testing the reader.\n---\n"), &ok).is_valid());
+    let r = read_skill(
+        &format!(
+            "---\nname: {long}\ndescription: Reads a demo skill for the tests. Use when testing the reader.\n---\n"
+        ),
+        &long,
+    );
     assert_eq!(codes(&r), [Code::InvalidName]);
 }
 
 #[test]
 fn name_with_unicode_letters_is_error() {
-    let r = read_skill("---\nname: café\ndescription: d\n---\n", "café");
+    let r = read_skill(
+        "---\nname: café\ndescription: Reads a demo skill for the tests. Use when testing the reader.\n---\n",
+        "café",
+    );
     assert_eq!(codes(&r), [Code::InvalidName]);
 }
 
 #[test]
 fn name_must_equal_folder() {
-    let r = read_skill("---\nname: other\ndescription: d\n---\n", "demo");
+    let r = read_skill(
+        "---\nname: other\ndescription: Reads a demo skill for the tests. Use when testing the reader.\n---\n",
+        "demo",
+    );
     assert_eq!(codes(&r), [Code::NameFolderMismatch]);
     assert_eq!(r.diagnostics[0].position, at(2, 7));
 }
@@ -205,7 +230,7 @@ fn description_over_1024_characters_is_error() {
 #[test]
 fn compatibility_over_500_characters_is_error() {
     let r = read(&format!(
-        "name: demo\ndescription: d\ncompatibility: {}",
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\ncompatibility: {}",
         "c".repeat(501)
     ));
     assert_eq!(codes(&r), [Code::InvalidCompatibility]);
@@ -213,16 +238,22 @@ fn compatibility_over_500_characters_is_error() {
 
 #[test]
 fn metadata_must_map_strings_to_strings() {
-    let r = read("name: demo\ndescription: d\nmetadata:\n  tags:\n    - a");
+    let r = read(
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nmetadata:\n  tags:\n    - a",
+    );
     assert_eq!(codes(&r), [Code::WrongType]);
     assert_eq!(r.diagnostics[0].position, at(6, 5));
-    let r = read("name: demo\ndescription: d\nmetadata: text");
+    let r = read(
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nmetadata: text",
+    );
     assert_eq!(codes(&r), [Code::WrongType]);
 }
 
 #[test]
 fn number_where_text_is_expected_is_a_warning() {
-    let r = read("name: demo\ndescription: d\nmetadata:\n  version: 1.0");
+    let r = read(
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nmetadata:\n  version: 1.0",
+    );
     assert_eq!(codes(&r), [Code::ScalarTakenAsText]);
     assert!(r.is_valid());
     let m = r.manifest.expect("manifest");
@@ -242,11 +273,114 @@ fn every_code_is_in_the_module_docs_table() {
     }
 }
 
+// ---- descriptions that route ----
+
+/// The diagnostics of a skill with `description: {text}` on line 3.
+fn described(text: &str) -> SkillReport {
+    let quoted = text.replace('\'', "''");
+    read(&format!("name: demo\ndescription: '{quoted}'"))
+}
+
+#[test]
+fn description_that_says_what_and_when_has_no_warning() {
+    for text in [
+        "Reviews diffs for security bugs. Use when a change touches authentication.",
+        "Formats Rust code with rustfmt. Use before committing changes.",
+        "Writes conventional commit messages from the staged diff. Use for git commits.",
+    ] {
+        let r = described(text);
+        assert!(r.diagnostics.is_empty(), "{text}: {:?}", r.diagnostics);
+    }
+}
+
+#[test]
+fn description_that_opens_with_when_is_warned() {
+    for text in [
+        "Use when creating skills: edits and checks SKILL.md files for hosts.",
+        "This skill should be used when the user asks to release the SDK.",
+        "You MUST use this before any creative work on features.",
+        "When the user asks for a role, this explains which one fits best.",
+        "Before modifying shared code, traces all callers and dependents first.",
+    ] {
+        let r = described(text);
+        assert_eq!(codes(&r), [Code::DescriptionOpensWithoutWhat], "{text}");
+        let d = &r.diagnostics[0];
+        assert_eq!(d.severity, Severity::Warning);
+        assert_eq!(d.position, at(3, 14));
+        assert!(d.message.contains("start with what the skill does"));
+        assert!(r.is_valid());
+    }
+}
+
+#[test]
+fn description_that_never_says_when_is_warned() {
+    for text in [
+        "Reviews diffs for security bugs and explains each finding in plain words.",
+        "Complete Go development: code conventions, architecture, concurrency, and code review.",
+    ] {
+        let r = described(text);
+        assert_eq!(codes(&r), [Code::DescriptionWithoutWhen], "{text}");
+        let d = &r.diagnostics[0];
+        assert_eq!(d.severity, Severity::Warning);
+        assert!(d.message.contains("`Use when"));
+        assert!(r.is_valid());
+    }
+}
+
+#[test]
+fn clauses_equivalent_to_use_when_count() {
+    for text in [
+        "Checks skill files for hosts. Use this skill proactively when editing them.",
+        "Scans a codebase with CodeQL. Triggers on \"run codeql\" and \"SAST scan\".",
+        "Creates a plugin with validation and release automation. TRIGGERS - create plugin",
+        "Operational protocol for sessions. Load at session start to govern the graph.",
+        "Checks for loose ends in the code. Activates after implementing features.",
+        "Guidance for distinctive visual design when building new UI from scratch.",
+        "Graph quality assessment with scores. Use to check the graph's structural health.",
+    ] {
+        let r = described(text);
+        assert!(
+            !codes(&r).contains(&Code::DescriptionWithoutWhen),
+            "{text}: {:?}",
+            r.diagnostics
+        );
+    }
+}
+
+#[test]
+fn description_shorter_than_a_sentence_is_warned() {
+    let r = described("Use for calculations.");
+    let d = find(&r, Code::DescriptionTooShort);
+    assert_eq!(d.severity, Severity::Warning);
+    assert!(d.message.contains("has 3 word(s)"), "{}", d.message);
+    assert_eq!(
+        codes(&described(
+            "Performs mathematical calculations. Use when asked."
+        )),
+        [Code::DescriptionTooShort]
+    );
+    // Eight words is enough for this rule (the others still apply).
+    assert!(
+        !codes(&described(
+            "Performs calculations on numbers. Use when asked twice."
+        ))
+        .contains(&Code::DescriptionTooShort)
+    );
+}
+
+#[test]
+fn description_in_another_script_is_not_checked() {
+    let r = described("Git 커밋 생성. Conventional Commit 형식 + 티켓 참조 자동 포함.");
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+}
+
 // ---- allowed-tools: forms ----
 
 #[test]
 fn absent_allowed_tools_is_absent() {
-    let r = read("name: demo\ndescription: d");
+    let r = read(
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.",
+    );
     assert_eq!(
         r.manifest.map(|m| m.allowed_tools),
         Some(AllowedTools::Absent)
@@ -523,6 +657,214 @@ fn repeated_names_in_a_block_scalar_each_get_their_own_position() {
     );
 }
 
+// ---- allowed-tools that cannot be read with certainty fail closed ----
+
+/// What gate 6 makes of the report's skill alone.
+fn allowance(report: &SkillReport) -> AllowList {
+    let allowed_tools = report
+        .manifest
+        .as_ref()
+        .map(|m| m.allowed_tools.clone())
+        .expect("manifest");
+    let skills = [SkillRef {
+        id: "demo".into(),
+        enabled: true,
+        orphaned: false,
+        trust: TrustLevel(1),
+        allowed_tools,
+        text: String::new(),
+    }];
+    EffectiveSkills::select(&skills, TrustLevel(0)).allow_list(KNOWN)
+}
+
+/// The report declares zero tools (never "absent"), gate 6 lets nothing
+/// through, and `code` is among its diagnostics as an error.
+fn assert_fails_closed(report: &SkillReport, code: Code) {
+    assert!(declared(report).is_empty(), "{:?}", report.manifest);
+    assert_eq!(allowance(report), AllowList::Only(Default::default()));
+    assert!(!allowance(report).admits("Read"));
+    let d = find(report, code);
+    assert_eq!(d.severity, Severity::Error);
+    assert!(!report.is_valid());
+}
+
+#[test]
+fn allowed_tools_given_twice_allows_no_tools() {
+    let r = read(
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nallowed-tools: Read\nallowed-tools: Bash",
+    );
+    assert_fails_closed(&r, Code::AllowedToolsTwice);
+    assert_eq!(codes(&r), [Code::AllowedToolsTwice]);
+    assert_eq!(r.diagnostics[0].position, at(5, 1));
+    assert!(r.diagnostics[0].message.contains("line 4"));
+}
+
+#[test]
+fn allowed_tools_given_twice_with_the_same_list_still_allows_no_tools() {
+    let r = read(
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nallowed-tools: Read\nallowed-tools: Read",
+    );
+    assert_fails_closed(&r, Code::AllowedToolsTwice);
+}
+
+#[test]
+fn near_miss_spellings_of_allowed_tools_allow_no_tools() {
+    for key in [
+        "allowed_tools",
+        "allowedTools",
+        "allowed-tool",
+        "Allowed-Tools",
+        "allowed tools",
+        "allowedtools",
+        "ALLOWED_TOOLS",
+        "alowed-tools",
+        "'allowed-tools '",
+    ] {
+        let r = read(&format!(
+            "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\n{key}: Read"
+        ));
+        assert_fails_closed(&r, Code::AllowedToolsMisspelled);
+        assert_eq!(codes(&r), [Code::AllowedToolsMisspelled], "{key}");
+        assert_eq!(r.diagnostics[0].position, at(4, 1), "{key}");
+        assert!(
+            r.diagnostics[0]
+                .message
+                .contains("rename the key to `allowed-tools`"),
+            "{key}"
+        );
+    }
+}
+
+#[test]
+fn near_miss_beside_the_real_key_allows_no_tools() {
+    let r = read(
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nallowed-tools: Read\nallowed_tools: Bash",
+    );
+    assert_fails_closed(&r, Code::AllowedToolsMisspelled);
+}
+
+#[test]
+fn unrelated_unknown_keys_are_not_near_misses() {
+    for key in ["tools", "allowed-hosts", "disallowed-tools", "allowed"] {
+        let r = read(&format!(
+            "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\n{key}: Read"
+        ));
+        assert_eq!(codes(&r), [Code::UnknownField], "{key}");
+        assert_eq!(
+            r.manifest.map(|m| m.allowed_tools),
+            Some(AllowedTools::Absent),
+            "{key}"
+        );
+    }
+}
+
+#[test]
+fn map_value_allows_no_tools() {
+    assert_fails_closed(
+        &with_tools("\n  Read: yes\n  Bash: git"),
+        Code::AllowedToolsWrongType,
+    );
+    assert_fails_closed(&with_tools(" {Read: yes}"), Code::AllowedToolsWrongType);
+}
+
+#[test]
+fn number_value_allows_no_tools() {
+    for value in [" 42", " 1.5", " 0x1F", " .inf"] {
+        assert_fails_closed(&with_tools(value), Code::AllowedToolsWrongType);
+    }
+}
+
+#[test]
+fn bool_value_allows_no_tools() {
+    for value in [" true", " false", " True"] {
+        let r = with_tools(value);
+        assert_fails_closed(&r, Code::AllowedToolsWrongType);
+        assert!(
+            r.diagnostics[0].message.contains("not a boolean"),
+            "{value}"
+        );
+    }
+}
+
+#[test]
+fn every_malformed_part_of_a_token_is_reported() {
+    // A bad escape, an unanchored `*` and an unclosed `(` in one token.
+    let (tokens, diagnostics) = tokenize(r"Ba\sh*(git status");
+    assert!(tokens.is_empty());
+    let found: Vec<_> = diagnostics.iter().map(|d| (d.code, d.position)).collect();
+    assert_eq!(
+        found,
+        [
+            (Code::BadEscape, at(1, 3)),
+            (Code::UnanchoredWildcard, at(1, 6)),
+            (Code::UnterminatedParen, at(1, 7)),
+        ]
+    );
+    assert!(diagnostics.iter().all(Diagnostic::is_error));
+}
+
+#[test]
+fn every_malformed_part_of_a_value_is_reported_with_its_file_position() {
+    let r = with_tools(r" Read Ba\sh* Bash(dir C:\)");
+    assert_eq!(declared(&r), ["Read"]);
+    let found: Vec<_> = r.diagnostics.iter().map(|d| (d.code, d.position)).collect();
+    assert_eq!(
+        found,
+        [
+            (Code::BadEscape, at(4, 23)),
+            (Code::UnanchoredWildcard, at(4, 26)),
+            (Code::UnterminatedParen, at(4, 32)),
+            (Code::BadEscape, at(4, 39)),
+        ]
+    );
+}
+
+#[test]
+fn escaped_parentheses_outside_a_scope_are_bad_escapes() {
+    // `\(` only escapes inside a scope: here the `(` opens one, and the
+    // `\)` keeps it from closing.
+    let (tokens, diagnostics) = tokenize(r"Bash\(ls\)");
+    assert!(tokens.is_empty());
+    let found: Vec<_> = diagnostics.iter().map(|d| (d.code, d.position)).collect();
+    assert_eq!(
+        found,
+        [
+            (Code::BadEscape, at(1, 5)),
+            (Code::UnterminatedParen, at(1, 6)),
+            (Code::BadEscape, at(1, 9)),
+        ]
+    );
+}
+
+#[test]
+fn each_kind_of_fault_in_a_name_is_reported_once_where_it_first_occurs() {
+    let (_, diagnostics) = tokenize(r"a*b\c:d*e\f:");
+    let found: Vec<_> = diagnostics.iter().map(|d| (d.code, d.position)).collect();
+    assert_eq!(
+        found,
+        [
+            (Code::UnanchoredWildcard, at(1, 2)),
+            (Code::BadEscape, at(1, 4)),
+            (Code::InvalidToolName, at(1, 6)),
+        ]
+    );
+}
+
+#[test]
+fn a_bad_name_does_not_hide_a_faulty_scope() {
+    let (_, diagnostics) = tokenize("Ba*sh() (x");
+    let codes: Vec<_> = diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(
+        codes,
+        [
+            Code::UnanchoredWildcard,
+            Code::EmptyScope,
+            Code::ScopeWithoutTool,
+            Code::UnterminatedParen
+        ]
+    );
+}
+
 // ---- registry check ----
 
 const KNOWN: &[KnownTool<'static>] = &[
@@ -702,6 +1044,110 @@ fn scope_on_unscoped_tool_grants_nothing() {
     let list = allow(&[skill("a", Some("Read(/tmp/**)"))]);
     assert!(!list.admits("Read"));
     assert!(!list.admits_call("Read", Some((ScopeKind::Command, "/tmp/x"))));
+}
+
+// ---- server-wide grants name one server ----
+
+/// Servers whose names start like `files`; each has a tool `read`.
+const NEIGHBOURS: &[KnownTool<'static>] = &[
+    KnownTool {
+        name: "mcp__files__read",
+        has_scope: false,
+    },
+    KnownTool {
+        name: "mcp__files__write",
+        has_scope: false,
+    },
+    KnownTool {
+        name: "mcp__files___read",
+        has_scope: false,
+    },
+    KnownTool {
+        name: "mcp__files-x__read",
+        has_scope: false,
+    },
+    KnownTool {
+        name: "mcp__filesX__read",
+        has_scope: false,
+    },
+    KnownTool {
+        name: "mcp__files_x__read",
+        has_scope: false,
+    },
+    KnownTool {
+        name: "mcp__filesystem__read",
+        has_scope: false,
+    },
+];
+
+/// The tools that `allowed-tools: {tokens}` lets through among the neighbours.
+fn granted(tokens: &str) -> Vec<String> {
+    let skills = [skill("a", Some(tokens))];
+    match EffectiveSkills::select(&skills, TrustLevel(0)).allow_list(NEIGHBOURS) {
+        AllowList::Only(grants) => grants.into_keys().collect(),
+        AllowList::NoOpinion => panic!("no opinion"),
+    }
+}
+
+#[test]
+fn server_grant_does_not_reach_servers_that_start_the_same_way() {
+    for tokens in ["mcp__files", "mcp__files__*"] {
+        assert_eq!(
+            granted(tokens),
+            ["mcp__files__read", "mcp__files__write"],
+            "{tokens}"
+        );
+    }
+}
+
+#[test]
+fn server_part_may_end_in_an_underscore() {
+    // `mcp__files___read` is the tool `read` of `files_`, not `_read` of `files`.
+    for tokens in ["mcp__files_", "mcp__files___*"] {
+        assert_eq!(granted(tokens), ["mcp__files___read"], "{tokens}");
+    }
+}
+
+#[test]
+fn server_part_may_hold_single_underscores() {
+    assert_eq!(granted("mcp__files_x"), ["mcp__files_x__read"]);
+    assert_eq!(granted("mcp__files_x__*"), ["mcp__files_x__read"]);
+}
+
+#[test]
+fn server_part_keeps_hyphens_and_capitals_exactly() {
+    assert_eq!(granted("mcp__files-x"), ["mcp__files-x__read"]);
+    assert_eq!(granted("mcp__filesX"), ["mcp__filesX__read"]);
+    assert_eq!(granted("mcp__filesystem"), ["mcp__filesystem__read"]);
+    assert!(granted("mcp__Files mcp__file mcp__files-").is_empty());
+}
+
+#[test]
+fn server_grant_still_matches_its_own_tools() {
+    // `mcp__files__` is a prefix of `mcp__files__read`, and that tool is the
+    // server's: the exact match must not lose it.
+    let skills = [skill("a", Some("mcp__files"))];
+    let list = EffectiveSkills::select(&skills, TrustLevel(0)).allow_list(NEIGHBOURS);
+    assert!(list.admits("mcp__files__read"));
+    assert!(list.admits_call("mcp__files__read", Some((ScopeKind::Text, "anything"))));
+    assert!(!list.admits("mcp__files___read"));
+    assert!(!list.admits("mcp__files_x__read"));
+}
+
+#[test]
+fn server_grant_with_no_exact_tool_is_unresolved() {
+    let (tokens, _) = tokenize("mcp__file mcp__files_");
+    let d = check_allowed_tools(&AllowedTools::Declared(tokens), NEIGHBOURS);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].code, Code::UnresolvedServer);
+    assert!(d[0].message.contains("`file`"), "{}", d[0].message);
+}
+
+#[test]
+fn server_part_with_a_double_underscore_is_refused() {
+    let (tokens, diagnostics) = tokenize("mcp__a____*");
+    assert!(tokens.is_empty());
+    assert!(diagnostics[0].is_error(), "{diagnostics:?}");
 }
 
 // ---- skill block ----
