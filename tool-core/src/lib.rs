@@ -207,3 +207,13 @@ pub mod __private {
     /// Not public API; used by generated code.
     pub const fn assert_scope_argument<T: ScopeArgument + ?Sized>() {}
 }
+
+/// The examples in `docs/` are compiled and run as doc tests, so they
+/// cannot rot.
+#[cfg(doctest)]
+mod docs {
+    #[doc = include_str!("../../docs/scopes.md")]
+    struct Scopes;
+    #[doc = include_str!("../../docs/approvals.md")]
+    struct Approvals;
+}
