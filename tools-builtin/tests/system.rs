@@ -237,6 +237,7 @@ fn own_site(path: &str) -> String {
             ),
             "",
         ),
+        "/reset?token=DEMO-SECRET-reset-token-f00d" => response("204 No Content", "", ""),
         "/boom" => response(
             "500 Internal Server Error",
             "content-type: text/plain\r\n",
@@ -405,6 +406,16 @@ async fn probe_url_appends_the_error_behind_a_5xx() {
     // Nothing recent: the demo's errors are old.
     let output = probe(server.port, "/boom", Arc::new(MemorySite::demo())).await;
     assert!(output.ends_with("no matching error in the log"), "{output}");
+}
+
+#[tokio::test]
+async fn probe_url_redacts_a_token_in_the_url_it_shows() {
+    let server = serve(own_site);
+    let url = "/reset?token=DEMO-SECRET-reset-token-f00d";
+    let output = probe(server.port, url, Arc::new(MemorySite::demo())).await;
+    assert!(output.contains("→ 204 No Content"), "{output}");
+    assert!(output.contains("token=[redacted]"), "{output}");
+    assert_no_secret("probe_url", &output);
 }
 
 #[tokio::test]

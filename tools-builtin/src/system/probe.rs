@@ -85,11 +85,11 @@ impl Execute for ProbeUrl {
             .map_err(|_| ToolError::failed("the HTTP client could not be set up"))?;
 
         let started = Instant::now();
-        let mut response = client
-            .get(url.clone())
-            .send()
-            .await
-            .map_err(|error| ToolError::failed(format!("GET {url} failed: {}", why(&error))))?;
+        // The query may carry a token: the URL is shown redacted.
+        let shown_url = redact_text(url.as_str()).into_owned();
+        let mut response = client.get(url.clone()).send().await.map_err(|error| {
+            ToolError::failed(format!("GET {shown_url} failed: {}", why(&error)))
+        })?;
         let headers_ms = started.elapsed().as_millis();
         let mut body = Vec::new();
         let mut body_error = None;
@@ -108,7 +108,7 @@ impl Execute for ProbeUrl {
 
         let status = response.status();
         let mut text = format!(
-            "GET {url} → {status} (headers after {headers_ms} ms, body read after {total_ms} ms)\n"
+            "GET {shown_url} → {status} (headers after {headers_ms} ms, body read after {total_ms} ms)\n"
         );
         for name in KEY_HEADERS {
             if let Some(value) = response.headers().get(name) {
