@@ -1,1 +1,6 @@
-//! The `configuration` group.
+//! The `configuration` group (administrators): the sites and their
+//! settings, secrets redacted.
+
+mod site_config;
+
+pub use site_config::GetSiteConfig;

@@ -2,7 +2,11 @@
 //! probing the host's own sites.
 
 mod env;
+mod logs;
+mod probe;
 mod status;
 
 pub use env::{Environment, GetEnv, GetEnvRaw};
+pub use logs::{FetchLogs, GetLastError, Severity};
+pub use probe::ProbeUrl;
 pub use status::{GetSystemStatus, HostInfo};
