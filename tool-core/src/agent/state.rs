@@ -11,6 +11,10 @@ use crate::gates::Grant;
 /// [`Agent::resume`](super::Agent::resume)) came to.
 #[derive(Debug, Clone, PartialEq)]
 #[must_use = "a suspended run must be stored to be resumed"]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "a run ends once; boxing the suspended state would cost every caller a deref for nothing"
+)]
 pub enum RunEnd {
     /// The run is over.
     Finished(Finished),
