@@ -25,7 +25,7 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use crate::gates::{Denial, Gates, Grant, RunInputs};
-use crate::{Actor, Proposal, ProposalId, Registry, ToolContext, ToolError, ToolOutput};
+use crate::{Actor, BoxFuture, Proposal, ProposalId, Registry, ToolContext, ToolError, ToolOutput};
 
 /// What was decided about one proposal.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,11 +58,28 @@ impl Decision {
 /// Where decisions are recorded, so that each proposal is decided once.
 ///
 /// `claim` must be atomic: of two callers racing on one id (two threads,
-/// two host processes on one database), exactly one gets `Ok`.
+/// two host processes on one database), exactly one gets `Ok`. It is async
+/// because a durable store waits on its database.
 pub trait ApprovalStore: Send + Sync {
     /// Records `decision` for `id` unless a decision is recorded already;
     /// then returns that one.
-    fn claim(&self, id: &ProposalId, decision: &Decision) -> Result<(), AlreadyDecided>;
+    fn claim<'a>(
+        &'a self,
+        id: &'a ProposalId,
+        decision: &'a Decision,
+    ) -> BoxFuture<'a, Result<(), ClaimError>>;
+}
+
+/// Why a claim did not record the decision.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClaimError {
+    /// Someone decided first.
+    #[error(transparent)]
+    AlreadyDecided(#[from] AlreadyDecided),
+    /// The store could not be reached or written; nothing was decided.
+    #[error("the approvals store failed: {0}")]
+    Store(String),
 }
 
 /// A proposal was decided before.
@@ -97,16 +114,36 @@ impl MemoryApprovals {
     }
 }
 
-impl ApprovalStore for MemoryApprovals {
-    fn claim(&self, id: &ProposalId, decision: &Decision) -> Result<(), AlreadyDecided> {
+impl MemoryApprovals {
+    fn claim_now(&self, id: &ProposalId, decision: &Decision) -> Result<(), ClaimError> {
         let mut decided = self.lock();
         if let Some(existing) = decided.get(id) {
             return Err(AlreadyDecided {
                 decision: existing.clone(),
-            });
+            }
+            .into());
         }
         decided.insert(id.clone(), decision.clone());
         Ok(())
+    }
+}
+
+impl ApprovalStore for MemoryApprovals {
+    fn claim<'a>(
+        &'a self,
+        id: &'a ProposalId,
+        decision: &'a Decision,
+    ) -> BoxFuture<'a, Result<(), ClaimError>> {
+        Box::pin(std::future::ready(self.claim_now(id, decision)))
+    }
+}
+
+impl From<ClaimError> for ApprovalError {
+    fn from(error: ClaimError) -> Self {
+        match error {
+            ClaimError::AlreadyDecided(decided) => ApprovalError::AlreadyDecided(decided),
+            ClaimError::Store(message) => ApprovalError::Store(message),
+        }
     }
 }
 
@@ -129,7 +166,10 @@ pub enum ApprovalError {
     },
     /// Someone decided first (or this is a replay).
     #[error(transparent)]
-    AlreadyDecided(#[from] AlreadyDecided),
+    AlreadyDecided(AlreadyDecided),
+    /// The approvals store failed; nothing was decided or written.
+    #[error("the approvals store failed: {0}")]
+    Store(String),
     /// The record changed since the proposal was made, or the proposal is
     /// not what its tool proposes for its arguments.
     #[error("the proposal is stale: the record changed since it was made; nothing was written")]
@@ -200,29 +240,25 @@ impl Approval<'_> {
             );
             return Err(ApprovalError::ApproverRefused { denial });
         }
-        self.store.claim(
-            proposal.id(),
-            &Decision::Approved {
-                approver: approver.clone(),
-            },
-        )?;
+        let decision = Decision::Approved {
+            approver: approver.clone(),
+        };
+        self.store.claim(proposal.id(), &decision).await?;
         self.registry.apply_approved(tool, proposal, cx).await
     }
 
     /// Records a rejection; the first decision wins here too.
-    pub fn reject(
+    pub async fn reject(
         &self,
         proposal: &Proposal,
         approver: &Actor,
         reason: &str,
     ) -> Result<(), ApprovalError> {
-        self.store.claim(
-            proposal.id(),
-            &Decision::Rejected {
-                approver: approver.clone(),
-                reason: reason.to_owned(),
-            },
-        )?;
+        let decision = Decision::Rejected {
+            approver: approver.clone(),
+            reason: reason.to_owned(),
+        };
+        self.store.claim(proposal.id(), &decision).await?;
         Ok(())
     }
 }

@@ -9,7 +9,9 @@ use futures_executor::block_on;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tool_core::approval::{Approval, ApprovalError, ApprovalStore, Decision, MemoryApprovals};
+use tool_core::approval::{
+    Approval, ApprovalError, ApprovalStore, ClaimError, Decision, MemoryApprovals,
+};
 use tool_core::gates::{
     Denial, Gates, Grant, HostSettings, RunConfig, RunInputs, Selection, Toggle, ToolSettings,
 };
@@ -213,7 +215,7 @@ fn a_rejected_proposal_cannot_be_approved_later() {
         grant: None,
         store: &run.approvals,
     };
-    approval.reject(&proposal, &admin(), "not now").unwrap();
+    block_on(approval.reject(&proposal, &admin(), "not now")).unwrap();
     assert!(matches!(
         run.approve(None, &proposal, &admin()),
         Err(ApprovalError::AlreadyDecided(_))
@@ -357,8 +359,13 @@ fn the_store_keeps_the_first_decision() {
         approver: user(),
         reason: "no".into(),
     };
-    assert_eq!(store.claim(&id, &approved), Ok(()));
-    let second = store.claim(&id, &rejected).unwrap_err();
-    assert_eq!(second.decision, approved);
+    assert_eq!(block_on(store.claim(&id, &approved)), Ok(()));
+    let second = block_on(store.claim(&id, &rejected)).unwrap_err();
+    assert_eq!(
+        second,
+        ClaimError::AlreadyDecided(tool_core::approval::AlreadyDecided {
+            decision: approved.clone()
+        })
+    );
     assert_eq!(store.decision(&id), Some(approved));
 }

@@ -47,7 +47,7 @@ struct Counted {
 impl Execute for Counted {
     async fn execute(self, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
         EXECUTED.fetch_add(1, Ordering::SeqCst);
-        Ok(ToolOutput::text(self.path))
+        Ok(ToolOutput::text(format!("{} x{}", self.path, self.count)))
     }
 }
 

@@ -418,7 +418,7 @@ impl<'a, M: Model> Agent<'a, M> {
                 run.messages.push(tool_message(&call, &applied));
             }
             Decision::Rejected { approver, reason } => {
-                let content = match approval.reject(&proposal, approver, reason) {
+                let content = match approval.reject(&proposal, approver, reason).await {
                     Ok(()) => rejection_text(reason),
                     Err(error) => error.model_text(),
                 };
