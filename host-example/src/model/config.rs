@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use tool_core::agent::Usage;
 
 /// The request timeout when none is set.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -73,6 +74,29 @@ impl ModelConfig {
             input_price_per_mtok: None,
             output_price_per_mtok: None,
         }
+    }
+
+    /// What `usage` cost at the configured prices; `None` unless both
+    /// prices are set.
+    ///
+    /// ```
+    /// # use host_example::model::ModelConfig;
+    /// # use tool_core::agent::Usage;
+    /// let config = ModelConfig {
+    ///     input_price_per_mtok: Some(2.0),
+    ///     output_price_per_mtok: Some(8.0),
+    ///     ..ModelConfig::new("https://api.openai.com/v1", "gpt-4.1")
+    /// };
+    /// let usage = Usage { input_tokens: 1_500_000, output_tokens: 250_000 };
+    /// assert_eq!(config.estimate_cost(usage), Some(5.0));
+    /// assert_eq!(ModelConfig::new("http://localhost:11434/v1", "qwen3:8b").estimate_cost(usage), None);
+    /// ```
+    pub fn estimate_cost(&self, usage: Usage) -> Option<f64> {
+        let per_token = |price: f64, tokens: u64| price * tokens as f64 / 1_000_000.0;
+        Some(
+            per_token(self.input_price_per_mtok?, usage.input_tokens)
+                + per_token(self.output_price_per_mtok?, usage.output_tokens),
+        )
     }
 
     /// The API key, read now from the variable named by
