@@ -11,6 +11,9 @@ use crate::gates::Grant;
 /// [`Agent::resume`](super::Agent::resume)) came to.
 #[derive(Debug, Clone, PartialEq)]
 #[must_use = "a suspended run must be stored to be resumed"]
+// One value per run invocation, moved to the host once: boxing the state
+// would cost more than the size difference.
+#[allow(clippy::large_enum_variant)]
 pub enum RunEnd {
     /// The run is over.
     Finished(Finished),
