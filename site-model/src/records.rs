@@ -129,6 +129,11 @@ pub struct HistoryEntry {
     pub proposed_by: Option<String>,
     /// For a change made through a writing tool: who approved it.
     pub approved_by: Option<String>,
+    /// For a change an approver edited before approving it: the values as
+    /// they were proposed, by field (`changes` holds what was written).
+    /// Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposed: Option<crate::Fields>,
 }
 
 /// Reading tables, records and their history.

@@ -39,6 +39,7 @@ fn entry(target: &Target, field: &str, old: Value, new: Value) -> HistoryEntry {
         }],
         proposed_by: Some("petra".into()),
         approved_by: Some("admin".into()),
+        proposed: None,
     }
 }
 

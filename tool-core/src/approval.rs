@@ -9,23 +9,83 @@
 //!    made now would be checked;
 //! 2. the approver passes the gates for that tool (an approver who could
 //!    not call it cannot approve it);
-//! 3. the proposal is claimed in the [`ApprovalStore`]: the first decision
+//! 3. the proposal has not expired: it was made less than its
+//!    [`ProposalLifetime`] ago (default [`DEFAULT_PROPOSAL_LIFETIME`]); an
+//!    expired one is recorded as [`Decision::Expired`] and refused with
+//!    [`ApprovalError::Expired`];
+//! 4. the proposal is claimed in the [`ApprovalStore`]: the first decision
 //!    wins, every later one is told it was already decided;
-//! 4. the tool proposes again, on the proposal's own arguments, against the
+//! 5. the tool proposes again, on the proposal's own arguments, against the
 //!    record as it is now: a fresh proposal that differs makes this one
 //!    stale, and it is refused (this also re-runs the tool's own checks, so
 //!    an edited proposal is refused);
-//! 5. the tool applies, as a compare-and-set on the replaced values.
+//! 6. the tool applies, as a compare-and-set on the replaced values. Its
+//!    context is the run's with the approver added as an [`Approver`]
+//!    service, so the tool can record who approved and check the
+//!    approver's own rights on the record.
+//!
+//! # The lifecycle of a proposal
+//!
+//! A proposal ends in exactly one of three ways, each recorded once in the
+//! store: **approved** ([`Approval::approve`]), **rejected**
+//! ([`Approval::reject`]; the approver's reason is what the model reads as
+//! the call's result) or **expired** (not decided within its lifetime;
+//! [`Approval::expire`] records it, and approving it later fails closed).
+//!
+//! - **Approving with edits** ([`Approval::approve_edited`]): the approver
+//!   changes the arguments; the tool proposes again with them, checked like
+//!   any call of the run (grant, scope, the tool's own rules), then that
+//!   proposal is applied. The original goes to `apply` as an
+//!   [`EditedFrom`] service, so the history can keep both the proposed and
+//!   the approved values.
+//! - **Approving several at once** ([`Approval::approve_all`]): each
+//!   proposal goes through [`Approval::approve`] on its own, so a stale or
+//!   expired one fails alone and the others apply.
+//!
+//! Approval stays per call: nothing here approves a tool for later calls.
 //!
 //! See docs/approvals.md for the whole path with an example.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::gates::{Denial, Gates, Grant, RunInputs};
-use crate::{Actor, BoxFuture, Proposal, ProposalId, Registry, ToolContext, ToolError, ToolOutput};
+use crate::{
+    Actor, BoxFuture, Outcome, Proposal, ProposalId, RegisteredTool, Registry, ToolContext,
+    ToolError, ToolOutput,
+};
+
+/// How long a proposal may wait for a decision when the host sets no
+/// [`ProposalLifetime`]: 7 days.
+pub const DEFAULT_PROPOSAL_LIFETIME: Duration = Duration::from_secs(7 * 24 * 60 * 60);
+
+/// How long a proposal may wait for a decision, counted from
+/// [`Proposal::created_at`]. A host sets it by putting it into the run's
+/// context (`ToolContext::with_service(ProposalLifetime(…))`); absent, it
+/// is [`DEFAULT_PROPOSAL_LIFETIME`]. A proposal as old as this or older has
+/// expired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProposalLifetime(pub Duration);
+
+/// Who approved the proposal being applied: a service in the context
+/// [`Approval`] hands the tool (for its re-proposal and its `apply`).
+///
+/// A tool records it as the approver in the record's history, and may
+/// refuse an approver without rights on the record (the tools of
+/// `tools-editing` require the approver's own edit rights).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Approver(pub Actor);
+
+/// The proposal as it was made, when the approver edited it before
+/// approving ([`Approval::approve_edited`]): a service in the context the
+/// tool's `apply` gets, beside [`Approver`], so the history can keep the
+/// proposed values next to the approved ones.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EditedFrom(pub Proposal);
 
 /// What was decided about one proposal.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,13 +104,17 @@ pub enum Decision {
         /// Why; shown to the model.
         reason: String,
     },
+    /// Nobody decided within its [`ProposalLifetime`]: it is not applied,
+    /// and the model is told it expired.
+    Expired,
 }
 
 impl Decision {
-    /// Who decided.
-    pub fn approver(&self) -> &Actor {
+    /// Who decided; `None` for an expiry, which nobody decided.
+    pub fn approver(&self) -> Option<&Actor> {
         match self {
-            Decision::Approved { approver } | Decision::Rejected { approver, .. } => approver,
+            Decision::Approved { approver } | Decision::Rejected { approver, .. } => Some(approver),
+            Decision::Expired => None,
         }
     }
 }
@@ -174,8 +238,13 @@ pub enum ApprovalError {
     /// not what its tool proposes for its arguments.
     #[error("the proposal is stale: the record changed since it was made; nothing was written")]
     Stale,
+    /// The proposal was not decided within its [`ProposalLifetime`]; it is
+    /// recorded as expired and can never be applied.
+    #[error("the proposal expired before it was decided; nothing was written")]
+    Expired,
     /// A suspended run's stored proposal is not the proposal of its recorded
-    /// call (another tool, or other arguments).
+    /// call (another tool, or other arguments), or an approver's edit
+    /// proposes a change to another record.
     #[error("the stored proposal does not match the call that made it; nothing was written")]
     Mismatch,
     /// The tool refused, or failed while applying.
@@ -213,17 +282,101 @@ pub struct Approval<'a> {
 
 impl Approval<'_> {
     /// Checks everything a call checks, claims the proposal, proposes again
-    /// and applies. `cx` is the run's context (its actor proposes again).
+    /// and applies. `cx` is the run's context (its actor proposes again);
+    /// the tool gets it with an [`Approver`] service added.
     pub async fn approve(
         &self,
         proposal: &Proposal,
         approver: &Actor,
         cx: &ToolContext,
     ) -> Result<ToolOutput, ApprovalError> {
+        let tool = self.admit(proposal, proposal.arguments(), approver, cx)?;
+        self.claim_approval(proposal, approver, cx).await?;
+        let cx = cx.clone().with_service(Approver(approver.clone()));
+        self.registry.apply_approved(tool, proposal, &cx).await
+    }
+
+    /// Approves `proposal` with the approver's edit: `arguments` replace the
+    /// proposal's. The tool proposes again with them through the checked
+    /// call path, so the edit must pass what a call of the run passes now
+    /// (the grant and its scope, the schema, the tool's own rules) and must
+    /// change the same record; then that proposal is applied as
+    /// [`approve`](Self::approve) applies. `proposal` is claimed as approved,
+    /// so it is decided once, and reaches `apply` as [`EditedFrom`].
+    ///
+    /// An edit that fails a check is refused before anything is claimed:
+    /// the approver may correct it and try again.
+    pub async fn approve_edited(
+        &self,
+        proposal: &Proposal,
+        arguments: Value,
+        approver: &Actor,
+        cx: &ToolContext,
+    ) -> Result<ToolOutput, ApprovalError> {
+        self.admit(proposal, proposal.arguments(), approver, cx)?;
+        let tool = self.admit(proposal, &arguments, approver, cx)?;
+        let cx = cx.clone().with_service(Approver(approver.clone()));
+        let edited = match self.registry.call_registered(tool, arguments, &cx).await? {
+            Outcome::Proposed(edited) if edited.record == proposal.record => edited,
+            _ => return Err(ApprovalError::Mismatch),
+        };
+        self.claim_approval(proposal, approver, &cx).await?;
+        let cx = cx.with_service(EditedFrom(proposal.clone()));
+        self.registry.apply_approved(tool, &edited, &cx).await
+    }
+
+    /// Approves several pending proposals of one run in one action. Each
+    /// goes through [`approve`](Self::approve) on its own, in order, so one
+    /// that is stale, expired or refused fails alone: the results are in
+    /// the order of `proposals`.
+    pub async fn approve_all(
+        &self,
+        proposals: &[Proposal],
+        approver: &Actor,
+        cx: &ToolContext,
+    ) -> Vec<Result<ToolOutput, ApprovalError>> {
+        let mut results = Vec::with_capacity(proposals.len());
+        for proposal in proposals {
+            results.push(self.approve(proposal, approver, cx).await);
+        }
+        results
+    }
+
+    /// Records a rejection; the first decision wins here too.
+    pub async fn reject(
+        &self,
+        proposal: &Proposal,
+        approver: &Actor,
+        reason: &str,
+    ) -> Result<(), ApprovalError> {
+        let decision = Decision::Rejected {
+            approver: approver.clone(),
+            reason: reason.to_owned(),
+        };
+        self.store.claim(proposal.id(), &decision).await?;
+        Ok(())
+    }
+
+    /// Records that `proposal` expired undecided (a host's sweep of old
+    /// proposals); the first decision wins here too.
+    pub async fn expire(&self, proposal: &Proposal) -> Result<(), ApprovalError> {
+        self.store.claim(proposal.id(), &Decision::Expired).await?;
+        Ok(())
+    }
+
+    /// Steps 1 and 2: the run may still call the proposal's tool with
+    /// `arguments`, and the approver passes the gates for it.
+    fn admit(
+        &self,
+        proposal: &Proposal,
+        arguments: &Value,
+        approver: &Actor,
+        cx: &ToolContext,
+    ) -> Result<&RegisteredTool, ApprovalError> {
         let run_gates = Gates::new(self.registry, self.run);
         let grant = Grant::resume(self.grant, &run_gates.resolve().grant);
         let tool = run_gates
-            .check_call(&grant, proposal.tool(), proposal.arguments(), cx)
+            .check_call(&grant, proposal.tool(), arguments, cx)
             .map_err(|denial| ApprovalError::RunRefused { denial })?;
         let as_approver = RunInputs {
             actor: Some(approver),
@@ -240,23 +393,27 @@ impl Approval<'_> {
             );
             return Err(ApprovalError::ApproverRefused { denial });
         }
-        let decision = Decision::Approved {
-            approver: approver.clone(),
-        };
-        self.store.claim(proposal.id(), &decision).await?;
-        self.registry.apply_approved(tool, proposal, cx).await
+        Ok(tool)
     }
 
-    /// Records a rejection; the first decision wins here too.
-    pub async fn reject(
+    /// Steps 3 and 4: an expired proposal is claimed as expired and
+    /// refused; any other is claimed as approved.
+    async fn claim_approval(
         &self,
         proposal: &Proposal,
         approver: &Actor,
-        reason: &str,
+        cx: &ToolContext,
     ) -> Result<(), ApprovalError> {
-        let decision = Decision::Rejected {
+        let lifetime = cx
+            .service::<ProposalLifetime>()
+            .map_or(DEFAULT_PROPOSAL_LIFETIME, |lifetime| lifetime.0);
+        let age = crate::output::unix_now().saturating_sub(proposal.created_at());
+        if Duration::from_secs(age) >= lifetime {
+            self.expire(proposal).await?;
+            return Err(ApprovalError::Expired);
+        }
+        let decision = Decision::Approved {
             approver: approver.clone(),
-            reason: reason.to_owned(),
         };
         self.store.claim(proposal.id(), &decision).await?;
         Ok(())

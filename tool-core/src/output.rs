@@ -72,7 +72,8 @@ pub struct Change {
 ///
 /// A tool builds it with [`Proposal::new`] (the record, the changes, one
 /// sentence); the registry then fills in the tool's name, the validated
-/// arguments the proposal was made from and a fresh [`ProposalId`]. A tool
+/// arguments the proposal was made from, a fresh [`ProposalId`] and the
+/// time it was made ([`Proposal::created_at`]). A tool
 /// cannot set those, so it cannot propose in another tool's name, and
 /// approving re-runs the tool on exactly those arguments
 /// ([`approval`](crate::approval)).
@@ -81,6 +82,10 @@ pub struct Proposal {
     id: ProposalId,
     tool: String,
     arguments: Value,
+    /// Absent in proposals stored before it existed: such a proposal reads
+    /// as made at the epoch, so it has expired (fails closed).
+    #[serde(default)]
+    created_at: u64,
     /// The record it would change (an id a person can look up).
     pub record: String,
     /// The fields it would change, with the values they replace.
@@ -100,6 +105,7 @@ impl Proposal {
             id: ProposalId(String::new()),
             tool: String::new(),
             arguments: Value::Null,
+            created_at: 0,
             record: record.into(),
             changes,
             summary: summary.into(),
@@ -121,11 +127,19 @@ impl Proposal {
         &self.arguments
     }
 
+    /// When the registry stamped it, in seconds since the Unix epoch: the
+    /// start of the time it may wait for a decision
+    /// ([`ProposalLifetime`](crate::approval::ProposalLifetime)).
+    pub fn created_at(&self) -> u64 {
+        self.created_at
+    }
+
     /// Stamps what only the registry may say about a proposal.
     pub(crate) fn stamped(mut self, id: ProposalId, tool: &str, arguments: Value) -> Self {
         self.id = id;
         self.tool = tool.to_owned();
         self.arguments = arguments;
+        self.created_at = unix_now();
         self
     }
 
@@ -136,6 +150,13 @@ impl Proposal {
             && self.changes == fresh.changes
             && self.summary == fresh.summary
     }
+}
+
+/// Seconds since the Unix epoch; 0 for a clock set before it.
+pub(crate) fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// The id of one [`Proposal`]: 128 random bits in hex.

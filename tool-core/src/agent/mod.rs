@@ -126,7 +126,8 @@
 //!   passes the gates for the tool and applies the proposal. The applied
 //!   result (or the error, such as a stale proposal) is the call's result;
 //! - **rejected**: nothing is written; the call's result is an error saying
-//!   so, with the approver's reason. The decision is recorded in the events,
+//!   so, with the approver's reason. **Expired** (nobody decided in time):
+//!   nothing is written; the call's result is an error saying it expired. The decision is recorded in the events,
 //!   in later states and in [`Finished::decisions`];
 //! - the **other calls of the same response** after the suspended one run
 //!   after the decision, in order, against the resumed grant (a second write
@@ -417,11 +418,18 @@ impl<'a, M: Model> Agent<'a, M> {
                 });
                 run.messages.push(tool_message(&call, &applied));
             }
-            Decision::Rejected { approver, reason } => {
-                let content = match approval.reject(&proposal, approver, reason).await {
-                    Ok(()) => rejection_text(reason),
-                    Err(error) => error.model_text(),
+            Decision::Rejected { .. } | Decision::Expired => {
+                let recorded = match &decision {
+                    Decision::Rejected { approver, reason } => approval
+                        .reject(&proposal, approver, reason)
+                        .await
+                        .map(|()| rejection_text(reason)),
+                    _ => approval
+                        .expire(&proposal)
+                        .await
+                        .map(|()| ApprovalError::Expired.model_text()),
                 };
+                let content = recorded.unwrap_or_else(|error| error.model_text());
                 run.messages.push(Message::Tool {
                     call_id: call.id.clone(),
                     name: call.name.clone(),

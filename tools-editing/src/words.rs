@@ -1,0 +1,39 @@
+//! Records in words a person recognises: a page's title and path, a
+//! column's name, an element's header.
+
+use site_model::{ColumnId, ContentElement, Page, PageId, Site};
+use tool_core::ToolError;
+
+use crate::access::site_failed;
+
+/// `page 25 "Team" (/about/team)`.
+pub(crate) async fn page(site: &dyn Site, id: PageId) -> Result<String, ToolError> {
+    let line = site.rootline(id).await.map_err(site_failed)?;
+    Ok(format!("page {id} \"{}\" ({})", line[0].title, path(&line)))
+}
+
+/// The page's address path from its rootline (the page first): the slugs
+/// below the root, e.g. `/about/team`.
+fn path(rootline: &[Page]) -> String {
+    let slugs: Vec<&str> = rootline
+        .iter()
+        .rev()
+        .map(|page| page.slug.as_str())
+        .filter(|slug| !slug.is_empty())
+        .collect();
+    format!("/{}", slugs.join("/"))
+}
+
+/// `content element 8 "Our bikes"`.
+pub(crate) fn element(element: &ContentElement) -> String {
+    format!("content element {} \"{}\"", element.id, element.header)
+}
+
+/// A column's name, e.g. `Main`; `None` for a column the layout lacks.
+pub(crate) async fn column(site: &dyn Site, id: ColumnId) -> Result<Option<String>, ToolError> {
+    let columns = site.columns().await.map_err(site_failed)?;
+    Ok(columns
+        .into_iter()
+        .find(|column| column.id == id)
+        .map(|column| column.name))
+}
