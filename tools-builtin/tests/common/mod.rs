@@ -73,3 +73,26 @@ pub fn assert_no_secret(tool: &str, output: &str) {
         );
     }
 }
+
+/// The demo site's data, to change before building a site of it.
+pub fn demo_data() -> site_model::SiteData {
+    MemorySite::demo().data()
+}
+
+/// A context acting as `name` on a site holding `data`.
+pub fn cx_data(data: site_model::SiteData, name: &str) -> ToolContext {
+    cx_on(Arc::new(MemorySite::new(data)), name)
+}
+
+/// The JSON result of a call that must succeed, after checking it holds
+/// none of the demo's secrets.
+pub fn json_with(tool: &str, arguments: Value, cx: &ToolContext) -> Value {
+    let text = call_with(tool, arguments, cx).unwrap_or_else(|error| panic!("{tool}: {error}"));
+    assert_no_secret(tool, &text);
+    serde_json::from_str(&text).unwrap_or_else(|error| panic!("{tool}: {error}: {text}"))
+}
+
+/// [`json_with`] on a fresh demo site as `name`.
+pub fn json(tool: &str, arguments: Value, name: &str) -> Value {
+    json_with(tool, arguments, &cx(name))
+}
