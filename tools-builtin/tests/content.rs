@@ -382,6 +382,7 @@ fn history_never_shows_credential_values() {
         }],
         proposed_by: None,
         approved_by: None,
+        proposed: None,
     });
     let history = json_with(
         "get_record_history",
@@ -441,6 +442,7 @@ fn history_is_capped_with_the_total() {
             }],
             proposed_by: None,
             approved_by: None,
+            proposed: None,
         });
     }
     let cx = cx_data(data, PETRA);
