@@ -265,7 +265,7 @@ fn page_content_is_capped_with_the_total() {
 fn read_records_filters_by_equality_and_drops_credentials() {
     let city = json(
         "read_records",
-        json!({"table": "products", "filter": {"category": "city"}}),
+        json!({"table": "products", "filter": [{"field": "category", "equals": "city"}]}),
         PETRA,
     );
     let ids: Vec<&Value> = city["records"]
@@ -290,13 +290,13 @@ fn read_records_filters_by_equality_and_drops_credentials() {
 fn read_records_refuses_unknown_and_credential_filter_fields() {
     let unknown = call(
         "read_records",
-        json!({"table": "news", "filter": {"colour": "red"}}),
+        json!({"table": "news", "filter": [{"field": "colour", "equals": "red"}]}),
         NILS,
     );
     assert!(unknown.unwrap_err().model_text().contains("`colour`"));
     let secret = call(
         "read_records",
-        json!({"table": "api_clients", "filter": {"client_secret": "DEMO-SECRET-apiclient-erp-5d2f"}}),
+        json!({"table": "api_clients", "filter": [{"field": "client_secret", "equals": "DEMO-SECRET-apiclient-erp-5d2f"}]}),
         ADMIN,
     );
     let message = secret.unwrap_err().model_text();
@@ -322,7 +322,7 @@ fn read_records_denial_is_the_same_for_missing_and_forbidden() {
     assert_eq!(
         denial(
             "read_records",
-            json!({"table": "api_clients", "filter": {"x": 1}}),
+            json!({"table": "api_clients", "filter": [{"field": "x", "equals": "1"}]}),
             CLARA
         ),
         missing
