@@ -43,7 +43,7 @@ fn tools_command_prints_the_registry_as_a_table() {
         &raw[..6],
         [
             "get_env_raw",
-            "tools-builtin",
+            "system",
             "read",
             "none",
             "yes",

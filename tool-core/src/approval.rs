@@ -195,7 +195,7 @@ impl Approval<'_> {
                 run = %cx.run(),
                 tool = proposal.tool(),
                 decision = "deny",
-                gate = denial.gate(),
+                gate = %denial.gate(),
                 approver = approver.id.as_str(),
             );
             return Err(ApprovalError::ApproverRefused { denial });

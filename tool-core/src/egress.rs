@@ -199,6 +199,7 @@ impl From<Site> for String {
 ///
 /// The messages never repeat the configured string: it may carry a password.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SiteError {
     /// The string is not a URL.
     #[error("site is not a URL ({0}): write it as `https://example.com`")]
@@ -231,6 +232,7 @@ pub enum SiteError {
 /// The messages are for logs and administrators. They name the scheme, host
 /// and port that were refused, never user-info.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum EgressDenied {
     /// The group's egress scope is `none`: no network at all.
     #[error("no network access: the tool's group has egress scope `none`")]
@@ -303,6 +305,7 @@ pub enum Hop<T> {
 /// Why [`EgressGuard::follow`] or [`EgressGuard::follow_async`] stopped
 /// without a response.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum FollowError<E> {
     /// The guard refused a URL: the start (hop 0) or the target of redirect
     /// number `hop`.

@@ -34,6 +34,7 @@ use crate::{Declaration, Effect, Egress, RegisteredTool, Registry};
 /// A consumer of tool definitions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Provider {
     /// An MCP client (`tools/list`).
     Mcp,

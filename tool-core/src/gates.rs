@@ -38,10 +38,10 @@ use serde_json::Value;
 
 use crate::egress::{EgressGuard, Site};
 pub use crate::skills::Allowance;
-use crate::skills::{EffectiveSkills, KnownTool, ScopePattern, SkillRef, TrustLevel};
+use crate::skills::{EffectiveSkills, KnownTool, SkillRef, SkillsVerdict, TrustLevel};
 use crate::{
-    Actor, DataClass, Effect, Egress, Outcome, RegisteredTool, Registry, ScopeKind, Shipped,
-    ToolContext, ToolError,
+    Actor, DataClass, Effect, Egress, Outcome, RegisteredTool, Registry, Shipped, ToolContext,
+    ToolError,
 };
 
 /// An administrator's switch for a group or a tool. `Unset` keeps the
@@ -178,7 +178,7 @@ pub enum Denial {
     #[error("the tool is for administrators and the actor is not one")]
     AdminOnly,
     /// Gate 4: the tool needs more network reach than its group is granted.
-    #[error("the tool needs egress `{declared:?}` but its group is granted `{granted:?}`")]
+    #[error("the tool needs egress `{declared}` but its group is granted `{granted}`")]
     Egress {
         /// What the tool declares.
         declared: Egress,
@@ -217,51 +217,80 @@ pub enum Denial {
     /// argument, and this call's value is not one of them.
     #[error("the call's scope argument is outside every scope granted for it")]
     OutOfScope,
+    /// At call time: the call's context acts for someone other than the
+    /// actor the gates were built for, so the gates' verdicts are not about
+    /// this caller. A context without an actor is accepted: no actor is
+    /// never an administrator, so it can only narrow what a tool does.
+    #[error("the call's context acts for another actor than the run")]
+    OtherActor,
+}
+
+/// The gate a [`Denial`] comes from. Its `Display` and serialized form are
+/// one word each (`registered`, `enabled`, `admin`, `egress`,
+/// `configuration`, `skills`, `selection`, `trust_zone`, `grant`, `scope`,
+/// `actor`),
+/// stable, for logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Gate {
+    /// Gate 1: a tool has the name.
+    Registered,
+    /// Gate 2: the group and the tool are enabled.
+    Enabled,
+    /// Gate 3: the tool is not for administrators only, or the actor is one.
+    Admin,
+    /// Gate 4: the tool's network reach is within its group's.
+    Egress,
+    /// Gate 5: the run's configuration (groups, effects).
+    Configuration,
+    /// Gate 6: the effective skills' `allowed-tools`.
+    Skills,
+    /// Gate 7: the run's selection.
+    Selection,
+    /// Gate 8: the data class against the run's trust-zone ceiling.
+    TrustZone,
+    /// At call time: the run's grant holds the tool.
+    Grant,
+    /// At call time: the call's scope argument is within what is granted.
+    Scope,
+    /// At call time: the call's context acts for the run's actor.
+    Actor,
+}
+
+impl fmt::Display for Gate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Gate::Registered => "registered",
+            Gate::Enabled => "enabled",
+            Gate::Admin => "admin",
+            Gate::Egress => "egress",
+            Gate::Configuration => "configuration",
+            Gate::Skills => "skills",
+            Gate::Selection => "selection",
+            Gate::TrustZone => "trust_zone",
+            Gate::Grant => "grant",
+            Gate::Scope => "scope",
+            Gate::Actor => "actor",
+        })
+    }
 }
 
 impl Denial {
-    /// A short, stable name of the gate, for logs: `registered`, `enabled`,
-    /// `admin`, `egress`, `configuration`, `skills`, `selection`, `grant`,
-    /// `scope`.
-    pub fn gate(&self) -> &'static str {
+    /// The gate that said no.
+    pub fn gate(&self) -> Gate {
         match self {
-            Denial::NotRegistered => "registered",
-            Denial::GroupDisabled { .. } | Denial::ToolDisabled => "enabled",
-            Denial::AdminOnly => "admin",
-            Denial::Egress { .. } => "egress",
-            Denial::GroupNotConfigured { .. } | Denial::ReadOnlyRun => "configuration",
-            Denial::NotAllowedBySkills => "skills",
-            Denial::NotSelected => "selection",
-            Denial::TrustZone { .. } => "trust_zone",
-            Denial::NotInGrant => "grant",
-            Denial::OutOfScope => "scope",
-        }
-    }
-}
-
-impl Allowance {
-    /// Whether a call whose scope argument is `scope` (its kind and value,
-    /// `None` for a tool without one or a call without the value) is
-    /// admitted.
-    fn admits(&self, scope: Option<(ScopeKind, &str)>) -> bool {
-        match self {
-            Allowance::Whole => true,
-            Allowance::Scoped(patterns) => {
-                scope.is_some_and(|(kind, value)| patterns.iter().any(|p| p.admits(kind, value)))
-            }
-        }
-    }
-
-    /// What both allow. Scoped patterns are kept only when both sides hold
-    /// the same pattern: narrower than the exact intersection of the
-    /// languages, never wider.
-    fn intersect(&self, other: &Allowance) -> Option<Allowance> {
-        match (self, other) {
-            (Allowance::Whole, other) | (other, Allowance::Whole) => Some(other.clone()),
-            (Allowance::Scoped(a), Allowance::Scoped(b)) => {
-                let both: Vec<ScopePattern> = a.iter().filter(|p| b.contains(p)).cloned().collect();
-                (!both.is_empty()).then_some(Allowance::Scoped(both))
-            }
+            Denial::NotRegistered => Gate::Registered,
+            Denial::GroupDisabled { .. } | Denial::ToolDisabled => Gate::Enabled,
+            Denial::AdminOnly => Gate::Admin,
+            Denial::Egress { .. } => Gate::Egress,
+            Denial::GroupNotConfigured { .. } | Denial::ReadOnlyRun => Gate::Configuration,
+            Denial::NotAllowedBySkills => Gate::Skills,
+            Denial::NotSelected => Gate::Selection,
+            Denial::TrustZone { .. } => Gate::TrustZone,
+            Denial::NotInGrant => Gate::Grant,
+            Denial::OutOfScope => Gate::Scope,
+            Denial::OtherActor => Gate::Actor,
         }
     }
 }
@@ -273,6 +302,7 @@ pub const GRANT_FORMAT: u32 = 1;
 /// The tools a run may use, resolved once when it starts and stored with
 /// it. Same inputs, same bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[must_use = "a grant limits a run only when the run uses it"]
 pub struct Grant {
     format: u32,
     tools: GrantedTools,
@@ -404,6 +434,7 @@ impl Grant {
 /// left out (and every unknown name the run asked for) the first gate that
 /// refused it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use = "the grant must be stored with the run and the denials logged"]
 pub struct Resolution<'r> {
     /// The tools the run is offered.
     pub grant: Grant,
@@ -436,6 +467,8 @@ pub struct Gates<'r> {
     unknown_selected: Vec<String>,
     /// Guards of the groups whose tools may reach the network.
     guards: BTreeMap<String, Arc<EgressGuard>>,
+    /// The actor the verdicts were reached for.
+    actor: Option<Actor>,
 }
 
 impl<'r> Gates<'r> {
@@ -456,10 +489,7 @@ impl<'r> Gates<'r> {
             .tools()
             .iter()
             .enumerate()
-            .map(|(i, tool)| {
-                let skills = allowances.as_ref().map(|a| a[i].as_ref());
-                verdict(tool, &inputs, skills)
-            })
+            .map(|(i, tool)| verdict(tool, &inputs, allowances.verdict(i)))
             .collect();
         let unknown_selected = match inputs.selection {
             Selection::All => Vec::new(),
@@ -484,6 +514,7 @@ impl<'r> Gates<'r> {
             verdicts,
             unknown_selected,
             guards,
+            actor: inputs.actor.cloned(),
         }
     }
 
@@ -520,7 +551,8 @@ impl<'r> Gates<'r> {
     }
 
     /// Checks one call against the run's grant and the gates as they are
-    /// now, before the arguments are parsed. Every decision is a `tracing`
+    /// now, before the arguments are parsed, refusing a context that acts
+    /// for another actor than the gates were built for. Every decision is a `tracing`
     /// event (target `tool_core::gate`; fields run, tool, decision, gate).
     pub fn check_call(
         &self,
@@ -529,7 +561,10 @@ impl<'r> Gates<'r> {
         arguments: &Value,
         cx: &ToolContext,
     ) -> Result<&'r RegisteredTool, Denial> {
-        let decision = self.decide(grant, tool, arguments);
+        let decision = match cx.actor() {
+            Some(actor) if self.actor.as_ref() != Some(actor) => Err(Denial::OtherActor),
+            _ => self.decide(grant, tool, arguments),
+        };
         match &decision {
             Ok(_) => tracing::info!(
                 target: "tool_core::gate",
@@ -543,7 +578,7 @@ impl<'r> Gates<'r> {
                 run = %cx.run(),
                 tool,
                 decision = "deny",
-                gate = denial.gate(),
+                gate = %denial.gate(),
             ),
         }
         decision
@@ -618,12 +653,11 @@ impl fmt::Debug for Gates<'_> {
 
 /// The cascade for one tool, in the fixed order.
 ///
-/// `skills` is gate 6's word on this tool: `None` for no opinion, else what
-/// the effective skills allow of it.
+/// `skills` is gate 6's word on this tool.
 fn verdict(
     tool: &RegisteredTool,
     inputs: &RunInputs<'_>,
-    skills: Option<Option<&Allowance>>,
+    skills: SkillsVerdict<'_>,
 ) -> Result<Allowance, Denial> {
     let declaration = tool.declaration();
     let name = declaration.name.as_ref();
@@ -672,20 +706,18 @@ fn verdict(
     }
     // 6. Skills.
     let allowance = match skills {
-        None => Allowance::Whole,
-        Some(allowed) => match allowed {
-            None => return Err(Denial::NotAllowedBySkills),
-            Some(Allowance::Whole) => Allowance::Whole,
-            Some(Allowance::Scoped(patterns)) => {
-                let mut patterns = patterns.clone();
-                patterns.sort();
-                patterns.dedup();
-                if patterns.is_empty() {
-                    return Err(Denial::NotAllowedBySkills);
-                }
-                Allowance::Scoped(patterns)
+        SkillsVerdict::NoOpinion => Allowance::Whole,
+        SkillsVerdict::NotAllowed => return Err(Denial::NotAllowedBySkills),
+        SkillsVerdict::Allowed(Allowance::Whole) => Allowance::Whole,
+        SkillsVerdict::Allowed(Allowance::Scoped(patterns)) => {
+            let mut patterns = patterns.clone();
+            patterns.sort();
+            patterns.dedup();
+            if patterns.is_empty() {
+                return Err(Denial::NotAllowedBySkills);
             }
-        },
+            Allowance::Scoped(patterns)
+        }
     };
     // 7. Selection.
     if let Selection::Only(names) = inputs.selection

@@ -9,6 +9,8 @@
 //! the store as a service: `ToolContext::with_service(notes)` where `notes`
 //! is an `Arc<dyn Notes>`.
 
+#![forbid(unsafe_code)]
+
 use std::sync::Arc;
 
 use schemars::JsonSchema;

@@ -11,6 +11,10 @@ use crate::gates::Grant;
 /// [`Agent::resume`](super::Agent::resume)) came to.
 #[derive(Debug, Clone, PartialEq)]
 #[must_use = "a suspended run must be stored to be resumed"]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one value per run invocation, moved once; boxing would change a public variant"
+)]
 pub enum RunEnd {
     /// The run is over.
     Finished(Finished),
@@ -40,6 +44,7 @@ pub struct Finished {
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum RunStatus {
     /// The model answered without calls.
     Completed,

@@ -93,6 +93,7 @@ mod yaml;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use allow_list::SkillsVerdict;
 pub use allow_list::{AllowList, Allowance, EffectiveSkills, SkillRef, TrustLevel};
 pub use allowed_tools::{AllowedTools, ToolPattern, ToolTarget, tokenize};
 pub use block::{Dropped, compose_skill_block};
