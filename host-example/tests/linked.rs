@@ -41,14 +41,7 @@ fn tools_command_prints_the_registry_as_a_table() {
         .collect();
     assert_eq!(
         &raw[..6],
-        [
-            "get_env_raw",
-            "system",
-            "read",
-            "none",
-            "yes",
-            "disabled"
-        ]
+        ["get_env_raw", "system", "read", "none", "yes", "disabled"]
     );
     assert!(
         raw[6] == "tools-builtin" && raw[7].contains("env.rs:"),

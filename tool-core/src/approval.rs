@@ -17,7 +17,8 @@
 //!    an edited proposal is refused);
 //! 5. the tool applies, as a compare-and-set on the replaced values.
 //!
-//! See docs/approvals.md for the whole path with an example.
+//! docs/agent-loop.md shows the path inside a run; the host quick start
+//! (`host-example/examples/host_quick_start.rs`) shows it whole.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -1,5 +1,5 @@
 //! The gate cascade, grants, resume and call-time enforcement, on real
-//! derived tools. Each rule of DESIGN.md "The gates" is a named test.
+//! derived tools. Each rule of the gate cascade (`tool_core::gates`) is a named test.
 
 mod common;
 

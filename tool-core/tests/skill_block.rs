@@ -1,5 +1,5 @@
 //! A skill left out of the prompt for the byte budget is logged, and still
-//! counts for the allow-list (DESIGN.md, gate 6).
+//! counts for the allow-list (gate 6, `tool_core::gates`).
 
 use std::sync::{Arc, Mutex};
 
@@ -106,7 +106,7 @@ fn a_skill_dropped_for_the_budget_is_logged_with_its_size_and_still_allows_its_t
         skill("short", "", "Be brief."),
     ];
     let effective = EffectiveSkills::select(&skills, TrustLevel(0));
-    // The order DESIGN.md requires: the allow-list first, then the budget.
+    // The order the gates require: the allow-list first, then the budget.
     let allow = effective.allow_list(KNOWN);
     let budget = 200;
     let ((block, dropped), events) =

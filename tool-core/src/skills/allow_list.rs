@@ -1,4 +1,4 @@
-//! Gate 6: the tools that the effective skills allow (DESIGN.md, "The gates").
+//! Gate 6: the tools that the effective skills allow (see [`crate::gates`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,5 +1,5 @@
 //! Agent Skills: reading `SKILL.md` files, their `allowed-tools`, and what
-//! the effective skills allow a run (gate 6 in DESIGN.md).
+//! the effective skills allow a run (gate 6 of [`crate::gates`]).
 //!
 //! - [`read_skill`] reads a `SKILL.md`: YAML front matter between `---` lines,
 //!   then Markdown. Every problem is a [`Diagnostic`] with a [`Severity`], a
