@@ -12,6 +12,7 @@
 //!   [`compose_skill_block`] the skills' text under the prompt's byte budget.
 //!
 //! ```
+//! use tool_core::ScopeKind;
 //! use tool_core::skills::{read_skill, AllowedTools, EffectiveSkills, KnownTool, SkillRef, TrustLevel};
 //!
 //! let text = "---\nname: review\ndescription: Reviews diffs.\nallowed-tools: Read Bash(git diff:*)\n---\nBody\n";
@@ -25,8 +26,8 @@
 //! }];
 //! let known = [KnownTool { name: "Read", has_scope: false }, KnownTool { name: "Bash", has_scope: true }];
 //! let allow = EffectiveSkills::select(&skills, TrustLevel(0)).allow_list(&known);
-//! assert!(allow.admits_call("Bash", Some("git diff --stat")));
-//! assert!(!allow.admits_call("Bash", Some("git push")));
+//! assert!(allow.admits_call("Bash", Some((ScopeKind::Command, "git diff --stat"))));
+//! assert!(!allow.admits_call("Bash", Some((ScopeKind::Command, "git push"))));
 //! assert!(!allow.admits("Write"));
 //! ```
 //!
