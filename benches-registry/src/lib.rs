@@ -3,6 +3,8 @@
 //! Nothing here derives `Tool`: a derived tool in this library would be
 //! linked into every bench binary and change the tool counts they measure.
 
+#![forbid(unsafe_code)]
+
 use std::borrow::Cow;
 
 use serde_json::{Value, json};

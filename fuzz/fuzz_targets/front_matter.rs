@@ -1,5 +1,5 @@
-//! `read_skill` on any text: it must not panic (DESIGN.md, "Errors and bad
-//! input"), and a report without a manifest carries an error.
+//! `read_skill` on any text: it must not panic (ARCHITECTURE.md, "Invariants":
+//! bad input is a diagnostic, never a panic), and a report without a manifest carries an error.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

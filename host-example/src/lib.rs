@@ -1,9 +1,11 @@
 //! A host that links chosen tool crates, lists what it got, and checks skill
 //! files against it ([`skills_check`]).
 
+#![forbid(unsafe_code)]
+
 use std::fmt::Write as _;
 
-use tool_core::{Effect, Egress, Registry, RegistryError, Shipped};
+use tool_core::{Registry, RegistryError};
 
 pub mod model;
 pub mod skills_check;
@@ -37,22 +39,10 @@ pub fn tools_table(registry: &Registry) -> String {
             [
                 d.name.to_string(),
                 d.group.to_string(),
-                match d.effect {
-                    Effect::Read => "read",
-                    Effect::Write => "write",
-                }
-                .to_owned(),
-                match d.egress {
-                    Egress::None => "none",
-                    Egress::OwnSite => "own_site",
-                }
-                .to_owned(),
+                d.effect.to_string(),
+                d.egress.to_string(),
                 if d.requires_admin { "yes" } else { "no" }.to_owned(),
-                match d.shipped {
-                    Shipped::Enabled => "enabled",
-                    Shipped::Disabled => "disabled",
-                }
-                .to_owned(),
+                d.shipped.to_string(),
                 tool.site().to_string(),
             ]
         })

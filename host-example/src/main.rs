@@ -2,6 +2,8 @@
 //! `host-example skills check DIR…`: the skill folders below each DIR,
 //! validated against those tools.
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 use host_example::skills_check::{self, Format};

@@ -44,7 +44,8 @@
 //!
 //! Approval stays per call: nothing here approves a tool for later calls.
 //!
-//! See docs/approvals.md for the whole path with an example.
+//! docs/agent-loop.md shows the path inside a run; the host quick start
+//! (`host-example/examples/host_quick_start.rs`) shows it whole.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -388,7 +389,7 @@ impl Approval<'_> {
                 run = %cx.run(),
                 tool = proposal.tool(),
                 decision = "deny",
-                gate = denial.gate(),
+                gate = %denial.gate(),
                 approver = approver.id.as_str(),
             );
             return Err(ApprovalError::ApproverRefused { denial });

@@ -109,6 +109,16 @@ pub enum Effect {
     Write,
 }
 
+impl fmt::Display for Effect {
+    /// The word of its serialized form: `read`, `write`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Effect::Read => "read",
+            Effect::Write => "write",
+        })
+    }
+}
+
 /// The network reach a tool needs, or a group is granted. There is no
 /// "any host".
 ///
@@ -124,6 +134,16 @@ pub enum Egress {
     None,
     /// Only the host's own configured sites.
     OwnSite,
+}
+
+impl fmt::Display for Egress {
+    /// The word of its serialized form: `none`, `own_site`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Egress::None => "none",
+            Egress::OwnSite => "own_site",
+        })
+    }
 }
 
 impl Egress {
@@ -146,6 +166,16 @@ pub enum Shipped {
     Enabled,
     /// Offered only after an administrator enables it.
     Disabled,
+}
+
+impl fmt::Display for Shipped {
+    /// The word of its serialized form: `enabled`, `disabled`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Shipped::Enabled => "enabled",
+            Shipped::Disabled => "disabled",
+        })
+    }
 }
 
 /// Where a tool was declared, so that a duplicate name can name both places.

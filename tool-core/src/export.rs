@@ -1,5 +1,5 @@
-//! The offered tools in the form each consumer accepts (DESIGN.md, "Schemas
-//! per provider"). One schema comes from schemars (JSON Schema 2020-12); the
+//! The offered tools in the form each consumer accepts (docs/decisions.md,
+//! "Exports"). One schema comes from schemars (JSON Schema 2020-12); the
 //! forms derived from it are computed once, at registry build, and cached.
 //!
 //! | provider | form |
@@ -34,6 +34,7 @@ use crate::{Declaration, Effect, Egress, RegisteredTool, Registry};
 /// A consumer of tool definitions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Provider {
     /// An MCP client (`tools/list`).
     Mcp,

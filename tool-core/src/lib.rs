@@ -127,6 +127,8 @@
 //! - `validate` (default): argument validation with the `jsonschema` crate;
 //!   see docs/validation.md for what serde alone enforces without it.
 
+#![forbid(unsafe_code)]
+
 pub mod agent;
 pub mod approval;
 mod context;

@@ -68,8 +68,9 @@ impl Registration {
     }
 
     /// Every registration linked into this program, in link order (the
-    /// registry sorts them).
-    pub fn linked() -> impl Iterator<Item = &'static Registration> {
+    /// registry sorts them). Hosts reach them through
+    /// [`Registry::linked`](crate::Registry::linked).
+    pub(crate) fn linked() -> impl Iterator<Item = &'static Registration> {
         inventory::iter::<Registration>.into_iter()
     }
 

@@ -24,6 +24,7 @@ use crate::{
 const DESCRIPTION_MAX: usize = 1024;
 
 /// Collects the tools of a registry; [`build`](Self::build) checks them all.
+#[must_use = "a builder does nothing until `build` is called"]
 pub struct RegistryBuilder {
     linked: Vec<&'static Registration>,
     dynamic: Vec<Arc<dyn DynTool>>,
@@ -58,7 +59,9 @@ impl RegistryBuilder {
         self
     }
 
-    /// Adds every tool linked into the program (`#[derive(Tool)]`).
+    /// Adds every tool linked into the program (`#[derive(Tool)]`): for a
+    /// host that adds run-time tools ([`add`](Self::add)) as well. A host
+    /// with only linked tools calls [`Registry::linked`].
     pub fn linked(mut self) -> Self {
         self.linked.extend(Registration::linked());
         self

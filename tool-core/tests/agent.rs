@@ -1,4 +1,4 @@
-//! The agent loop (DESIGN.md, "The agent loop") against a scripted model:
+//! The agent loop (docs/agent-loop.md) against a scripted model:
 //! each behaviour of the loop is a named test, with assertions on what the
 //! model was sent.
 

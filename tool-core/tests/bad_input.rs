@@ -332,7 +332,7 @@ fn every_hostile_input_is_refused_and_nothing_runs_or_is_written() {
             Token(text) => {
                 let (_, diagnostics) = tokenize(text);
                 assert!(
-                    diagnostics.iter().any(|d| d.severity == Severity::Error),
+                    diagnostics.iter().any(|d| d.severity() == Severity::Error),
                     "{name}: {diagnostics:?}"
                 );
             }

@@ -1,4 +1,4 @@
-//! Provider exports: each rule of DESIGN.md "Schemas per provider".
+//! Provider exports: each rule of docs/decisions.md "Exports".
 
 use std::collections::HashMap;
 

@@ -1,5 +1,5 @@
 //! The gate cascade, grants, resume and call-time enforcement, on real
-//! derived tools. Each rule of DESIGN.md "The gates" is a named test.
+//! derived tools. Each rule of the gate cascade (`tool_core::gates`) is a named test.
 
 mod common;
 
@@ -397,6 +397,33 @@ fn call_to_an_offered_tool_runs() {
     let gates = run.gates(&registry);
     let grant = gates.resolve().grant;
     let outcome = block_on(gates.call(&grant, "a_read", json!({}), &cx()));
+    assert!(matches!(outcome, Ok(Outcome::Done(_))), "{outcome:?}");
+}
+
+#[test]
+fn call_whose_context_acts_for_another_actor_is_refused() {
+    let registry = registry();
+    let run = Run::new();
+    let gates = run.gates(&registry);
+    let grant = gates.resolve().grant;
+    // The gates were built for `user()`; a context acting for an
+    // administrator must not borrow their verdicts.
+    let as_admin = cx().with_actor(admin());
+    let error = block_on(gates.call(&grant, "a_read", json!({}), &as_admin)).unwrap_err();
+    assert!(
+        matches!(
+            &error,
+            ToolError::Refused {
+                denial: Denial::OtherActor,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert_eq!(error.model_text(), "tool `a_read` is not available");
+    // The run's own actor, or none at all, is accepted.
+    let as_user = cx().with_actor(user());
+    let outcome = block_on(gates.call(&grant, "a_read", json!({}), &as_user));
     assert!(matches!(outcome, Ok(Outcome::Done(_))), "{outcome:?}");
 }
 

@@ -1,5 +1,5 @@
 //! A skill left out of the prompt for the byte budget is logged, and still
-//! counts for the allow-list (DESIGN.md, gate 6).
+//! counts for the allow-list (gate 6, `tool_core::gates`).
 
 use std::sync::{Arc, Mutex};
 
@@ -106,8 +106,6 @@ fn a_skill_dropped_for_the_budget_is_logged_with_its_size_and_still_allows_its_t
         skill("short", "", "Be brief."),
     ];
     let effective = EffectiveSkills::select(&skills, TrustLevel(0));
-    // The order DESIGN.md requires: the allow-list first, then the budget.
-    let allow = effective.allow_list(KNOWN);
     let budget = 200;
     let ((block, dropped), events) =
         capture_skill_events(|| compose_skill_block(&effective, budget));
@@ -134,7 +132,15 @@ fn a_skill_dropped_for_the_budget_is_logged_with_its_size_and_still_allows_its_t
     let message = warning.fields["message"].as_str().unwrap();
     assert!(message.contains("byte budget"), "{message}");
 
-    // The dropped skill's grant stands; nothing else is widened.
+    // The dropped skill's grant stands: the allow-list of the same effective
+    // skills, taken after the block dropped `reports`, still holds what only
+    // `reports` grants (without it, `run_report` is not allowed at all).
+    let allow = effective.allow_list(KNOWN);
+    let without_reports = [skills[0].clone(), skills[2].clone()];
+    let narrower = EffectiveSkills::select(&without_reports, TrustLevel(0)).allow_list(KNOWN);
+    assert!(!narrower.admits("run_report"));
+    assert_ne!(allow, narrower);
+    // Nothing else is widened.
     assert!(allow.admits("read_notes"));
     assert!(allow.admits("run_report"));
     assert!(allow.admits_call(

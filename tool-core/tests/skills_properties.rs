@@ -1,5 +1,5 @@
 //! Properties of `tool_core::skills` that must hold for every input: nothing
-//! a skill file holds can panic the host (DESIGN.md, "Errors and bad input"),
+//! a skill file holds can panic the host (ARCHITECTURE.md, "Invariants"),
 //! and the tokenizer and the allow-list behave predictably.
 
 use proptest::prelude::*;

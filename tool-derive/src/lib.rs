@@ -1,6 +1,8 @@
 //! `#[derive(Tool)]`. Documented, with examples, in tool-core, which
 //! re-exports it; depend on tool-core, not on this crate.
 
+#![forbid(unsafe_code)]
+
 mod attr;
 mod ctxt;
 mod expand;

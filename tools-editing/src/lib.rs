@@ -93,6 +93,8 @@
 //! # });
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod access;
 mod element_draft;
 mod file_text;

@@ -1,4 +1,4 @@
-//! The agent loop (DESIGN.md, "The agent loop"): a bounded conversation
+//! The agent loop (docs/agent-loop.md): a bounded conversation
 //! between a [`Model`] and the tools a run is granted, independent of any
 //! provider and of any async runtime.
 //!

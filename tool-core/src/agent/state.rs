@@ -44,6 +44,7 @@ pub struct Finished {
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum RunStatus {
     /// The model answered without calls.
     Completed,

@@ -1,4 +1,4 @@
-//! Gate 6: the tools that the effective skills allow (DESIGN.md, "The gates").
+//! Gate 6: the tools that the effective skills allow (see [`crate::gates`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -66,8 +66,8 @@ impl<'a> EffectiveSkills<'a> {
         let known = sorted(known);
         let find = |name: &str| known.binary_search_by(|k| k.name.cmp(name)).ok();
         match self.allowances(&known, find) {
-            None => AllowList::NoOpinion,
-            Some(allowances) => AllowList::Only(
+            SkillsVerdicts::NoOpinion => AllowList::NoOpinion,
+            SkillsVerdicts::ByPosition(allowances) => AllowList::Only(
                 known
                     .iter()
                     .zip(allowances)
@@ -78,14 +78,13 @@ impl<'a> EffectiveSkills<'a> {
     }
 
     /// The allow-list by position in `known`, which must be sorted by name
-    /// (a registry's tools are): `None` for no opinion, else what each tool
-    /// is allowed. `find` gives a name's position in `known` (the registry's
+    /// (a registry's tools are): no opinion, or what each tool is allowed. `find` gives a name's position in `known` (the registry's
     /// index, on the gates' hot path). No name is copied.
     pub(crate) fn allowances(
         &self,
         known: &[KnownTool<'_>],
         find: impl Fn(&str) -> Option<usize>,
-    ) -> Option<Vec<Option<Allowance>>> {
+    ) -> SkillsVerdicts {
         let mut declared = false;
         let mut allowances: Vec<Option<Allowance>> = Vec::new();
         for skill in &self.skills {
@@ -125,8 +124,45 @@ impl<'a> EffectiveSkills<'a> {
                 }
             }
         }
-        declared.then_some(allowances)
+        if declared {
+            SkillsVerdicts::ByPosition(allowances)
+        } else {
+            SkillsVerdicts::NoOpinion
+        }
     }
+}
+
+/// Gate 6's word on every known tool, by position in the sorted list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SkillsVerdicts {
+    /// No effective skill declares `allowed-tools`.
+    NoOpinion,
+    /// What each tool is allowed; `None` where nothing is.
+    ByPosition(Vec<Option<Allowance>>),
+}
+
+impl SkillsVerdicts {
+    /// Gate 6's word on the tool at position `i`.
+    pub(crate) fn verdict(&self, i: usize) -> SkillsVerdict<'_> {
+        match self {
+            SkillsVerdicts::NoOpinion => SkillsVerdict::NoOpinion,
+            SkillsVerdicts::ByPosition(allowances) => match &allowances[i] {
+                Some(allowance) => SkillsVerdict::Allowed(allowance),
+                None => SkillsVerdict::NotAllowed,
+            },
+        }
+    }
+}
+
+/// Gate 6's word on one tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SkillsVerdict<'a> {
+    /// No effective skill declares `allowed-tools`: the gate says yes.
+    NoOpinion,
+    /// The skills allow this much of it.
+    Allowed(&'a Allowance),
+    /// Skills declare `allowed-tools` and none allows it.
+    NotAllowed,
 }
 
 /// What gate 6 lets through.
@@ -149,6 +185,33 @@ pub enum Allowance {
     Scoped(Vec<ScopePattern>),
 }
 
+impl Allowance {
+    /// Whether a call whose scope argument is `scope` (its kind and value,
+    /// `None` for a tool without one or a call without the value) is
+    /// admitted.
+    pub(crate) fn admits(&self, scope: Option<(ScopeKind, &str)>) -> bool {
+        match self {
+            Allowance::Whole => true,
+            Allowance::Scoped(patterns) => {
+                scope.is_some_and(|(kind, value)| patterns.iter().any(|p| p.admits(kind, value)))
+            }
+        }
+    }
+
+    /// What both allow. Scoped patterns are kept only when both sides hold
+    /// the same pattern: narrower than the exact intersection of the
+    /// languages, never wider.
+    pub(crate) fn intersect(&self, other: &Allowance) -> Option<Allowance> {
+        match (self, other) {
+            (Allowance::Whole, other) | (other, Allowance::Whole) => Some(other.clone()),
+            (Allowance::Scoped(a), Allowance::Scoped(b)) => {
+                let both: Vec<ScopePattern> = a.iter().filter(|p| b.contains(p)).cloned().collect();
+                (!both.is_empty()).then_some(Allowance::Scoped(both))
+            }
+        }
+    }
+}
+
 impl AllowList {
     /// Whether the tool may be offered at all.
     pub fn admits(&self, tool_name: &str) -> bool {
@@ -164,13 +227,9 @@ impl AllowList {
     pub fn admits_call(&self, tool_name: &str, scope: Option<(ScopeKind, &str)>) -> bool {
         match self {
             AllowList::NoOpinion => true,
-            AllowList::Only(grants) => match grants.get(tool_name) {
-                None => false,
-                Some(Allowance::Whole) => true,
-                Some(Allowance::Scoped(scopes)) => {
-                    scope.is_some_and(|(kind, v)| scopes.iter().any(|s| s.admits(kind, v)))
-                }
-            },
+            AllowList::Only(grants) => grants
+                .get(tool_name)
+                .is_some_and(|allowance| allowance.admits(scope)),
         }
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! A token is a tool name optionally followed by a parenthesised scope that
 //! may hold spaces (`Bash(git diff:*)` is one token), so the field is
-//! tokenized rather than split on white space; see DESIGN.md, "`allowed-tools`".
+//! tokenized rather than split on white space; see the
+//! [module docs](crate::skills) and docs/skills-reference-differences.md.
 
 use std::borrow::Cow;
 use std::collections::HashMap;

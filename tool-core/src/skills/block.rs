@@ -16,7 +16,7 @@ pub struct Dropped {
 /// smaller skill may still fit). Each drop is logged as a warning.
 ///
 /// Compute the allow-list first, from the same [`EffectiveSkills`]: a dropped
-/// skill still contributes its `allowed-tools` (DESIGN.md, gate 6), which
+/// skill still contributes its `allowed-tools` (gate 6, [`crate::gates`]), which
 /// holds because this function cannot touch the allow-list.
 pub fn compose_skill_block(
     skills: &EffectiveSkills<'_>,

@@ -39,6 +39,7 @@ macro_rules! codes {
         /// A stable diagnostic code; the table in the [module docs](crate::skills)
         /// lists them all. Codes are never reused for another meaning.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[non_exhaustive]
         pub enum Code {
             $($(#[$doc])* $variant,)*
         }
@@ -152,11 +153,11 @@ impl fmt::Display for Code {
     }
 }
 
-/// One finding: a code, its severity, a message a person can act on, and where.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One finding: a code, a message a person can act on, and where. Its
+/// severity is its code's ([`Diagnostic::severity`]); the serialized form
+/// carries it too, so a stored diagnostic stands alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
-    /// Always `code.severity()`; kept so a serialized diagnostic stands alone.
-    pub severity: Severity,
     /// The stable code.
     pub code: Code,
     /// What is wrong and how to fix it.
@@ -168,22 +169,69 @@ pub struct Diagnostic {
 impl Diagnostic {
     pub(crate) fn new(code: Code, position: Position, message: impl Into<String>) -> Self {
         Diagnostic {
-            severity: code.severity(),
             code,
             message: message.into(),
             position,
         }
     }
 
+    /// How much it matters: always its code's severity.
+    pub fn severity(&self) -> Severity {
+        self.code.severity()
+    }
+
     /// Whether this diagnostic refuses what it names.
     pub fn is_error(&self) -> bool {
-        self.severity == Severity::Error
+        self.severity() == Severity::Error
+    }
+}
+
+/// The serialized form: `severity` first, as it always was.
+#[derive(Serialize, Deserialize)]
+#[serde(rename = "Diagnostic")]
+struct Stored<M> {
+    severity: Severity,
+    code: Code,
+    message: M,
+    position: Position,
+}
+
+impl Serialize for Diagnostic {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        Stored {
+            severity: self.severity(),
+            code: self.code,
+            message: self.message.as_str(),
+            position: self.position,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Diagnostic {
+    /// Refuses a stored severity that is not the code's: the two cannot
+    /// disagree in a value this crate made.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let stored = Stored::<String>::deserialize(deserializer)?;
+        if stored.severity != stored.code.severity() {
+            return Err(serde::de::Error::custom(format!(
+                "diagnostic {} has severity {:?}, not {:?}",
+                stored.code,
+                stored.code.severity(),
+                stored.severity
+            )));
+        }
+        Ok(Diagnostic {
+            code: stored.code,
+            message: stored.message,
+            position: stored.position,
+        })
     }
 }
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let level = match self.severity {
+        let level = match self.severity() {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };

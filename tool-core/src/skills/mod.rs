@@ -1,5 +1,5 @@
 //! Agent Skills: reading `SKILL.md` files, their `allowed-tools`, and what
-//! the effective skills allow a run (gate 6 in DESIGN.md).
+//! the effective skills allow a run (gate 6 of [`crate::gates`]).
 //!
 //! - [`read_skill`] reads a `SKILL.md`: YAML front matter between `---` lines,
 //!   then Markdown. Every problem is a [`Diagnostic`] with a [`Severity`], a
@@ -12,6 +12,7 @@
 //!   [`compose_skill_block`] the skills' text under the prompt's byte budget.
 //!
 //! ```
+//! use tool_core::ScopeKind;
 //! use tool_core::skills::{read_skill, AllowedTools, EffectiveSkills, KnownTool, SkillRef, TrustLevel};
 //!
 //! let text = "---\nname: review\ndescription: Reviews diffs.\nallowed-tools: Read Bash(git diff:*)\n---\nBody\n";
@@ -25,8 +26,8 @@
 //! }];
 //! let known = [KnownTool { name: "Read", has_scope: false }, KnownTool { name: "Bash", has_scope: true }];
 //! let allow = EffectiveSkills::select(&skills, TrustLevel(0)).allow_list(&known);
-//! assert!(allow.admits_call("Bash", Some("git diff --stat")));
-//! assert!(!allow.admits_call("Bash", Some("git push")));
+//! assert!(allow.admits_call("Bash", Some((ScopeKind::Command, "git diff --stat"))));
+//! assert!(!allow.admits_call("Bash", Some((ScopeKind::Command, "git push"))));
 //! assert!(!allow.admits("Write"));
 //! ```
 //!
@@ -93,6 +94,7 @@ mod yaml;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use allow_list::SkillsVerdict;
 pub use allow_list::{AllowList, Allowance, EffectiveSkills, SkillRef, TrustLevel};
 pub use allowed_tools::{AllowedTools, ToolPattern, ToolTarget, tokenize};
 pub use block::{Dropped, compose_skill_block};

@@ -305,7 +305,7 @@ fn description_that_opens_with_when_is_warned() {
         let r = described(text);
         assert_eq!(codes(&r), [Code::DescriptionOpensWithoutWhat], "{text}");
         let d = &r.diagnostics[0];
-        assert_eq!(d.severity, Severity::Warning);
+        assert_eq!(d.severity(), Severity::Warning);
         assert_eq!(d.position, at(3, 14));
         assert!(d.message.contains("start with what the skill does"));
         assert!(r.is_valid());
@@ -321,7 +321,7 @@ fn description_that_never_says_when_is_warned() {
         let r = described(text);
         assert_eq!(codes(&r), [Code::DescriptionWithoutWhen], "{text}");
         let d = &r.diagnostics[0];
-        assert_eq!(d.severity, Severity::Warning);
+        assert_eq!(d.severity(), Severity::Warning);
         assert!(d.message.contains("`Use when"));
         assert!(r.is_valid());
     }
@@ -351,7 +351,7 @@ fn clauses_equivalent_to_use_when_count() {
 fn description_shorter_than_a_sentence_is_warned() {
     let r = described("Use for calculations.");
     let d = find(&r, Code::DescriptionTooShort);
-    assert_eq!(d.severity, Severity::Warning);
+    assert_eq!(d.severity(), Severity::Warning);
     assert!(d.message.contains("has 3 word(s)"), "{}", d.message);
     assert_eq!(
         codes(&described(
@@ -684,7 +684,7 @@ fn assert_fails_closed(report: &SkillReport, code: Code) {
     assert_eq!(allowance(report), AllowList::Only(Default::default()));
     assert!(!allowance(report).admits("Read"));
     let d = find(report, code);
-    assert_eq!(d.severity, Severity::Error);
+    assert_eq!(d.severity(), Severity::Error);
     assert!(!report.is_valid());
 }
 

@@ -1,0 +1,277 @@
+//! The gate cascade: which tools a run is offered,
+//! resolved once into a [`Grant`], and the check every call passes again.
+//!
+//! A tool is offered only when every gate says yes, in this fixed order; a
+//! refusal names the first gate that said no ([`Denial`]):
+//!
+//! 1. registered;
+//! 2. enabled (the group, then the tool);
+//! 3. admin;
+//! 4. egress;
+//! 5. the run's configuration (groups, then effects);
+//! 6. the skills' `allowed-tools`;
+//! 7. the run's selection;
+//! 8. the trust zone (the class of data the tool returns against the
+//!    ceiling of the run's model provider).
+//!
+//! ```
+//! use tool_core::gates::{Gates, Grant, HostSettings, RunConfig, Selection, RunInputs};
+//! # use tool_core::Registry;
+//! # let registry = Registry::builder().build().unwrap();
+//! let settings = HostSettings::default();
+//! let config = RunConfig::default();
+//! let inputs = RunInputs { settings: &settings, actor: None, config: &config, skills: &[], selection: &Selection::All };
+//! let resolution = Gates::new(&registry, inputs).resolve();
+//! // Store `resolution.grant` with the run; log `resolution.denials`.
+//! let bytes = serde_json::to_vec(&resolution.grant).unwrap();
+//! let stored: Grant = serde_json::from_slice(&bytes).unwrap();
+//! assert_eq!(stored, resolution.grant);
+//! ```
+
+mod cascade;
+mod denial;
+mod grant;
+mod settings;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::egress::EgressGuard;
+use crate::skills::{EffectiveSkills, KnownTool};
+use crate::{Actor, Egress, Outcome, RegisteredTool, Registry, ToolContext, ToolError};
+
+pub use crate::skills::Allowance;
+pub use denial::{Denial, Gate};
+pub(crate) use grant::check_format;
+pub use grant::{GRANT_FORMAT, Grant};
+pub use settings::{
+    AllowedEffects, GroupSettings, HostSettings, RunConfig, RunInputs, Selection, Toggle,
+    ToolSettings,
+};
+
+use cascade::verdict;
+use grant::GrantedTools;
+
+/// What [`Gates::resolve`] found: the grant, and for every registered tool
+/// left out (and every unknown name the run asked for) the first gate that
+/// refused it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use = "the grant must be stored with the run and the denials logged"]
+pub struct Resolution<'r> {
+    /// The tools the run is offered.
+    pub grant: Grant,
+    /// Why each registered tool left out is not offered, in name order.
+    pub denials: Vec<(&'r str, Denial)>,
+    /// Names the run selected that no tool has (gate 1), sorted.
+    pub unknown: Vec<String>,
+}
+
+static NOT_REGISTERED: Denial = Denial::NotRegistered;
+
+impl Resolution<'_> {
+    /// Why `tool` is not offered, or `None` when it is.
+    pub fn denial(&self, tool: &str) -> Option<&Denial> {
+        if let Ok(i) = self.denials.binary_search_by(|(name, _)| (*name).cmp(tool)) {
+            return Some(&self.denials[i].1);
+        }
+        let offered = self.grant.tools.contains_key(tool);
+        (!offered && self.unknown.iter().any(|u| u == tool)).then_some(&NOT_REGISTERED)
+    }
+}
+
+/// The gates as they are now, for one run. Build it when the run starts to
+/// resolve the grant, and again (with the settings as they are then) to
+/// check calls: a tool disabled mid-run is refused at its next call.
+pub struct Gates<'r> {
+    registry: &'r Registry,
+    /// One verdict per registered tool, in registry order.
+    verdicts: Vec<Result<Allowance, Denial>>,
+    unknown_selected: Vec<String>,
+    /// Guards of the groups whose tools may reach the network.
+    guards: BTreeMap<String, Arc<EgressGuard>>,
+    /// The actor the verdicts were reached for.
+    actor: Option<Actor>,
+}
+
+impl<'r> Gates<'r> {
+    /// Runs every gate for every registered tool.
+    pub fn new(registry: &'r Registry, inputs: RunInputs<'_>) -> Self {
+        let known: Vec<KnownTool<'_>> = registry
+            .tools()
+            .iter()
+            .map(|tool| KnownTool {
+                name: tool.name(),
+                has_scope: tool.declaration().scope.is_some(),
+            })
+            .collect();
+        // The registry is sorted by name, as the lookups need.
+        let allowances = EffectiveSkills::select(inputs.skills, inputs.settings.skill_trust_floor)
+            .allowances(&known, |name| registry.index_of(name));
+        let verdicts = registry
+            .tools()
+            .iter()
+            .enumerate()
+            .map(|(i, tool)| verdict(tool, &inputs, allowances.verdict(i)))
+            .collect();
+        let unknown_selected = match inputs.selection {
+            Selection::All => Vec::new(),
+            Selection::Only(names) => names
+                .iter()
+                .filter(|name| registry.get(name).is_none())
+                .cloned()
+                .collect(),
+        };
+        let guards = inputs
+            .settings
+            .groups
+            .iter()
+            .filter(|(_, group)| group.egress == Egress::OwnSite)
+            .map(|(name, group)| {
+                let guard = EgressGuard::new(group.egress, inputs.settings.sites.clone());
+                (name.clone(), Arc::new(guard))
+            })
+            .collect();
+        Gates {
+            registry,
+            verdicts,
+            unknown_selected,
+            guards,
+            actor: inputs.actor.cloned(),
+        }
+    }
+
+    /// The grant, and why every other tool is left out.
+    pub fn resolve(&self) -> Resolution<'r> {
+        let mut tools = Vec::new();
+        let mut denials = Vec::new();
+        // Registry order is name order, so both lists come out sorted.
+        for (tool, verdict) in self.registry.tools().iter().zip(&self.verdicts) {
+            match verdict {
+                Ok(allowance) => tools.push((Arc::clone(tool.shared_name()), allowance.clone())),
+                Err(denial) => denials.push((tool.name(), denial.clone())),
+            }
+        }
+        for name in &self.unknown_selected {
+            tracing::warn!(target: "tool_core::gate", tool = %name, "the run selects a tool that is not registered");
+        }
+        Resolution {
+            grant: Grant {
+                format: GRANT_FORMAT,
+                tools: GrantedTools(tools),
+            },
+            denials,
+            unknown: self.unknown_selected.clone(),
+        }
+    }
+
+    /// Why `tool` would not be offered now, if it would not.
+    pub fn denial(&self, tool: &str) -> Option<Denial> {
+        match self.registry.index_of(tool) {
+            None => Some(Denial::NotRegistered),
+            Some(i) => self.verdicts[i].as_ref().err().cloned(),
+        }
+    }
+
+    /// Checks one call against the run's grant and the gates as they are
+    /// now, before the arguments are parsed, refusing a context that acts
+    /// for another actor than the gates were built for. Every decision is a `tracing`
+    /// event (target `tool_core::gate`; fields run, tool, decision, gate).
+    pub fn check_call(
+        &self,
+        grant: &Grant,
+        tool: &str,
+        arguments: &Value,
+        cx: &ToolContext,
+    ) -> Result<&'r RegisteredTool, Denial> {
+        let decision = match cx.actor() {
+            Some(actor) if self.actor.as_ref() != Some(actor) => Err(Denial::OtherActor),
+            _ => self.decide(grant, tool, arguments),
+        };
+        match &decision {
+            Ok(_) => tracing::info!(
+                target: "tool_core::gate",
+                run = %cx.run(),
+                tool,
+                decision = "allow",
+                gate = "none",
+            ),
+            Err(denial) => tracing::info!(
+                target: "tool_core::gate",
+                run = %cx.run(),
+                tool,
+                decision = "deny",
+                gate = %denial.gate(),
+            ),
+        }
+        decision
+    }
+
+    fn decide(
+        &self,
+        grant: &Grant,
+        tool: &str,
+        arguments: &Value,
+    ) -> Result<&'r RegisteredTool, Denial> {
+        let index = self.registry.index_of(tool).ok_or(Denial::NotRegistered)?;
+        let now = self.verdicts[index].as_ref().map_err(Clone::clone)?;
+        let granted = grant.tools.get(tool).ok_or(Denial::NotInGrant)?;
+        let registered = &self.registry.tools()[index];
+        if !matches!((granted, now), (Allowance::Whole, Allowance::Whole)) {
+            let scope = registered.declaration().scope.as_ref().and_then(|scope| {
+                let value = arguments.get(scope.property.as_ref())?.as_str()?;
+                Some((scope.kind, value))
+            });
+            if !(granted.admits(scope) && now.admits(scope)) {
+                return Err(Denial::OutOfScope);
+            }
+        }
+        Ok(registered)
+    }
+
+    /// A gated call: [`check_call`](Self::check_call), then the checked
+    /// call of [`Registry::call`]. A refusal reads to the model exactly like
+    /// a call to a tool that does not exist.
+    pub async fn call(
+        &self,
+        grant: &Grant,
+        tool: &str,
+        arguments: Value,
+        cx: &ToolContext,
+    ) -> Result<Outcome, ToolError> {
+        let registered = self
+            .check_call(grant, tool, &arguments, cx)
+            .map_err(|denial| ToolError::Refused {
+                tool: tool.to_owned(),
+                denial,
+            })?;
+        let guard = self.guards.get(registered.declaration().group.as_ref());
+        match (registered.declaration().egress, guard) {
+            (Egress::OwnSite, Some(guard)) => {
+                let cx = cx.with_egress(Arc::clone(guard));
+                self.registry
+                    .call_registered(registered, arguments, &cx)
+                    .await
+            }
+            _ => {
+                self.registry
+                    .call_registered(registered, arguments, cx)
+                    .await
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Gates<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Gates")
+            .field("tools", &self.registry.len())
+            .field(
+                "offered",
+                &self.verdicts.iter().filter(|v| v.is_ok()).count(),
+            )
+            .finish_non_exhaustive()
+    }
+}

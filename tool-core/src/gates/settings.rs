@@ -1,0 +1,120 @@
+//! What the gates read: the host's settings and a run's inputs.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::egress::Site;
+use crate::skills::{SkillRef, TrustLevel};
+use crate::{Actor, DataClass, Egress};
+
+/// An administrator's switch for a group or a tool. `Unset` keeps the
+/// default (a group: enabled; a tool: its shipped state).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Toggle {
+    /// Not touched: the default applies.
+    #[default]
+    Unset,
+    /// Switched on.
+    Enabled,
+    /// Switched off.
+    Disabled,
+}
+
+/// A host's settings for one group.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GroupSettings {
+    /// On or off; a group never toggled is enabled.
+    pub state: Toggle,
+    /// The network reach granted to the group's tools; `none` unless granted.
+    pub egress: Egress,
+}
+
+/// A host's settings for one tool.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ToolSettings {
+    /// On or off; unset keeps the tool's shipped state. Cannot re-enable a
+    /// tool of a disabled group.
+    pub state: Toggle,
+}
+
+/// What a host configured, filled from its own storage.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HostSettings {
+    /// Per-group settings, by group name.
+    pub groups: BTreeMap<String, GroupSettings>,
+    /// Per-tool settings, by tool name.
+    pub tools: BTreeMap<String, ToolSettings>,
+    /// The host's own sites; the first is the base for URLs starting with `/`.
+    pub sites: Vec<Site>,
+    /// Skills trusted less than this are not effective.
+    pub skill_trust_floor: TrustLevel,
+}
+
+/// Which effects a run's configuration allows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AllowedEffects {
+    /// Read and write tools.
+    #[default]
+    ReadWrite,
+    /// Read tools only: no `write` tool is offered.
+    ReadOnly,
+}
+
+/// A run's configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RunConfig {
+    /// The groups the run may use: empty = all; a group that is not
+    /// registered yields no tools.
+    pub groups: BTreeSet<String>,
+    /// The effects the run may use.
+    pub effects: AllowedEffects,
+    /// The trust-zone ceiling of the run's model provider (gate 8): the
+    /// most sensitive class of data the model may be shown. `internal`
+    /// unless the host raises it (a local model may see more than a hosted
+    /// one), so an unclassified tool, which counts as `personal`, is not
+    /// offered by default.
+    pub trust_zone: DataClass,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            groups: BTreeSet::new(),
+            effects: AllowedEffects::default(),
+            trust_zone: DataClass::Internal,
+        }
+    }
+}
+
+/// The run's pick of tools.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Selection {
+    /// None given: every tool that passed the other gates.
+    #[default]
+    All,
+    /// Only these names; an empty set offers no tools.
+    Only(BTreeSet<String>),
+}
+
+/// Everything the gates look at for one run.
+#[derive(Debug, Clone, Copy)]
+pub struct RunInputs<'a> {
+    /// The host's settings.
+    pub settings: &'a HostSettings,
+    /// Who the run acts for; `None` is never an administrator.
+    pub actor: Option<&'a Actor>,
+    /// The run's configuration.
+    pub config: &'a RunConfig,
+    /// The run's skills: the configuration's plus those forced onto the run.
+    pub skills: &'a [SkillRef],
+    /// The run's selection.
+    pub selection: &'a Selection,
+}
