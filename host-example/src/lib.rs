@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use tool_core::{Effect, Egress, Registry, RegistryError, Shipped};
 
+pub mod mcp;
 pub mod model;
 pub mod skills_check;
 
