@@ -4,7 +4,6 @@
 //
 //   {"op": "list"}                                  -> {"tools": [...], "pages": n}
 //   {"op": "call", "name": "...", "arguments": {}}  -> the CallToolResult as JSON
-//   {"op": "info"}                                  -> {"protocol": "..."}
 //
 // Usage: node client.mjs COMMAND [ARG...]
 import { createInterface } from "node:readline";
@@ -35,8 +34,6 @@ for await (const line of createInterface({ input: process.stdin })) {
     emit({ tools, pages });
   } else if (op === "call") {
     emit(await client.callTool({ name, arguments: callArguments ?? {} }));
-  } else if (op === "info") {
-    emit({ protocol: transport._protocolVersion ?? client.getServerVersion()?.version ?? null });
   } else {
     emit({ error: `unknown op ${op}` });
   }
