@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use tool_core::{Registry, RegistryError};
 
+pub mod mcp;
 pub mod model;
 pub mod skills_check;
 

@@ -1,0 +1,107 @@
+"""Drives host-example's MCP server with the official Python client.
+
+A line protocol, so the Rust test decides what happens and checks every
+answer: each line on stdin is one JSON command, each answer one JSON line
+on stdout.
+
+    {"op": "list"}                                  -> {"tools": [...], "pages": n}
+    {"op": "call", "name": "...", "arguments": {}}  -> the CallToolResult as JSON
+    {"op": "listen"}                                -> {"listening": true}
+    {"op": "wait_list_changed"}                     -> {"list_changed": true|false}
+    {"op": "info"}                                  -> {"protocol": "..."}
+
+Usage:
+    client.py stdio MODE COMMAND [ARG...]
+    client.py http MODE URL TOKEN
+MODE is "auto" (server/discover, 2026-07-28, falling back to initialize)
+or "legacy" (initialize, 2025-11-25).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+
+import httpx2
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+
+def emit(value: object) -> None:
+    sys.stdout.write(json.dumps(value, sort_keys=True) + "\n")
+    sys.stdout.flush()
+
+
+async def main() -> None:
+    transport, mode, *rest = sys.argv[1:]
+    changes: asyncio.Queue[str] = asyncio.Queue()
+
+    async def on_message(message: object) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changes.put_nowait("tools")
+
+    info = types.Implementation(name="host-example-python-test", version="1.0.0")
+    async with contextlib.AsyncExitStack() as stack:
+        if transport == "stdio":
+            server = StdioServerParameters(command=rest[0], args=rest[1:])
+        else:
+            url, token = rest
+            http = await stack.enter_async_context(
+                httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30)
+            )
+            server = streamable_http_client(url, http_client=http)
+        client = await stack.enter_async_context(
+            Client(server, mode=mode, message_handler=on_message, client_info=info, cache=None)
+        )
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader()
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        while line := await reader.readline():
+            command = json.loads(line)
+            op = command["op"]
+            if op == "list":
+                tools, cursor, pages = [], None, 0
+                while True:
+                    page = await client.list_tools(cursor=cursor)
+                    pages += 1
+                    tools += [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in page.tools]
+                    cursor = page.next_cursor
+                    if cursor is None:
+                        break
+                emit({"tools": tools, "pages": pages})
+            elif op == "call":
+                result = await client.call_tool(command["name"], command.get("arguments", {}))
+                emit(result.model_dump(mode="json", by_alias=True, exclude_none=True))
+            elif op == "listen":
+                if client.protocol_version >= "2026-07-28":
+                    subscription = await stack.enter_async_context(client.listen(tools_list_changed=True))
+
+                    async def pump() -> None:
+                        async for _event in subscription:
+                            changes.put_nowait("tools")
+
+                    stack.push_async_callback(_cancel, asyncio.create_task(pump()))
+                emit({"listening": True})
+            elif op == "wait_list_changed":
+                try:
+                    await asyncio.wait_for(changes.get(), timeout=10)
+                    emit({"list_changed": True})
+                except TimeoutError:
+                    emit({"list_changed": False})
+            elif op == "info":
+                emit({"protocol": client.protocol_version})
+            else:
+                emit({"error": f"unknown op {op}"})
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

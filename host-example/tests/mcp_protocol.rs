@@ -1,0 +1,128 @@
+//! What the server answers on the wire, without an SDK: the bearer check in
+//! front of `/mcp`, and JSON-RPC's "method not found" for a method rmcp does
+//! not know (the Python client's cue to fall back from `server/discover`).
+
+mod mcp_support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+use host_example::mcp;
+use serde_json::{Value, json};
+
+async fn serve() -> String {
+    let router = mcp::http::router(mcp_support::backend(), mcp::DEFAULT_PAGE_SIZE);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!(
+        "http://{}{}",
+        listener.local_addr().unwrap(),
+        mcp::http::PATH
+    );
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    url
+}
+
+#[tokio::test]
+async fn http_without_a_known_token_is_401_and_reveals_nothing() {
+    let url = serve().await;
+    let client = reqwest::Client::new();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+    let attempts = [
+        None,
+        Some("Bearer wrong-token"),
+        Some("Basic YWRtaW46YWRtaW4="),
+        Some("Bearer "),
+    ];
+    let mut answers = Vec::new();
+    for authorization in attempts {
+        let mut request = client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.clone());
+        if let Some(authorization) = authorization {
+            request = request.header("authorization", authorization);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), 401, "{authorization:?}");
+        let challenge = response.headers()["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        assert_eq!(challenge, "Bearer");
+        let text = response.text().await.unwrap();
+        assert_eq!(text, "");
+        answers.push((challenge, text));
+    }
+    // Missing, malformed and unknown tokens read alike.
+    answers.dedup();
+    assert_eq!(answers.len(), 1);
+}
+
+#[tokio::test]
+async fn http_with_a_known_token_reaches_the_server() {
+    let url = serve().await;
+    let response = reqwest::Client::new()
+        .post(&url)
+        .header("authorization", "Bearer petra-token")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(
+            json!({
+                "jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "0"}
+                }
+            })
+            .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(response.headers().contains_key("mcp-session-id"));
+}
+
+#[test]
+fn stdio_answers_an_unknown_method_with_method_not_found() {
+    let mut server = Command::new(mcp_support::server_binary())
+        .args(["stdio", "--user", "petra"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    let mut stdout = BufReader::new(server.stdout.take().unwrap());
+    let mut exchange = |message: Value| -> Value {
+        // A message without an id is a notification: no answer to read.
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+        if message.get("id").is_none() {
+            return Value::Null;
+        }
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    let answer = exchange(json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}
+        }
+    }));
+    assert_eq!(answer["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(
+        answer["result"]["capabilities"]["tools"]["listChanged"],
+        true
+    );
+    exchange(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let answer =
+        exchange(json!({"jsonrpc": "2.0", "id": 2, "method": "no/such_method", "params": {}}));
+    assert_eq!(answer["error"]["code"], -32601, "{answer}");
+    let _ = server.kill();
+    let _ = server.wait();
+}

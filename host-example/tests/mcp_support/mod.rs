@@ -1,0 +1,255 @@
+//! Shared by the end-to-end MCP tests: finding the installed clients and the
+//! example server, and driving a client script line by line.
+#![allow(dead_code)] // each test file uses part of it
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use host_example::mcp::MemoryBackend;
+use serde_json::{Value, json};
+use tool_core::Actor;
+
+/// The demo users' tokens, as examples/mcp_server.rs sets them.
+pub const TOKENS: [(&str, &str); 4] = [
+    ("admin", "admin-token"),
+    ("petra", "petra-token"),
+    ("nils", "nils-token"),
+    ("clara", "clara-token"),
+];
+
+pub fn backend() -> Arc<MemoryBackend> {
+    Arc::new(MemoryBackend::demo(
+        host_example::registry().unwrap(),
+        TOKENS,
+    ))
+}
+
+pub fn actor(name: &str) -> Actor {
+    Actor {
+        id: name.to_owned(),
+        admin: name == "admin",
+    }
+}
+
+/// The tool names the gates grant `user` with the example's settings.
+pub async fn granted(user: &str) -> Vec<String> {
+    let grant = backend().grant(&actor(user)).await.unwrap();
+    grant.tool_names().map(str::to_owned).collect()
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+/// `target/debug` of this build: the test binary is in its `deps`.
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().to_owned()
+}
+
+/// Where install.sh put the clients: `MCP_CLIENTS_DIR`, else
+/// `<target>/mcp-clients`.
+fn clients_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("MCP_CLIENTS_DIR") {
+        return dir.into();
+    }
+    profile_dir().parent().unwrap().join("mcp-clients")
+}
+
+fn scripts_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients")
+}
+
+/// `path` when it exists; otherwise fails under CI and skips locally.
+fn installed(path: PathBuf, what: &str) -> Option<PathBuf> {
+    if path.exists() {
+        return Some(path);
+    }
+    let message = format!(
+        "{what} is not installed at {}: run host-example/tests/mcp_clients/install.sh",
+        path.display()
+    );
+    assert!(std::env::var_os("CI").is_none(), "{message}");
+    eprintln!("skipped: {message}");
+    None
+}
+
+/// The Python interpreter of the clients' virtual environment.
+pub fn python() -> Option<PathBuf> {
+    installed(
+        clients_dir().join("venv/bin/python"),
+        "the Python MCP client",
+    )
+}
+
+/// The TypeScript client script, copied beside its `node_modules`.
+pub fn typescript_client() -> Option<PathBuf> {
+    let node = clients_dir().join("node");
+    installed(
+        node.join("node_modules/@modelcontextprotocol/sdk/package.json"),
+        "the TypeScript MCP SDK",
+    )?;
+    let script = node.join("client.mjs");
+    std::fs::copy(scripts_dir().join("client.mjs"), &script).unwrap();
+    Some(script)
+}
+
+/// The example server, built once per test process.
+pub fn server_binary() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let status = Command::new(env!("CARGO"))
+                .args(["build", "-p", "host-example", "--example", "mcp_server"])
+                .current_dir(workspace())
+                .env("CARGO_TARGET_DIR", profile_dir().parent().unwrap())
+                .status()
+                .unwrap();
+            assert!(status.success(), "building the example server failed");
+            profile_dir().join("examples/mcp_server")
+        })
+        .clone()
+}
+
+/// One client script, driven one JSON line at a time.
+pub struct Driver {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Driver {
+    pub fn python(args: &[&str]) -> Option<Driver> {
+        let python = python()?;
+        let mut command = Command::new(python);
+        command.arg(scripts_dir().join("client.py")).args(args);
+        Some(Driver::spawn(command))
+    }
+
+    pub fn typescript(args: &[&str]) -> Option<Driver> {
+        let script = typescript_client()?;
+        let mut command = Command::new("node");
+        command.arg(script).args(args);
+        Some(Driver::spawn(command))
+    }
+
+    fn spawn(mut command: Command) -> Driver {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Driver {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    /// Sends one command and returns its answer.
+    pub fn send(&mut self, command: Value) -> Value {
+        writeln!(self.stdin, "{command}").unwrap();
+        self.stdin.flush().unwrap();
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("no answer to {command}"));
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    }
+
+    pub fn list(&mut self) -> Vec<Value> {
+        let answer = self.send(json!({"op": "list"}));
+        answer["tools"].as_array().unwrap().clone()
+    }
+
+    pub fn names(&mut self) -> Vec<String> {
+        self.list()
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    pub fn call(&mut self, name: &str, arguments: Value) -> Value {
+        self.send(json!({"op": "call", "name": name, "arguments": arguments}))
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The text of a result's first content block.
+pub fn text(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or("")
+}
+
+pub fn is_error(result: &Value) -> bool {
+    result["isError"] == json!(true)
+}
+
+/// The checks every client makes as an editor (`petra`-like) over one
+/// connection, where `user` may not call `admin_tool`.
+pub fn common_checks(client: &mut Driver, user: &str, expected: &[String]) {
+    // tools/list is exactly the grant, in name order, in MCP form.
+    let tools = client.list();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, expected, "{user}'s tools");
+    let list_tables = tools.iter().find(|t| t["name"] == "list_tables").unwrap();
+    assert_eq!(list_tables["annotations"]["readOnlyHint"], json!(true));
+    assert!(list_tables["inputSchema"].is_object());
+
+    // A read tool: text content, and the JSON as structured content.
+    let result = client.call("list_tables", json!({}));
+    assert!(!is_error(&result), "{result}");
+    let structured = &result["structuredContent"];
+    assert!(structured.is_object(), "{result}");
+    let parsed: Value = serde_json::from_str(text(&result)).unwrap();
+    assert_eq!(&parsed, structured);
+
+    // Bad arguments: an error result naming the path.
+    let result = client.call("get_pagetree", json!({"depth": "deep"}));
+    assert!(is_error(&result), "{result}");
+    assert!(text(&result).contains("/depth"), "{result}");
+
+    // A refused tool answers exactly like an unknown one.
+    let refused = client.call("get_system_status", json!({}));
+    let unknown = client.call("get_system_statu", json!({}));
+    assert!(is_error(&refused), "{refused}");
+    let refused = refused.to_string().replace("get_system_status", "NAME");
+    let unknown = unknown.to_string().replace("get_system_statu", "NAME");
+    assert_eq!(refused, unknown);
+}
+
+/// A write tool: the answer is a pending proposal with its id.
+pub fn propose(client: &mut Driver, title: &str) -> String {
+    let result = client.call("update_page_metadata", json!({"page": 20, "title": title}));
+    assert!(!is_error(&result), "{result}");
+    assert!(text(&result).contains("awaits"), "{result}");
+    let structured = &result["structuredContent"];
+    assert_eq!(structured["status"], "awaiting_approval", "{result}");
+    let id = structured["proposal"].as_str().unwrap().to_owned();
+    assert!(text(&result).contains(&id));
+    id
+}
