@@ -24,7 +24,7 @@ struct ReadDoc {
 impl Execute for ReadDoc {
     async fn execute(self, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
         assert!(self.path.starts_with("docs/"), "ran outside its scope: {}", self.path);
-        Ok(ToolOutput::text(self.path))
+        Ok(ToolOutput::text(format!("{} ({:?} lines)", self.path, self.lines)))
     }
 }
 
