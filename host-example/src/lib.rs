@@ -1,5 +1,6 @@
-//! A host that links chosen tool crates, lists what it got, and checks skill
-//! files against it ([`skills_check`]).
+//! A host that links chosen tool crates, lists what it got, checks skill
+//! files against it ([`skills_check`]), and keeps its site, settings,
+//! users, runs, approvals and audit trail in a database ([`store`]).
 
 use std::fmt::Write as _;
 
@@ -7,6 +8,7 @@ use tool_core::{Effect, Egress, Registry, RegistryError, Shipped};
 
 pub mod model;
 pub mod skills_check;
+pub mod store;
 
 /// The registry of every tool crate this host links.
 pub fn registry() -> Result<Registry, RegistryError> {
