@@ -1,8 +1,9 @@
 //! The migrations this build embeds, one set per backend, applied at start
 //! in a transaction each and recorded in `schema_migrations`.
 //!
-//! A migration is a file `migrations/sqlite/NNNN_name.sql` beside `src/`,
-//! listed below. A database whose recorded version is newer than
+//! A migration is a file `migrations/{sqlite,postgres}/NNNN_name.sql`
+//! beside `src/`; add the same version to both sets and to the lists
+//! below. A database whose recorded version is newer than
 //! [`LATEST_VERSION`] is refused before anything is written: an older
 //! build cannot know what the newer schema means.
 
@@ -22,6 +23,12 @@ const SQLITE: &[Migration] = &[Migration {
     sql: include_str!("../../migrations/sqlite/0001_initial.sql"),
 }];
 
+const POSTGRES: &[Migration] = &[Migration {
+    version: 1,
+    name: "initial",
+    sql: include_str!("../../migrations/postgres/0001_initial.sql"),
+}];
+
 /// The newest schema version this build knows.
 pub const LATEST_VERSION: i64 = 1;
 
@@ -36,6 +43,7 @@ const TRACKING: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
 pub(super) async fn run(store: &Store) -> Result<i64, StoreError> {
     let migrations = match store.backend() {
         Backend::Sqlite => SQLITE,
+        Backend::Postgres => POSTGRES,
     };
     loop {
         let mut tx = store.begin_exclusive().await?;

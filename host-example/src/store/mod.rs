@@ -1,13 +1,14 @@
-//! The host's storage: one database, SQLite (a file, embedded), holding the site
+//! The host's storage: one database, SQLite (a file, embedded) or
+//! PostgreSQL (a server several host processes share), holding the site
 //! ([`SqlSite`]) and the host's own tables: settings, users, runs and their
 //! events, proposals and decisions ([`SqlApprovals`]), and the audit trail.
 //!
 //! [`Store::open`] connects, applies the migrations this build embeds (one
 //! set per backend, under `host-example/migrations/`), and seeds a fresh
 //! database with site-model's demo site and its users. Every query goes
-//! through sqlx's `AnyPool` and is written in portable SQL (`$1`
-//! placeholders, `ON CONFLICT … DO UPDATE`, `RETURNING`), so another
-//! backend can share it.
+//! through sqlx's `AnyPool` and is written once, in SQL both backends
+//! accept (`$1` placeholders, `ON CONFLICT … DO UPDATE`, `RETURNING`);
+//! only taking the write lock differs ([`Store::begin_write`]).
 //!
 //! Values the site model defines are stored whole, as JSON text, beside
 //! the columns reads filter and order by: the schema follows the model
@@ -49,6 +50,8 @@ pub const DEFAULT_DATABASE_URL: &str = "sqlite://host-example.db?mode=rwc";
 pub enum Backend {
     /// A SQLite file (`sqlite:` URLs).
     Sqlite,
+    /// A PostgreSQL server (`postgres:` or `postgresql:` URLs).
+    Postgres,
 }
 
 impl Backend {
@@ -57,6 +60,7 @@ impl Backend {
         let scheme = url.split_once(':').map_or("", |(scheme, _)| scheme);
         match scheme {
             "sqlite" => Ok(Backend::Sqlite),
+            "postgres" | "postgresql" => Ok(Backend::Postgres),
             _ => Err(StoreError::UnsupportedUrl {
                 scheme: scheme.to_owned(),
             }),
@@ -85,7 +89,10 @@ impl Store {
         let backend = Backend::of(url)?;
         sqlx::any::install_default_drivers();
         let pool = AnyPoolOptions::new()
-            .max_connections(4)
+            .max_connections(match backend {
+                Backend::Sqlite => 4,
+                Backend::Postgres => 8,
+            })
             // A server that is down fails in seconds, not after sqlx's
             // default 30 s of retries.
             .acquire_timeout(Duration::from_secs(5))
@@ -117,22 +124,36 @@ impl Store {
     }
 
     /// A transaction holding the database's write lock from its start:
-    /// `BEGIN IMMEDIATE` (so a read-then-write cannot fail half way on a
-    /// lock upgrade).
+    /// `BEGIN IMMEDIATE` on SQLite (so a read-then-write cannot fail half
+    /// way on a lock upgrade); a plain `BEGIN` on PostgreSQL, where the
+    /// rows read are locked with `FOR UPDATE` ([`Store::for_update`]).
     pub(crate) async fn begin_write(&self) -> Result<Transaction<'static, Any>, sqlx::Error> {
-        self.pool.begin_with("BEGIN IMMEDIATE").await
+        match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Postgres => self.pool.begin().await,
+        }
     }
 
     /// [`Store::begin_write`], serialised with every other process doing
-    /// the same: for migrating and seeding (SQLite's write lock is one).
+    /// the same: for migrating and seeding (on PostgreSQL a transaction
+    /// advisory lock; SQLite's write lock already is one).
     pub(crate) async fn begin_exclusive(&self) -> Result<Transaction<'static, Any>, sqlx::Error> {
-        self.begin_write().await
+        let mut tx = self.begin_write().await?;
+        if self.backend == Backend::Postgres {
+            sqlx::query("SELECT pg_advisory_xact_lock(7245001)")
+                .execute(&mut *tx)
+                .await?;
+        }
+        Ok(tx)
     }
 
-    /// What a read for a write appends to lock its row: nothing, since
-    /// SQLite's write transaction already excludes every other writer.
+    /// ` FOR UPDATE` on PostgreSQL, nothing on SQLite (whose write
+    /// transaction already excludes every other writer).
     pub(crate) fn for_update(&self) -> &'static str {
-        ""
+        match self.backend {
+            Backend::Sqlite => "",
+            Backend::Postgres => " FOR UPDATE",
+        }
     }
 }
 

@@ -1,5 +1,7 @@
-//! One storage suite, written once per behaviour so that every backend
-//! runs all of it: a SQLite file in a fresh folder per test.
+//! One storage suite, run against every backend: a SQLite file always, and
+//! PostgreSQL when `HOST_TEST_POSTGRES_URL` names a server (a role allowed
+//! to create databases; each test gets a fresh database). With `CI` set
+//! and no URL, the PostgreSQL tests fail instead of skipping.
 
 mod backends;
 mod behaviours;
@@ -11,6 +13,17 @@ macro_rules! suite {
                 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
                 async fn $name() {
                     let db = crate::backends::TestDb::sqlite();
+                    crate::behaviours::$name(&db.url).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $name() {
+                    let Some(db) = crate::backends::TestDb::postgres().await else {
+                        return;
+                    };
                     crate::behaviours::$name(&db.url).await;
                 }
             )*

@@ -1,5 +1,6 @@
 //! [`Changes::apply`] over SQL: one transaction holding the write lock
-//! (SQLite's `BEGIN IMMEDIATE`), each operation a compare-and-set on the row
+//! (SQLite's `BEGIN IMMEDIATE`; on PostgreSQL every row read for a write is
+//! locked with `FOR UPDATE`), each operation a compare-and-set on the row
 //! as read inside it, the history appended last. Any failure returns before
 //! `COMMIT`, and dropping the transaction rolls everything back.
 //!
