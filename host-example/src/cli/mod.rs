@@ -43,7 +43,8 @@ pub struct Cli {
 
     /// The host user acting; commands that change users or settings need
     /// an administrator (a fresh database has `admin` and `ops`, password
-    /// `demo`).
+    /// `demo`). Taken on trust: whoever can run this command against the
+    /// database can read and write it directly anyway.
     #[arg(long, global = true, env = "HOST_USER", value_name = "NAME")]
     user: Option<String>,
 

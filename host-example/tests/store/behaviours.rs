@@ -563,6 +563,57 @@ pub async fn runs_events_proposals_and_audit_round_trip(url: &str) {
     assert_eq!(stored.grant, tool_core::gates::Grant::empty());
     assert_eq!(store.run(&RunId("nope".into())).await.unwrap(), None);
 
+    // A proposal of the run, decided once, and the run's end.
+    let proposal: tool_core::Proposal = serde_json::from_value(json!({
+        "id": "p-1",
+        "tool": "edit_page_metadata",
+        "arguments": {"page": 2},
+        "created_at": 1_800_000_000u64,
+        "record": "pages:2",
+        "changes": [{"field": "title", "new": "Bikes", "replaces": "Products"}],
+        "summary": "Retitle page 2",
+    }))
+    .unwrap();
+    store.save_proposal(&run, &proposal).await.unwrap();
+    let pending = store.pending_proposals().await.unwrap();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].proposal, proposal);
+    assert_eq!(pending[0].run, run);
+    let approve = Decision::Approved {
+        approver: Actor {
+            id: "admin".into(),
+            admin: true,
+        },
+    };
+    store
+        .approvals()
+        .claim(proposal.id(), &approve)
+        .await
+        .unwrap();
+    let stored = store.proposal(proposal.id()).await.unwrap().unwrap();
+    assert_eq!(stored.status, "approved");
+    assert!(store.pending_proposals().await.unwrap().is_empty());
+    assert_eq!(store.decision(proposal.id()).await.unwrap(), Some(approve));
+    let usage = tool_core::agent::Usage {
+        input_tokens: 1200,
+        output_tokens: 80,
+    };
+    let finished = tool_core::agent::Finished {
+        answer: Some("Done.".into()),
+        status: tool_core::agent::RunStatus::Completed,
+        usage,
+        rounds: 2,
+        messages: vec![],
+        decisions: vec![],
+    };
+    store.finish_run(&run, &finished).await.unwrap();
+    let ended = store.run(&run).await.unwrap().unwrap();
+    assert_eq!(
+        (ended.status.as_str(), ended.answer.as_deref(), ended.usage),
+        ("completed", Some("Done."), usage)
+    );
+    assert_eq!(ended.state, None);
+
     for n in 0..3 {
         let mut entry = AuditEntry::new(AuditKind::Gate, "admin", "denied");
         entry.tool = Some(format!("tool_{n}"));
