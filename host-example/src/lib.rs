@@ -1,15 +1,17 @@
-//! A host that links chosen tool crates, lists what it got, and checks skill
-//! files against it ([`skills_check`]).
+//! A host that links chosen tool crates, lists what it got, checks skill
+//! files against it ([`skills_check`]), keeps its site, settings, users,
+//! runs, approvals and audit trail in a database ([`store`]), and serves its
+//! tools over MCP ([`mcp`]).
 
 #![forbid(unsafe_code)]
 
-use std::fmt::Write as _;
-
+use comfy_table::{ContentArrangement, Table, presets};
 use tool_core::{Registry, RegistryError};
 
 pub mod mcp;
 pub mod model;
 pub mod skills_check;
+pub mod store;
 
 /// The registry of every tool crate this host links.
 pub fn registry() -> Result<Registry, RegistryError> {
@@ -23,7 +25,7 @@ pub fn registry() -> Result<Registry, RegistryError> {
 /// The registry as a table: name, group, effect, egress, admin, shipped
 /// state, definition site.
 pub fn tools_table(registry: &Registry) -> String {
-    let header = [
+    let mut table = plain_table([
         "NAME",
         "GROUP",
         "EFFECT",
@@ -31,41 +33,42 @@ pub fn tools_table(registry: &Registry) -> String {
         "ADMIN",
         "SHIPPED",
         "DEFINED AT",
-    ];
-    let rows: Vec<[String; 7]> = registry
-        .tools()
-        .iter()
-        .map(|tool| {
-            let d = tool.declaration();
-            [
-                d.name.to_string(),
-                d.group.to_string(),
-                d.effect.to_string(),
-                d.egress.to_string(),
-                if d.requires_admin { "yes" } else { "no" }.to_owned(),
-                d.shipped.to_string(),
-                tool.site().to_string(),
-            ]
-        })
-        .collect();
-    let mut widths = header.map(str::len);
-    for row in &rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
+    ]);
+    for tool in registry.tools() {
+        let d = tool.declaration();
+        table.add_row([
+            d.name.to_string(),
+            d.group.to_string(),
+            d.effect.to_string(),
+            d.egress.to_string(),
+            if d.requires_admin { "yes" } else { "no" }.to_owned(),
+            d.shipped.to_string(),
+            tool.site().to_string(),
+        ]);
     }
+    render_table(&table)
+}
+
+/// A table without borders, its columns two spaces apart and never
+/// wrapped: for people, and for `awk` and `split_whitespace`.
+pub fn plain_table<const N: usize>(header: [&str; N]) -> Table {
+    let mut table = Table::new();
+    table
+        .load_preset(presets::NOTHING)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(header);
+    for column in table.column_iter_mut() {
+        column.set_padding((0, 2));
+    }
+    table
+}
+
+/// `table` as lines without trailing blanks, each ending in a newline.
+pub fn render_table(table: &Table) -> String {
     let mut out = String::new();
-    let mut line = |cells: &mut dyn Iterator<Item = &str>| {
-        let mut text = String::new();
-        for (cell, width) in cells.zip(widths) {
-            let _ = write!(text, "{cell:<width$}  ");
-        }
-        out.push_str(text.trim_end());
+    for line in table.lines() {
+        out.push_str(line.trim_end());
         out.push('\n');
-    };
-    line(&mut header.iter().copied());
-    for row in &rows {
-        line(&mut row.iter().map(String::as_str));
     }
     out
 }

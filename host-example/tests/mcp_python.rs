@@ -134,7 +134,7 @@ fn http_approves_proposals_and_announces_disabled_tools() {
         assert_eq!(last.caller.client_version.as_deref(), Some("1.0.0"));
         assert_eq!(last.caller.protocol.as_deref(), Some(protocol));
         match &last.decision {
-            CallDecision::Refused { denial } => assert_eq!(denial.gate(), "enabled"),
+            CallDecision::Refused { denial } => assert_eq!(denial.gate().to_string(), "enabled"),
             other => panic!("{other:?}"),
         }
         assert!(

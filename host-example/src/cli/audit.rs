@@ -1,0 +1,42 @@
+//! `host-example audit tail [-n N]`.
+
+use clap::Subcommand;
+use site_model::Timestamp;
+
+use host_example::{plain_table, render_table};
+
+use super::{Context, Failure};
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the newest entries of the audit trail, oldest first.
+    #[command(after_help = "Example: host-example audit tail -n 50")]
+    Tail {
+        /// How many entries.
+        #[arg(short = 'n', default_value_t = 20)]
+        n: usize,
+    },
+}
+
+pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
+    let Command::Tail { n } = command;
+    let store = context.store().await?;
+    let mut table = plain_table([
+        "AT", "ACTOR", "KIND", "DECISION", "TOOL", "RUN", "GATE", "DETAIL",
+    ]);
+    let dash = |value: Option<String>| value.unwrap_or_else(|| "-".into());
+    for entry in store.audit_tail(n).await? {
+        table.add_row([
+            Timestamp(entry.at).to_string(),
+            entry.actor,
+            entry.kind.as_str().to_owned(),
+            entry.decision,
+            dash(entry.tool),
+            dash(entry.run),
+            dash(entry.gate),
+            dash(entry.detail),
+        ]);
+    }
+    println!("{}", render_table(&table).trim_end());
+    Ok(())
+}

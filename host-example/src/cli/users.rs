@@ -1,0 +1,126 @@
+//! `host-example users add|list|token`.
+
+use std::io::BufRead;
+
+use clap::Subcommand;
+use comfy_table::Table;
+use host_example::store::{AuditEntry, AuditKind};
+use site_model::Timestamp;
+
+use host_example::{plain_table, render_table};
+
+use super::{Context, Failure};
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Add a host user (needs --user naming an administrator).
+    #[command(
+        after_help = "Example: echo 's3cret' | host-example --user admin users add maria --admin --password-stdin"
+    )]
+    Add {
+        /// The login name: letters, digits, `.`, `_` or `-`.
+        name: String,
+        /// Make them an administrator.
+        #[arg(long)]
+        admin: bool,
+        /// Read their password from the first line of standard input;
+        /// without it they have none and log in by token only.
+        #[arg(long)]
+        password_stdin: bool,
+    },
+    /// List the host users.
+    #[command(after_help = "Example: host-example users list")]
+    List,
+    /// Make a bearer token for a user and print it; only its hash is
+    /// stored, so it is shown this once. An administrator may make one for
+    /// anyone, a user for themself.
+    #[command(after_help = "Example: host-example --user admin users token maria")]
+    Token {
+        /// The user the token acts as.
+        name: String,
+    },
+}
+
+pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
+    match command {
+        Command::Add {
+            name,
+            admin,
+            password_stdin,
+        } => {
+            let actor = context.user("users add")?;
+            let password = if password_stdin {
+                Some(read_password()?)
+            } else {
+                None
+            };
+            let store = context.store().await?;
+            store.require_admin(actor, "users add").await?;
+            let user = store.add_user(&name, admin, password.as_deref()).await?;
+            let mut entry = AuditEntry::new(AuditKind::Write, actor, "ok");
+            entry.tool = Some("users add".into());
+            entry.detail = Some(format!("user {} (admin: {})", user.name, user.admin));
+            store.audit(&entry).await?;
+            println!(
+                "added user {}{}",
+                user.name,
+                if user.admin { " (admin)" } else { "" }
+            );
+            Ok(())
+        }
+        Command::List => {
+            let store = context.store().await?;
+            let mut table: Table = plain_table(["NAME", "ADMIN", "PASSWORD", "CREATED"]);
+            for user in store.users().await? {
+                table.add_row([
+                    user.name,
+                    yes_no(user.admin),
+                    yes_no(user.has_password),
+                    Timestamp(user.created_at).to_string(),
+                ]);
+            }
+            println!("{}", render_table(&table).trim_end());
+            Ok(())
+        }
+        Command::Token { name } => {
+            let actor = context.user("users token")?;
+            let store = context.store().await?;
+            if actor != name {
+                store
+                    .require_admin(actor, "a token for another user")
+                    .await?;
+            } else if store.user(actor).await?.is_none() {
+                return Err(Failure::new(format!(
+                    "no user `{actor}`; see `host-example users list`"
+                )));
+            }
+            let token = store.new_token(&name).await?;
+            let mut entry = AuditEntry::new(AuditKind::Write, actor, "ok");
+            entry.tool = Some("users token".into());
+            entry.detail = Some(format!("token for {name}"));
+            store.audit(&entry).await?;
+            println!("{token}");
+            eprintln!("note: this token is shown once; only its hash is stored");
+            Ok(())
+        }
+    }
+}
+
+fn yes_no(value: bool) -> String {
+    if value { "yes" } else { "no" }.to_owned()
+}
+
+fn read_password() -> Result<String, Failure> {
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|error| Failure::new(format!("cannot read the password from stdin: {error}")))?;
+    let password = line.trim_end_matches(['\n', '\r']);
+    if password.is_empty() {
+        return Err(Failure::new(
+            "--password-stdin read an empty password: pipe one line holding it",
+        ));
+    }
+    Ok(password.to_owned())
+}

@@ -1,0 +1,122 @@
+//! The audit trail: every gate decision, call and write, with who, in which
+//! run, on which tool, what was decided and by which gate.
+
+use sqlx::Row;
+
+use super::{Store, StoreError, now};
+
+/// What an audit entry records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuditKind {
+    /// A gate allowed or denied a tool.
+    Gate,
+    /// A tool was called.
+    Call,
+    /// Something was written (a site change, a setting, a user).
+    Write,
+}
+
+impl AuditKind {
+    /// Its name in the table.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuditKind::Gate => "gate",
+            AuditKind::Call => "call",
+            AuditKind::Write => "write",
+        }
+    }
+
+    fn parse(text: &str) -> AuditKind {
+        match text {
+            "gate" => AuditKind::Gate,
+            "call" => AuditKind::Call,
+            _ => AuditKind::Write,
+        }
+    }
+}
+
+/// One entry of the audit trail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditEntry {
+    /// When (seconds since the Unix epoch); [`Store::audit`] stamps it.
+    pub at: i64,
+    /// Who acted.
+    pub actor: String,
+    /// The run, if the act was part of one.
+    pub run: Option<String>,
+    /// The tool, or the command, acted with.
+    pub tool: Option<String>,
+    /// What kind of act.
+    pub kind: AuditKind,
+    /// What was decided: `allowed`, `denied`, `ok`, `failed`, …
+    pub decision: String,
+    /// The gate that decided, for gate decisions.
+    pub gate: Option<String>,
+    /// Anything else worth keeping, e.g. the setting changed.
+    pub detail: Option<String>,
+}
+
+impl AuditEntry {
+    /// An entry of `kind` by `actor` with `decision`, the rest empty.
+    pub fn new(kind: AuditKind, actor: impl Into<String>, decision: impl Into<String>) -> Self {
+        AuditEntry {
+            at: 0,
+            actor: actor.into(),
+            run: None,
+            tool: None,
+            kind,
+            decision: decision.into(),
+            gate: None,
+            detail: None,
+        }
+    }
+}
+
+impl Store {
+    /// Appends `entry`, stamped now.
+    pub async fn audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO audit (at, actor, run_id, tool, kind, decision, gate, detail)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        )
+        .bind(now())
+        .bind(entry.actor.as_str())
+        .bind(entry.run.clone())
+        .bind(entry.tool.clone())
+        .bind(entry.kind.as_str())
+        .bind(entry.decision.as_str())
+        .bind(entry.gate.clone())
+        .bind(entry.detail.clone())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The last `n` entries, oldest first.
+    pub async fn audit_tail(&self, n: usize) -> Result<Vec<AuditEntry>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT at, actor, run_id, tool, kind, decision, gate, detail FROM audit
+             ORDER BY seq DESC LIMIT $1",
+        )
+        .bind(i64::try_from(n).unwrap_or(i64::MAX))
+        .fetch_all(&self.pool)
+        .await?;
+        let mut entries = rows
+            .iter()
+            .map(|row| {
+                Ok(AuditEntry {
+                    at: row.try_get("at")?,
+                    actor: row.try_get("actor")?,
+                    run: row.try_get("run_id")?,
+                    tool: row.try_get("tool")?,
+                    kind: AuditKind::parse(&row.try_get::<String, _>("kind")?),
+                    decision: row.try_get("decision")?,
+                    gate: row.try_get("gate")?,
+                    detail: row.try_get("detail")?,
+                })
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        entries.reverse();
+        Ok(entries)
+    }
+}

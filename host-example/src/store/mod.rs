@@ -1,0 +1,191 @@
+//! The host's storage: one database, SQLite (a file, embedded) or
+//! PostgreSQL (a server several host processes share), holding the site
+//! ([`SqlSite`]) and the host's own tables: settings, users, runs and their
+//! events, proposals and decisions ([`SqlApprovals`]), and the audit trail.
+//!
+//! [`Store::open`] connects, applies the migrations this build embeds (one
+//! set per backend, under `host-example/migrations/`), and seeds a fresh
+//! database with site-model's demo site and its users. Every query goes
+//! through sqlx's `AnyPool` and is written once, in SQL both backends
+//! accept (`$1` placeholders, `ON CONFLICT … DO UPDATE`, `RETURNING`);
+//! only taking the write lock differs ([`Store::begin_write`]).
+//!
+//! Values the site model defines are stored whole, as JSON text, beside
+//! the columns reads filter and order by: the schema follows the model
+//! rather than normalising it.
+
+mod audit;
+mod error;
+mod migrate;
+mod proposals;
+mod runs;
+mod seed;
+mod settings;
+mod site;
+mod users;
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::{Any, AnyPool, Row, Transaction};
+
+pub use audit::{AuditEntry, AuditKind};
+pub use error::StoreError;
+pub use migrate::LATEST_VERSION;
+pub use proposals::{ProposalStatus, SqlApprovals, StoredProposal};
+pub use runs::StoredRun;
+pub use seed::DEMO_PASSWORD;
+pub use settings::{SettingKey, SettingValue};
+pub use site::SqlSite;
+pub use users::{HostUser, hash_password};
+
+/// The database used when none is given: `host-example.db` in the working
+/// folder, created if missing.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://host-example.db?mode=rwc";
+
+/// Which database a [`Store`] talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// A SQLite file (`sqlite:` URLs).
+    Sqlite,
+    /// A PostgreSQL server (`postgres:` or `postgresql:` URLs).
+    Postgres,
+}
+
+impl Backend {
+    /// The backend a URL names, or why none.
+    pub fn of(url: &str) -> Result<Backend, StoreError> {
+        let scheme = url.split_once(':').map_or("", |(scheme, _)| scheme);
+        match scheme {
+            "sqlite" => Ok(Backend::Sqlite),
+            "postgres" | "postgresql" => Ok(Backend::Postgres),
+            _ => Err(StoreError::UnsupportedUrl {
+                scheme: scheme.to_owned(),
+            }),
+        }
+    }
+}
+
+/// The host's database: cheap to clone (a pool handle).
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+impl Store {
+    /// Opens the database at `url`, migrates it to this build's schema and
+    /// seeds it on first use. Two processes opening one database at once
+    /// migrate and seed it once: both steps hold the write lock.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::UnsupportedUrl`], [`StoreError::Connect`],
+    /// [`StoreError::NewerSchema`] for a database a newer build migrated,
+    /// or the failing migration.
+    pub async fn open(url: &str) -> Result<Store, StoreError> {
+        let backend = Backend::of(url)?;
+        sqlx::any::install_default_drivers();
+        let pool = AnyPoolOptions::new()
+            .max_connections(match backend {
+                Backend::Sqlite => 4,
+                Backend::Postgres => 8,
+            })
+            // A server that is down fails in seconds, not after sqlx's
+            // default 30 s of retries.
+            .acquire_timeout(Duration::from_secs(5))
+            .connect(url)
+            .await
+            .map_err(|error| StoreError::Connect {
+                reason: one_line(&error.to_string()),
+            })?;
+        let store = Store { pool, backend };
+        migrate::run(&store).await?;
+        seed::run(&store).await?;
+        Ok(store)
+    }
+
+    /// Which backend this is.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The pool, for raw SQL (tests, maintenance). Everything the host does
+    /// goes through the methods of [`Store`].
+    pub fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
+    /// The site stored here, as site-model's traits.
+    pub fn site(&self) -> SqlSite {
+        SqlSite::new(self.clone())
+    }
+
+    /// A transaction holding the database's write lock from its start:
+    /// `BEGIN IMMEDIATE` on SQLite (so a read-then-write cannot fail half
+    /// way on a lock upgrade); a plain `BEGIN` on PostgreSQL, where the
+    /// rows read are locked with `FOR UPDATE` ([`Store::for_update`]).
+    pub(crate) async fn begin_write(&self) -> Result<Transaction<'static, Any>, sqlx::Error> {
+        match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Postgres => self.pool.begin().await,
+        }
+    }
+
+    /// [`Store::begin_write`], serialised with every other process doing
+    /// the same: for migrating and seeding (on PostgreSQL a transaction
+    /// advisory lock; SQLite's write lock already is one).
+    pub(crate) async fn begin_exclusive(&self) -> Result<Transaction<'static, Any>, sqlx::Error> {
+        let mut tx = self.begin_write().await?;
+        if self.backend == Backend::Postgres {
+            sqlx::query("SELECT pg_advisory_xact_lock(7245001)")
+                .execute(&mut *tx)
+                .await?;
+        }
+        Ok(tx)
+    }
+
+    /// ` FOR UPDATE` on PostgreSQL, nothing on SQLite (whose write
+    /// transaction already excludes every other writer).
+    pub(crate) fn for_update(&self) -> &'static str {
+        match self.backend {
+            Backend::Sqlite => "",
+            Backend::Postgres => " FOR UPDATE",
+        }
+    }
+}
+
+/// Seconds since the Unix epoch.
+pub(crate) fn now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// A value as the JSON text stored in a `data` column.
+pub(crate) fn to_json<T: Serialize>(value: &T) -> String {
+    // The types stored here serialize infallibly (no maps with non-string
+    // keys, no failing `Serialize` impls).
+    serde_json::to_string(value).expect("stored values serialize")
+}
+
+/// The JSON text of column `column` of `row`, read back as a `T`; `what`
+/// names the row in the error.
+pub(crate) fn from_json<T: DeserializeOwned>(
+    row: &AnyRow,
+    column: &str,
+    what: impl FnOnce() -> String,
+) -> Result<T, StoreError> {
+    let text: String = row.try_get(column)?;
+    serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {
+        what: what(),
+        reason: error.to_string(),
+    })
+}
+
+/// `text` on one line, for messages.
+pub(crate) fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

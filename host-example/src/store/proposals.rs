@@ -1,0 +1,178 @@
+//! Proposals of write tools and the decisions on them. [`SqlApprovals`] is
+//! the durable [`ApprovalStore`]: a claim is an `INSERT` into `decisions`,
+//! whose primary key is the proposal id, so the first decision wins across
+//! every process sharing the database.
+
+use sqlx::Row;
+use sqlx::any::AnyRow;
+use tool_core::approval::{AlreadyDecided, ApprovalStore, ClaimError, Decision};
+use tool_core::{BoxFuture, Proposal, ProposalId, RunId};
+
+use super::{Store, StoreError, from_json, now, one_line, to_json};
+
+/// Where a proposal stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProposalStatus {
+    /// Waiting for a decision.
+    Pending,
+    /// Approved.
+    Approved,
+    /// Rejected.
+    Rejected,
+    /// Not decided within its lifetime.
+    Expired,
+}
+
+impl ProposalStatus {
+    /// Its name in the table.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProposalStatus::Pending => "pending",
+            ProposalStatus::Approved => "approved",
+            ProposalStatus::Rejected => "rejected",
+            ProposalStatus::Expired => "expired",
+        }
+    }
+
+    fn of(decision: &Decision) -> ProposalStatus {
+        match decision {
+            Decision::Approved { .. } => ProposalStatus::Approved,
+            Decision::Rejected { .. } => ProposalStatus::Rejected,
+            _ => ProposalStatus::Expired,
+        }
+    }
+}
+
+/// A proposal as stored, with its run and status.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredProposal {
+    /// The run that made it.
+    pub run: RunId,
+    /// The proposal.
+    pub proposal: Proposal,
+    /// `pending`, `approved`, `rejected` or `expired`.
+    pub status: String,
+}
+
+impl StoredProposal {
+    fn from_row(row: &AnyRow) -> Result<StoredProposal, StoreError> {
+        let id: String = row.try_get("id")?;
+        Ok(StoredProposal {
+            run: RunId(row.try_get("run_id")?),
+            proposal: from_json(row, "data", || format!("proposal {id}"))?,
+            status: row.try_get("status")?,
+        })
+    }
+}
+
+impl Store {
+    /// Stores a proposal `run` made, pending.
+    pub async fn save_proposal(&self, run: &RunId, proposal: &Proposal) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO proposals (id, run_id, tool, record, data, created_at, status)
+             VALUES ($1, $2, $3, $4, $5, $6, 'pending')",
+        )
+        .bind(proposal.id().as_str())
+        .bind(run.0.as_str())
+        .bind(proposal.tool())
+        .bind(proposal.record.as_str())
+        .bind(to_json(proposal))
+        .bind(i64::try_from(proposal.created_at()).unwrap_or(i64::MAX))
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// One proposal, if stored.
+    pub async fn proposal(&self, id: &ProposalId) -> Result<Option<StoredProposal>, StoreError> {
+        sqlx::query("SELECT id, run_id, data, status FROM proposals WHERE id = $1")
+            .bind(id.as_str())
+            .fetch_optional(&self.pool)
+            .await?
+            .as_ref()
+            .map(StoredProposal::from_row)
+            .transpose()
+    }
+
+    /// The proposals waiting for a decision, oldest first.
+    pub async fn pending_proposals(&self) -> Result<Vec<StoredProposal>, StoreError> {
+        sqlx::query(
+            "SELECT id, run_id, data, status FROM proposals WHERE status = 'pending'
+             ORDER BY created_at, id",
+        )
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(StoredProposal::from_row)
+        .collect()
+    }
+
+    /// The decision recorded for a proposal, if any.
+    pub async fn decision(&self, id: &ProposalId) -> Result<Option<Decision>, StoreError> {
+        sqlx::query("SELECT data FROM decisions WHERE proposal_id = $1")
+            .bind(id.as_str())
+            .fetch_optional(&self.pool)
+            .await?
+            .as_ref()
+            .map(|row| from_json(row, "data", || format!("the decision on {}", id.as_str())))
+            .transpose()
+    }
+
+    /// The durable approval store over this database.
+    pub fn approvals(&self) -> SqlApprovals {
+        SqlApprovals {
+            store: self.clone(),
+        }
+    }
+
+    async fn claim(&self, id: &ProposalId, decision: &Decision) -> Result<(), ClaimError> {
+        let failed =
+            |error: &dyn std::fmt::Display| ClaimError::Store(one_line(&error.to_string()));
+        let mut tx = self.begin_write().await.map_err(|e| failed(&e))?;
+        let inserted = sqlx::query(
+            "INSERT INTO decisions (proposal_id, data, decided_at) VALUES ($1, $2, $3)",
+        )
+        .bind(id.as_str())
+        .bind(to_json(decision))
+        .bind(now())
+        .execute(&mut *tx)
+        .await;
+        match inserted {
+            Ok(_) => {}
+            Err(sqlx::Error::Database(error)) if error.is_unique_violation() => {
+                drop(tx);
+                let decision = self
+                    .decision(id)
+                    .await
+                    .map_err(|e| failed(&e))?
+                    .ok_or_else(|| ClaimError::Store("the winning decision vanished".into()))?;
+                return Err(AlreadyDecided { decision }.into());
+            }
+            Err(error) => return Err(failed(&error)),
+        }
+        sqlx::query("UPDATE proposals SET status = $2 WHERE id = $1")
+            .bind(id.as_str())
+            .bind(ProposalStatus::of(decision).as_str())
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| failed(&e))?;
+        tx.commit().await.map_err(|e| failed(&e))
+    }
+}
+
+/// The durable [`ApprovalStore`]: the first decision on a proposal wins, in
+/// this process and every other one on the same database.
+#[derive(Debug, Clone)]
+pub struct SqlApprovals {
+    store: Store,
+}
+
+impl ApprovalStore for SqlApprovals {
+    fn claim<'a>(
+        &'a self,
+        id: &'a ProposalId,
+        decision: &'a Decision,
+    ) -> BoxFuture<'a, Result<(), ClaimError>> {
+        Box::pin(self.store.claim(id, decision))
+    }
+}

@@ -1,0 +1,229 @@
+//! The host's settings: a key/value table of JSON values, each key typed.
+//!
+//! A value is checked by deserializing it into its key's type before it is
+//! stored, and read back through the same type; a stored value that no
+//! longer parses is a one-line [`StoreError::Corrupt`] naming the key.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use sqlx::Row;
+use tool_core::DataClass;
+use tool_core::egress::Site;
+use tool_core::gates::{GroupSettings, HostSettings, RunConfig, ToolSettings};
+use tool_core::skills::TrustLevel;
+
+use super::{Store, StoreError, now};
+use crate::model::ModelConfig;
+
+/// A setting the host knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SettingKey {
+    /// Per-group switches and egress: `{"system": {"state": "disabled"}}`.
+    Groups,
+    /// Per-tool switches: `{"get_env": {"state": "enabled"}}`.
+    Tools,
+    /// The host's own sites, the egress targets: `["https://www.example.com"]`.
+    Sites,
+    /// Skills trusted less than this are not effective: `2`.
+    SkillTrustFloor,
+    /// The most sensitive data class the model may see: `"internal"`.
+    TrustZone,
+    /// Folders holding skill folders: `["/srv/skills"]`.
+    SkillsFolders,
+    /// The model behind the agent (a `ModelConfig`), or `null`.
+    Model,
+}
+
+impl SettingKey {
+    /// Every setting, in the order `settings show` lists them.
+    pub const ALL: [SettingKey; 7] = [
+        SettingKey::Groups,
+        SettingKey::Tools,
+        SettingKey::Sites,
+        SettingKey::SkillTrustFloor,
+        SettingKey::TrustZone,
+        SettingKey::SkillsFolders,
+        SettingKey::Model,
+    ];
+
+    /// Its name in the table and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            SettingKey::Groups => "groups",
+            SettingKey::Tools => "tools",
+            SettingKey::Sites => "sites",
+            SettingKey::SkillTrustFloor => "skill_trust_floor",
+            SettingKey::TrustZone => "trust_zone",
+            SettingKey::SkillsFolders => "skills_folders",
+            SettingKey::Model => "model",
+        }
+    }
+
+    /// The key called `name`, or [`StoreError::UnknownSetting`].
+    pub fn parse(name: &str) -> Result<SettingKey, StoreError> {
+        SettingKey::ALL
+            .into_iter()
+            .find(|key| key.name() == name)
+            .ok_or_else(|| StoreError::UnknownSetting {
+                key: name.to_owned(),
+                known: SettingKey::ALL.map(SettingKey::name).join(", "),
+            })
+    }
+
+    /// Its value when none is stored.
+    pub fn default_value(self) -> Value {
+        let settings = HostSettings::default();
+        let value = match self {
+            SettingKey::Groups => serde_json::to_value(settings.groups),
+            SettingKey::Tools => serde_json::to_value(settings.tools),
+            SettingKey::Sites => serde_json::to_value(settings.sites),
+            SettingKey::SkillTrustFloor => serde_json::to_value(settings.skill_trust_floor),
+            SettingKey::TrustZone => serde_json::to_value(RunConfig::default().trust_zone),
+            SettingKey::SkillsFolders => Ok(Value::Array(Vec::new())),
+            SettingKey::Model => Ok(Value::Null),
+        };
+        value.expect("defaults serialize")
+    }
+
+    /// `value` in its canonical form if it fits this key's type, else why
+    /// not.
+    fn check(self, value: Value) -> Result<Value, serde_json::Error> {
+        fn canonical<T: DeserializeOwned + serde::Serialize>(
+            value: Value,
+        ) -> Result<Value, serde_json::Error> {
+            serde_json::to_value(serde_json::from_value::<T>(value)?)
+        }
+        match self {
+            SettingKey::Groups => canonical::<BTreeMap<String, GroupSettings>>(value),
+            SettingKey::Tools => canonical::<BTreeMap<String, ToolSettings>>(value),
+            SettingKey::Sites => canonical::<Vec<Site>>(value),
+            SettingKey::SkillTrustFloor => canonical::<TrustLevel>(value),
+            SettingKey::TrustZone => canonical::<DataClass>(value),
+            SettingKey::SkillsFolders => canonical::<Vec<PathBuf>>(value),
+            SettingKey::Model => canonical::<Option<ModelConfig>>(value),
+        }
+    }
+}
+
+/// One setting as `settings show` prints it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingValue {
+    /// Which.
+    pub key: SettingKey,
+    /// The value in effect: the stored one, or the default.
+    pub value: Value,
+    /// Whether nothing is stored and `value` is the default.
+    pub is_default: bool,
+}
+
+impl Store {
+    /// Checks `json` (JSON text) against `key`'s type and stores it;
+    /// nothing is stored if it does not fit.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::UnknownSetting`], or [`StoreError::InvalidSetting`]
+    /// saying why the value does not fit.
+    pub async fn set_setting(&self, key: &str, json: &str) -> Result<Value, StoreError> {
+        let key = SettingKey::parse(key)?;
+        let invalid = |reason: String| StoreError::InvalidSetting {
+            key: key.name(),
+            reason,
+        };
+        let value: Value = serde_json::from_str(json)
+            .map_err(|error| invalid(format!("not valid JSON: {error}")))?;
+        let value = key
+            .check(value)
+            .map_err(|error| invalid(format!("does not fit: {error}")))?;
+        sqlx::query(
+            "INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+        )
+        .bind(key.name())
+        .bind(value.to_string())
+        .bind(now())
+        .execute(&self.pool)
+        .await?;
+        Ok(value)
+    }
+
+    /// The stored value of `key` as `T`, `None` when unset.
+    async fn setting<T: DeserializeOwned>(&self, key: SettingKey) -> Result<Option<T>, StoreError> {
+        let row = sqlx::query("SELECT value FROM settings WHERE key = $1")
+            .bind(key.name())
+            .fetch_optional(&self.pool)
+            .await?;
+        let Some(row) = row else { return Ok(None) };
+        let text: String = row.try_get("value")?;
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|error| StoreError::Corrupt {
+                what: format!(
+                    "setting `{}` (set it again with `host-example settings set {} VALUE`)",
+                    key.name(),
+                    key.name()
+                ),
+                reason: error.to_string(),
+            })
+    }
+
+    /// Every setting with the value in effect, each checked against its
+    /// type.
+    pub async fn settings(&self) -> Result<Vec<SettingValue>, StoreError> {
+        let mut all = Vec::new();
+        for key in SettingKey::ALL {
+            let stored: Option<Value> = self.setting(key).await?;
+            let checked = match stored {
+                Some(value) => Some(key.check(value).map_err(|error| StoreError::Corrupt {
+                    what: format!("setting `{}`", key.name()),
+                    reason: error.to_string(),
+                })?),
+                None => None,
+            };
+            all.push(SettingValue {
+                key,
+                is_default: checked.is_none(),
+                value: checked.unwrap_or_else(|| key.default_value()),
+            });
+        }
+        Ok(all)
+    }
+
+    /// The gates' settings: group and tool switches, egress sites and the
+    /// skill trust floor.
+    pub async fn host_settings(&self) -> Result<HostSettings, StoreError> {
+        Ok(HostSettings {
+            groups: self.setting(SettingKey::Groups).await?.unwrap_or_default(),
+            tools: self.setting(SettingKey::Tools).await?.unwrap_or_default(),
+            sites: self.setting(SettingKey::Sites).await?.unwrap_or_default(),
+            skill_trust_floor: self
+                .setting(SettingKey::SkillTrustFloor)
+                .await?
+                .unwrap_or_default(),
+        })
+    }
+
+    /// The trust-zone ceiling of the model provider (`internal` unless set).
+    pub async fn trust_zone(&self) -> Result<DataClass, StoreError> {
+        Ok(self
+            .setting(SettingKey::TrustZone)
+            .await?
+            .unwrap_or(RunConfig::default().trust_zone))
+    }
+
+    /// The folders holding skill folders.
+    pub async fn skills_folders(&self) -> Result<Vec<PathBuf>, StoreError> {
+        Ok(self
+            .setting(SettingKey::SkillsFolders)
+            .await?
+            .unwrap_or_default())
+    }
+
+    /// The model configuration, if one is set.
+    pub async fn model_config(&self) -> Result<Option<ModelConfig>, StoreError> {
+        Ok(self.setting(SettingKey::Model).await?.flatten())
+    }
+}

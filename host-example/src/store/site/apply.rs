@@ -1,0 +1,389 @@
+//! [`Changes::apply`] over SQL: one transaction holding the write lock
+//! (SQLite's `BEGIN IMMEDIATE`; on PostgreSQL every row read for a write is
+//! locked with `FOR UPDATE`), each operation a compare-and-set on the row
+//! as read inside it, the history appended last. Any failure returns before
+//! `COMMIT`, and dropping the transaction rolls everything back.
+//!
+//! The checks are [`MemorySite`](site_model::MemorySite)'s, field for
+//! field: the same conflicts, the same `Invalid` reasons, the same links a
+//! write may not break.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use site_model::{
+    ChangeSet, Changes, ContentElement, FieldKind, Fields, File, Operation, Page, Record,
+    SiteError, TableSchema, Target, async_trait,
+};
+use sqlx::{AnyConnection, Row};
+
+use super::rows::{self, db_id};
+use super::{SqlSite, decode, storage};
+
+#[async_trait]
+impl Changes for SqlSite {
+    async fn apply(&self, changes: ChangeSet) -> Result<(), SiteError> {
+        let mut tx = self.store.begin_write().await.map_err(storage)?;
+        let lock = self.store.for_update();
+        for operation in &changes.operations {
+            apply_operation(&mut tx, lock, operation).await?;
+        }
+        for operation in &changes.operations {
+            check_links(&mut tx, operation.target()).await?;
+        }
+        for entry in &changes.history {
+            rows::insert_history(&mut tx, entry)
+                .await
+                .map_err(storage)?;
+        }
+        tx.commit().await.map_err(storage)
+    }
+}
+
+async fn apply_operation(
+    conn: &mut AnyConnection,
+    lock: &str,
+    operation: &Operation,
+) -> Result<(), SiteError> {
+    match operation {
+        Operation::Update {
+            target,
+            expected,
+            new,
+        } => update(conn, lock, target, expected, new).await,
+        Operation::SoftDelete { target, expected } => {
+            if let Target::Record { table, .. } = target {
+                let schema = schema(conn, target, table).await?;
+                if !matches!(schema.field("deleted"), Some(field) if field.kind == FieldKind::Bool)
+                {
+                    return Err(SiteError::invalid(
+                        target.to_string(),
+                        "its table has no `deleted` field",
+                    ));
+                }
+            }
+            if matches!(target, Target::File(_)) {
+                return Err(SiteError::invalid(
+                    target.to_string(),
+                    "files cannot be soft-deleted",
+                ));
+            }
+            let deleted = Fields::from([("deleted".to_owned(), Value::Bool(true))]);
+            update(conn, lock, target, expected, &deleted).await
+        }
+        Operation::Insert { target, values } => insert(conn, target, values).await,
+    }
+}
+
+/// The row `sql` selects (by the one id bound), decoded.
+async fn load<T: DeserializeOwned>(
+    conn: &mut AnyConnection,
+    sql: &str,
+    id: i64,
+) -> Result<Option<T>, SiteError> {
+    let row = sqlx::query(sql)
+        .bind(id)
+        .fetch_optional(conn)
+        .await
+        .map_err(storage)?;
+    row.as_ref().map(decode).transpose()
+}
+
+async fn exists(conn: &mut AnyConnection, sql: &str, id: i64) -> Result<bool, SiteError> {
+    Ok(sqlx::query(sql)
+        .bind(id)
+        .fetch_optional(conn)
+        .await
+        .map_err(storage)?
+        .is_some())
+}
+
+async fn update(
+    conn: &mut AnyConnection,
+    lock: &str,
+    target: &Target,
+    expected: &Fields,
+    new: &Fields,
+) -> Result<(), SiteError> {
+    let not_found = || SiteError::not_found(target.to_string());
+    match target {
+        Target::Page(id) => {
+            let sql = format!("SELECT data FROM site_pages WHERE id = $1{lock}");
+            let page: Page = load(conn, &sql, db_id(id.0)).await?.ok_or_else(not_found)?;
+            let page = update_typed(page, target, expected, new)?;
+            rows::update_page(conn, &page).await.map_err(storage)
+        }
+        Target::Element(id) => {
+            let sql = format!("SELECT data FROM site_elements WHERE id = $1{lock}");
+            let element: ContentElement =
+                load(conn, &sql, db_id(id.0)).await?.ok_or_else(not_found)?;
+            let element = update_typed(element, target, expected, new)?;
+            rows::update_element(conn, &element).await.map_err(storage)
+        }
+        Target::File(id) => {
+            let sql = format!("SELECT data FROM site_files WHERE id = $1{lock}");
+            let file: File = load(conn, &sql, db_id(id.0)).await?.ok_or_else(not_found)?;
+            let file = update_typed(file, target, expected, new)?;
+            rows::update_file(conn, &file).await.map_err(storage)
+        }
+        Target::Record { table, id } => {
+            let schema = schema(conn, target, table).await?;
+            let sql = format!("SELECT data FROM site_records WHERE tbl = $1 AND id = $2{lock}");
+            let row = sqlx::query(&sql)
+                .bind(table.as_str())
+                .bind(db_id(*id))
+                .fetch_optional(&mut *conn)
+                .await
+                .map_err(storage)?
+                .ok_or_else(not_found)?;
+            let mut record: Record = decode(&row)?;
+            check_expected(target, |field| record.values.get(field), expected)?;
+            check_record_fields(&schema, target, new)?;
+            record.values.extend(new.clone());
+            rows::update_record(conn, &record).await.map_err(storage)
+        }
+    }
+}
+
+async fn insert(
+    conn: &mut AnyConnection,
+    target: &Target,
+    values: &Fields,
+) -> Result<(), SiteError> {
+    let taken = || SiteError::invalid(target.to_string(), "the id is taken");
+    match target {
+        Target::Page(id) => {
+            if exists(conn, "SELECT id FROM site_pages WHERE id = $1", db_id(id.0)).await? {
+                return Err(taken());
+            }
+            let page: Page = build(target, id.0, values)?;
+            rows::insert_page(conn, &page).await.map_err(storage)
+        }
+        Target::Element(id) => {
+            if exists(
+                conn,
+                "SELECT id FROM site_elements WHERE id = $1",
+                db_id(id.0),
+            )
+            .await?
+            {
+                return Err(taken());
+            }
+            let element: ContentElement = build(target, id.0, values)?;
+            rows::insert_element(conn, &element).await.map_err(storage)
+        }
+        Target::File(id) => {
+            if exists(conn, "SELECT id FROM site_files WHERE id = $1", db_id(id.0)).await? {
+                return Err(taken());
+            }
+            let file: File = build(target, id.0, values)?;
+            rows::insert_file(conn, &file).await.map_err(storage)
+        }
+        Target::Record { table, id } => {
+            let schema = schema(conn, target, table).await?;
+            check_record_fields(&schema, target, values)?;
+            let found = sqlx::query("SELECT id FROM site_records WHERE tbl = $1 AND id = $2")
+                .bind(table.as_str())
+                .bind(db_id(*id))
+                .fetch_optional(&mut *conn)
+                .await
+                .map_err(storage)?;
+            if found.is_some() {
+                return Err(taken());
+            }
+            let record = Record {
+                table: table.clone(),
+                id: *id,
+                values: values.clone(),
+            };
+            rows::insert_record(conn, &record).await.map_err(storage)
+        }
+    }
+}
+
+async fn schema(
+    conn: &mut AnyConnection,
+    target: &Target,
+    table: &str,
+) -> Result<TableSchema, SiteError> {
+    let row = sqlx::query("SELECT data FROM site_tables WHERE name = $1")
+        .bind(table)
+        .fetch_optional(conn)
+        .await
+        .map_err(storage)?
+        .ok_or_else(|| SiteError::not_found(target.to_string()))?;
+    decode(&row)
+}
+
+/// Updates a page, element or file through its serialized form, so the
+/// field names are those a tool reads, and deserializing back checks types.
+fn update_typed<T: Serialize + DeserializeOwned>(
+    entity: T,
+    target: &Target,
+    expected: &Fields,
+    new: &Fields,
+) -> Result<T, SiteError> {
+    let Value::Object(mut object) = serde_json::to_value(&entity).map_err(storage)? else {
+        return Err(SiteError::Storage(format!("{target} is not an object")));
+    };
+    check_expected(target, |field| object.get(field), expected)?;
+    for (field, value) in new {
+        if field == "id" {
+            return Err(SiteError::invalid(
+                target.to_string(),
+                "the id cannot change",
+            ));
+        }
+        let Some(slot) = object.get_mut(field) else {
+            return Err(SiteError::invalid(
+                target.to_string(),
+                format!("no field `{field}`"),
+            ));
+        };
+        *slot = value.clone();
+    }
+    serde_json::from_value(Value::Object(object))
+        .map_err(|error| SiteError::invalid(target.to_string(), error.to_string()))
+}
+
+fn build<T: DeserializeOwned>(target: &Target, id: u64, values: &Fields) -> Result<T, SiteError> {
+    let mut object: Map<String, Value> = values.clone().into_iter().collect();
+    object.insert("id".to_owned(), Value::from(id));
+    serde_json::from_value(Value::Object(object))
+        .map_err(|error| SiteError::invalid(target.to_string(), error.to_string()))
+}
+
+/// The compare of compare-and-set: the first field whose stored value is
+/// not the expected one is the conflict.
+fn check_expected<'a>(
+    target: &Target,
+    stored: impl Fn(&str) -> Option<&'a Value>,
+    expected: &Fields,
+) -> Result<(), SiteError> {
+    for (field, want) in expected {
+        let actual = stored(field).unwrap_or(&Value::Null);
+        if actual != want {
+            return Err(SiteError::Conflict {
+                target: target.to_string(),
+                field: field.clone(),
+                expected: want.clone(),
+                actual: actual.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn check_record_fields(
+    schema: &TableSchema,
+    target: &Target,
+    values: &Fields,
+) -> Result<(), SiteError> {
+    for (field, value) in values {
+        let Some(declared) = schema.field(field) else {
+            return Err(SiteError::invalid(
+                target.to_string(),
+                format!("no field `{field}`"),
+            ));
+        };
+        let fits = value.is_null()
+            || match &declared.kind {
+                FieldKind::String => value.is_string(),
+                FieldKind::Bool => value.is_boolean(),
+                FieldKind::Int | FieldKind::Datetime | FieldKind::Relation { .. } => {
+                    value.is_i64() || value.is_u64()
+                }
+                _ => false,
+            };
+        if !fits {
+            return Err(SiteError::invalid(
+                target.to_string(),
+                format!("`{field}` must be {:?}, not {value}", declared.kind),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The links a written target may not break, read inside the transaction
+/// (so they see its writes), as a database's foreign keys would check them.
+async fn check_links(conn: &mut AnyConnection, target: &Target) -> Result<(), SiteError> {
+    let broken = |reason: String| SiteError::invalid(target.to_string(), reason);
+    let page_exists = "SELECT id FROM site_pages WHERE id = $1";
+    match target {
+        Target::Page(id) => {
+            let sql = "SELECT data FROM site_pages WHERE id = $1";
+            let Some(page) = load::<Page>(conn, sql, db_id(id.0)).await? else {
+                return Ok(());
+            };
+            if let Some(parent) = page.parent {
+                if !exists(conn, page_exists, db_id(parent.0)).await? {
+                    return Err(broken(format!("parent page {parent} does not exist")));
+                }
+                if under(conn, db_id(parent.0), db_id(id.0)).await? {
+                    return Err(broken("a page cannot move under itself".into()));
+                }
+            }
+            if let Some(original) = page.translation_of
+                && !exists(conn, page_exists, db_id(original.0)).await?
+            {
+                return Err(broken(format!("translated page {original} does not exist")));
+            }
+        }
+        Target::Element(id) => {
+            let sql = "SELECT data FROM site_elements WHERE id = $1";
+            let Some(element) = load::<ContentElement>(conn, sql, db_id(id.0)).await? else {
+                return Ok(());
+            };
+            if !exists(conn, page_exists, db_id(element.page.0)).await? {
+                return Err(broken(format!("page {} does not exist", element.page)));
+            }
+            let column = "SELECT id FROM site_columns WHERE id = $1";
+            if !exists(conn, column, i64::from(element.column.0)).await? {
+                return Err(broken(format!("column {} does not exist", element.column)));
+            }
+        }
+        Target::File(id) => {
+            let sql = "SELECT data FROM site_files WHERE id = $1";
+            let Some(file) = load::<File>(conn, sql, db_id(id.0)).await? else {
+                return Ok(());
+            };
+            let storage_exists = "SELECT id FROM site_storages WHERE id = $1";
+            if !exists(conn, storage_exists, i64::from(file.storage.0)).await? {
+                return Err(broken(format!("storage {} does not exist", file.storage)));
+            }
+        }
+        // Record relations may point at rows a host keeps elsewhere.
+        Target::Record { .. } => {}
+    }
+    Ok(())
+}
+
+/// Whether `page` is `ancestor` or lies under it; a chain longer than the
+/// page count is a cycle and counts as under.
+async fn under(conn: &mut AnyConnection, page: i64, ancestor: i64) -> Result<bool, SiteError> {
+    let count: i64 = sqlx::query("SELECT COUNT(*) AS n FROM site_pages")
+        .fetch_one(&mut *conn)
+        .await
+        .and_then(|row| row.try_get("n"))
+        .map_err(storage)?;
+    let mut current = Some(page);
+    for _ in 0..=count {
+        match current {
+            None => return Ok(false),
+            Some(id) if id == ancestor => return Ok(true),
+            Some(id) => {
+                current = sqlx::query("SELECT parent FROM site_pages WHERE id = $1")
+                    .bind(id)
+                    .fetch_optional(&mut *conn)
+                    .await
+                    .map_err(storage)?
+                    .map(|row| row.try_get::<Option<i64>, _>("parent"))
+                    .transpose()
+                    .map_err(storage)?
+                    .flatten();
+            }
+        }
+    }
+    Ok(true)
+}

@@ -1,0 +1,186 @@
+//! The host's users: who may act, with an argon2 password hash and bearer
+//! tokens kept as their sha256 (a token is shown once, when made).
+
+use argon2::Argon2;
+use argon2::password_hash::rand_core::{OsRng, RngCore};
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use sha2::{Digest, Sha256};
+use sqlx::Row;
+use sqlx::any::AnyRow;
+
+use super::{Store, StoreError, now};
+
+/// A user of the host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostUser {
+    /// The login name.
+    pub name: String,
+    /// May change settings and users.
+    pub admin: bool,
+    /// Whether a password is set (users without one log in by token only).
+    pub has_password: bool,
+    /// When they were added (seconds since the Unix epoch).
+    pub created_at: i64,
+}
+
+impl HostUser {
+    fn from_row(row: &AnyRow) -> Result<HostUser, StoreError> {
+        Ok(HostUser {
+            name: row.try_get("name")?,
+            admin: row.try_get::<i64, _>("admin")? != 0,
+            has_password: row.try_get::<Option<String>, _>("password_hash")?.is_some(),
+            created_at: row.try_get("created_at")?,
+        })
+    }
+}
+
+/// An argon2id hash (default parameters, random salt) of `password`, in
+/// the PHC string format.
+pub fn hash_password(password: &str) -> Result<String, StoreError> {
+    let salt = SaltString::generate(&mut OsRng);
+    Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|hash| hash.to_string())
+        .map_err(|error| StoreError::Password(error.to_string()))
+}
+
+fn token_hash(token: &str) -> String {
+    hex(&Sha256::digest(token.as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+const USER_COLUMNS: &str = "name, admin, password_hash, created_at";
+
+impl Store {
+    /// Adds a user; `password` `None` leaves them without one.
+    pub async fn add_user(
+        &self,
+        name: &str,
+        admin: bool,
+        password: Option<&str>,
+    ) -> Result<HostUser, StoreError> {
+        let valid = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-'));
+        if !valid {
+            return Err(StoreError::InvalidUserName(name.to_owned()));
+        }
+        if self.user(name).await?.is_some() {
+            return Err(StoreError::UserExists(name.to_owned()));
+        }
+        let hash = password.map(hash_password).transpose()?;
+        sqlx::query(
+            "INSERT INTO users (name, admin, password_hash, created_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(name)
+        .bind(i64::from(admin))
+        .bind(hash)
+        .bind(now())
+        .execute(&self.pool)
+        .await
+        .map_err(|error| match &error {
+            sqlx::Error::Database(db) if db.is_unique_violation() => {
+                StoreError::UserExists(name.to_owned())
+            }
+            _ => StoreError::Sql(error),
+        })?;
+        self.user(name)
+            .await?
+            .ok_or_else(|| StoreError::UnknownUser(name.to_owned()))
+    }
+
+    /// Every user, by name.
+    pub async fn users(&self) -> Result<Vec<HostUser>, StoreError> {
+        let rows = sqlx::query(&format!("SELECT {USER_COLUMNS} FROM users"))
+            .fetch_all(&self.pool)
+            .await?;
+        let mut users = rows
+            .iter()
+            .map(HostUser::from_row)
+            .collect::<Result<Vec<_>, _>>()?;
+        users.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(users)
+    }
+
+    /// The user called `name`, if any.
+    pub async fn user(&self, name: &str) -> Result<Option<HostUser>, StoreError> {
+        sqlx::query(&format!("SELECT {USER_COLUMNS} FROM users WHERE name = $1"))
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await?
+            .as_ref()
+            .map(HostUser::from_row)
+            .transpose()
+    }
+
+    /// The user called `name` if they are an administrator, else
+    /// [`StoreError::Refused`] saying what `doing` needs.
+    pub async fn require_admin(&self, name: &str, doing: &str) -> Result<HostUser, StoreError> {
+        match self.user(name).await? {
+            Some(user) if user.admin => Ok(user),
+            Some(_) => Err(StoreError::Refused(format!(
+                "{doing} needs an administrator, and `{name}` is not one"
+            ))),
+            None => Err(StoreError::UnknownUser(name.to_owned())),
+        }
+    }
+
+    /// Whether `password` is `name`'s password; `false` for an unknown user
+    /// or one without a password.
+    pub async fn verify_password(&self, name: &str, password: &str) -> Result<bool, StoreError> {
+        let row = sqlx::query("SELECT password_hash FROM users WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await?;
+        let Some(hash) = row
+            .map(|row| row.try_get::<Option<String>, _>("password_hash"))
+            .transpose()?
+            .flatten()
+        else {
+            return Ok(false);
+        };
+        let parsed = PasswordHash::new(&hash).map_err(|error| StoreError::Corrupt {
+            what: format!("the password hash of `{name}`"),
+            reason: error.to_string(),
+        })?;
+        Ok(Argon2::default()
+            .verify_password(password.as_bytes(), &parsed)
+            .is_ok())
+    }
+
+    /// A new bearer token for `name`: 32 random bytes in hex. Only its
+    /// sha256 is stored, so this is the one time it can be seen.
+    pub async fn new_token(&self, name: &str) -> Result<String, StoreError> {
+        if self.user(name).await?.is_none() {
+            return Err(StoreError::UnknownUser(name.to_owned()));
+        }
+        let mut bytes = [0u8; 32];
+        OsRng.fill_bytes(&mut bytes);
+        let token = hex(&bytes);
+        sqlx::query("INSERT INTO tokens (hash, user_name, created_at) VALUES ($1, $2, $3)")
+            .bind(token_hash(&token))
+            .bind(name)
+            .bind(now())
+            .execute(&self.pool)
+            .await?;
+        Ok(token)
+    }
+
+    /// The user `token` belongs to, if it is one of theirs.
+    pub async fn user_for_token(&self, token: &str) -> Result<Option<HostUser>, StoreError> {
+        sqlx::query(
+            "SELECT u.name, u.admin, u.password_hash, u.created_at
+             FROM tokens t JOIN users u ON u.name = t.user_name WHERE t.hash = $1",
+        )
+        .bind(token_hash(token))
+        .fetch_optional(&self.pool)
+        .await?
+        .as_ref()
+        .map(HostUser::from_row)
+        .transpose()
+    }
+}

@@ -1,0 +1,47 @@
+//! One storage suite, run against every backend: a SQLite file always, and
+//! PostgreSQL when `HOST_TEST_POSTGRES_URL` names a server (a role allowed
+//! to create databases; each test gets a fresh database). With `CI` set
+//! and no URL, the PostgreSQL tests fail instead of skipping.
+
+mod backends;
+mod behaviours;
+
+macro_rules! suite {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $name() {
+                    let db = crate::backends::TestDb::sqlite();
+                    crate::behaviours::$name(&db.url).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $name() {
+                    let Some(db) = crate::backends::TestDb::postgres().await else {
+                        return;
+                    };
+                    crate::behaviours::$name(&db.url).await;
+                }
+            )*
+        }
+    };
+}
+
+suite!(
+    first_start_migrates_and_seeds,
+    second_start_does_not_seed_twice,
+    concurrent_first_starts_seed_once,
+    reads_match_the_memory_site,
+    a_failed_compare_and_set_changes_nothing,
+    a_compare_and_set_applies_and_appends_history,
+    concurrent_claims_have_one_winner,
+    settings_round_trip,
+    a_corrupt_setting_is_a_one_line_error,
+    passwords_and_tokens,
+    a_newer_schema_is_refused,
+    runs_events_proposals_and_audit_round_trip,
+);
