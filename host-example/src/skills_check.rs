@@ -186,7 +186,7 @@ pub fn known_tools(registry: &Registry) -> Vec<KnownTool<'_>> {
         .iter()
         .map(|tool| KnownTool {
             name: tool.name(),
-            has_scope: tool.declaration().scope.is_some(),
+            scope: tool.declaration().scope.as_ref().map(|scope| scope.kind),
         })
         .collect()
 }
@@ -455,11 +455,11 @@ mod tests {
     const KNOWN: &[KnownTool<'static>] = &[
         KnownTool {
             name: "get_env",
-            has_scope: false,
+            scope: None,
         },
         KnownTool {
             name: "read_file",
-            has_scope: true,
+            scope: Some(tool_core::ScopeKind::Path),
         },
     ];
 

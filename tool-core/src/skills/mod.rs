@@ -24,7 +24,7 @@
 //!     id: "review".into(), enabled: true, orphaned: false, trust: TrustLevel(1),
 //!     allowed_tools, text: String::new(),
 //! }];
-//! let known = [KnownTool { name: "Read", has_scope: false }, KnownTool { name: "Bash", has_scope: true }];
+//! let known = [KnownTool { name: "Read", scope: None }, KnownTool { name: "Bash", scope: Some(ScopeKind::Command) }];
 //! let allow = EffectiveSkills::select(&skills, TrustLevel(0)).allow_list(&known);
 //! assert!(allow.admits_call("Bash", Some((ScopeKind::Command, "git diff --stat"))));
 //! assert!(!allow.admits_call("Bash", Some((ScopeKind::Command, "git push"))));
