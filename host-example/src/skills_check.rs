@@ -1,6 +1,7 @@
 //! `host-example skills check DIR…`: validates every skill folder (a folder
-//! holding a `SKILL.md`) below each DIR, and its `allowed-tools` against the
-//! tools this host registers.
+//! holding a `SKILL.md`) below each DIR, its `allowed-tools` against the
+//! tools this host registers, and the call examples under its `metadata`
+//! against its `allowed-tools` (docs/skills-examples.md).
 //!
 //! Everything here takes paths and returns findings, so it is tested without
 //! spawning the binary; `main.rs` only parses arguments and prints.
@@ -14,7 +15,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use tool_core::Registry;
-use tool_core::skills::{Code, KnownTool, Position, Severity, check_allowed_tools, read_skill};
+use tool_core::skills::{
+    Code, KnownTool, Position, Severity, check_allowed_tools, check_examples, read_skill,
+};
 
 /// The file every skill folder holds.
 pub const SKILL_FILE: &str = "SKILL.md";
@@ -22,7 +25,8 @@ pub const SKILL_FILE: &str = "SKILL.md";
 /// What a finding is about: a rule of the skills reader, or the file itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CheckCode {
-    /// A diagnostic of [`read_skill`] or [`check_allowed_tools`] (`S…`).
+    /// A diagnostic of [`read_skill`], [`check_allowed_tools`] or
+    /// [`check_examples`] (`S…`).
     Skill(Code),
     /// The `SKILL.md`, or a folder below a DIR, could not be read (`F001`).
     Unreadable,
@@ -186,7 +190,7 @@ pub fn known_tools(registry: &Registry) -> Vec<KnownTool<'_>> {
         .iter()
         .map(|tool| KnownTool {
             name: tool.name(),
-            has_scope: tool.declaration().scope.is_some(),
+            scope: tool.declaration().scope.as_ref().map(|scope| scope.kind),
         })
         .collect()
 }
@@ -321,6 +325,7 @@ pub fn check_skill_bytes(
     let mut diagnostics = report.diagnostics;
     if let Some(manifest) = &report.manifest {
         diagnostics.extend(check_allowed_tools(&manifest.allowed_tools, known));
+        diagnostics.extend(check_examples(manifest, known));
     }
     diagnostics
         .into_iter()
@@ -455,11 +460,11 @@ mod tests {
     const KNOWN: &[KnownTool<'static>] = &[
         KnownTool {
             name: "get_env",
-            has_scope: false,
+            scope: None,
         },
         KnownTool {
             name: "read_file",
-            has_scope: true,
+            scope: Some(tool_core::ScopeKind::Path),
         },
     ];
 

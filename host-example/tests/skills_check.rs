@@ -190,3 +190,71 @@ fn no_dir_or_bad_option_is_a_usage_error() {
         );
     }
 }
+
+/// A skill modelled on a real one of the corpus (`jimyag__dotfiles`, its
+/// `git-commit` skill), with call examples under `metadata`
+/// (docs/skills-examples.md).
+const EXAMPLES_FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/skills");
+
+#[test]
+fn fixture_with_call_examples_passes_and_every_example_is_run() {
+    let output = check(&[EXAMPLES_FIXTURE]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    let text = stdout(&output);
+    // This host registers no `Bash`: each token says so, and the examples
+    // are matched by the kind the skill states for it.
+    assert!(text.lines().all(|l| l.contains("warning[S040]")), "{text}");
+    let skill = fs::read_to_string(format!("{EXAMPLES_FIXTURE}/git-commit/SKILL.md")).unwrap();
+    let manifest = tool_core::skills::read_skill(&skill, "git-commit")
+        .manifest
+        .unwrap();
+    assert_eq!(manifest.examples.examples.len(), 15);
+}
+
+#[test]
+fn examples_that_come_out_the_other_way_are_errors_in_text_and_json() {
+    let skill = fs::read_to_string(format!("{EXAMPLES_FIXTURE}/git-commit/SKILL.md")).unwrap();
+    // `git push` is granted (`Bash(git push:*)`), `git stash` is not.
+    let skill = skill
+        .replace("Bash(git push origin HEAD)", "Bash(git stash)")
+        .replace("Bash(gitk)", "Bash(git push origin HEAD)");
+    let dir = scratch("examples");
+    write_skill(&dir.join("git-commit"), skill.as_bytes());
+
+    let output = check(&[dir.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains(
+            "git-commit/SKILL.md:11:30: error[S060]: `Bash(git stash)` must be admitted but is \
+             refused: no token of `Bash` admits it, read as a command; its tokens are"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "error[S061]: `Bash(git push origin HEAD)` must be refused but is admitted: the \
+             token `Bash(git push:*)` admits it"
+        ),
+        "{text}"
+    );
+
+    let output = check(&["--format", "json", dir.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let rows = value.as_array().unwrap();
+    for (code, example) in [
+        ("S060", "`Bash(git stash)`"),
+        ("S061", "`Bash(git push origin HEAD)`"),
+    ] {
+        let row = rows
+            .iter()
+            .find(|r| r["code"] == code)
+            .unwrap_or_else(|| panic!("no {code} in {value:#}"));
+        assert_eq!(row["severity"], "error");
+        assert!(
+            row["message"].as_str().unwrap().starts_with(example),
+            "{row}"
+        );
+    }
+}

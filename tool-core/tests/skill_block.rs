@@ -85,15 +85,15 @@ fn skill(id: &str, allowed_tools: &str, text: &str) -> SkillRef {
 const KNOWN: &[KnownTool<'static>] = &[
     KnownTool {
         name: "read_notes",
-        has_scope: false,
+        scope: None,
     },
     KnownTool {
         name: "run_report",
-        has_scope: true,
+        scope: Some(ScopeKind::Command),
     },
     KnownTool {
         name: "send_mail",
-        has_scope: false,
+        scope: None,
     },
 ];
 

@@ -10,19 +10,19 @@ use tool_core::skills::{
 const KNOWN: &[KnownTool<'static>] = &[
     KnownTool {
         name: "Read",
-        has_scope: false,
+        scope: None,
     },
     KnownTool {
         name: "Bash",
-        has_scope: true,
+        scope: Some(tool_core::ScopeKind::Command),
     },
     KnownTool {
         name: "mcp__srv__one",
-        has_scope: false,
+        scope: None,
     },
     KnownTool {
         name: "mcp__srv__two",
-        has_scope: true,
+        scope: Some(tool_core::ScopeKind::Text),
     },
 ];
 

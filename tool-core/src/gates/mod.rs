@@ -104,7 +104,7 @@ impl<'r> Gates<'r> {
             .iter()
             .map(|tool| KnownTool {
                 name: tool.name(),
-                has_scope: tool.declaration().scope.is_some(),
+                scope: tool.declaration().scope.as_ref().map(|scope| scope.kind),
             })
             .collect();
         // The registry is sorted by name, as the lookups need.

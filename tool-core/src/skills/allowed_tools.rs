@@ -92,6 +92,17 @@ pub fn tokenize(text: &str) -> (Vec<ToolPattern>, Vec<Diagnostic>) {
     (out.patterns, out.diagnostics)
 }
 
+/// Tokenizes `text` as [`tokenize`] does, with positions from `loc` (a
+/// place in the file, for a value of the front matter).
+pub(crate) fn tokenize_located(
+    text: &str,
+    loc: &mut dyn Locate,
+) -> (Vec<ToolPattern>, Vec<Diagnostic>) {
+    let mut out = Tokens::default();
+    out.tokenize(text, loc);
+    (out.patterns, out.diagnostics)
+}
+
 /// Reads the `allowed-tools` value of a front matter (`None`: key absent).
 pub(crate) fn from_yaml(
     node: Option<&Node>,

@@ -145,6 +145,15 @@ codes! {
     DescriptionWithoutWhen = "S051", Warning;
     /// `description` is shorter than a useful sentence.
     DescriptionTooShort = "S052", Warning;
+    /// A call example that `allowed-tools` must admit is refused.
+    ExampleRefused = "S060", Error;
+    /// A call example that `allowed-tools` must refuse is admitted.
+    ExampleAdmitted = "S061", Error;
+    /// A call example, or a scope kind stated for the examples, cannot be read.
+    MalformedExample = "S062", Error;
+    /// A call example cannot be checked: the kind of its tool's scope
+    /// argument is unknown.
+    ExampleUnchecked = "S063", Warning;
 }
 
 impl fmt::Display for Code {

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::skills::allowed_tools::{self, AllowedTools};
 use crate::skills::description::check_description;
 use crate::skills::diagnostic::{Code, Diagnostic, Position};
+use crate::skills::examples::{self, CallExamples};
 use crate::skills::resolve::distance;
 use crate::skills::yaml::{FrontMatter, Node, NodeKind, ScalarKind, read_front_matter};
 
@@ -46,6 +47,11 @@ pub struct SkillManifest {
     pub metadata: BTreeMap<String, String>,
     /// `allowed-tools`.
     pub allowed_tools: AllowedTools,
+    /// The call examples and scope kinds read out of `metadata`
+    /// (docs/skills-examples.md); [`check_examples`](crate::skills::check_examples)
+    /// runs them.
+    #[serde(default)]
+    pub examples: CallExamples,
     /// The Markdown after the front matter.
     pub body: String,
 }
@@ -246,6 +252,14 @@ impl Reader {
             .get(METADATA)
             .map(|n| self.metadata(n))
             .unwrap_or_default();
+        let examples = match fields.get(METADATA) {
+            Some(node) => {
+                let (examples, found) = examples::from_metadata(node, fm);
+                self.diagnostics.extend(found);
+                examples
+            }
+            None => CallExamples::default(),
+        };
 
         let allowed_tools = if allowed_tools_unsure {
             AllowedTools::Declared(Vec::new())
@@ -263,6 +277,7 @@ impl Reader {
             compatibility: compatibility.map(|(c, _)| c),
             metadata,
             allowed_tools,
+            examples,
             body: fm.body.to_owned(),
         }
     }

@@ -24,7 +24,7 @@
 //!     id: "review".into(), enabled: true, orphaned: false, trust: TrustLevel(1),
 //!     allowed_tools, text: String::new(),
 //! }];
-//! let known = [KnownTool { name: "Read", has_scope: false }, KnownTool { name: "Bash", has_scope: true }];
+//! let known = [KnownTool { name: "Read", scope: None }, KnownTool { name: "Bash", scope: Some(ScopeKind::Command) }];
 //! let allow = EffectiveSkills::select(&skills, TrustLevel(0)).allow_list(&known);
 //! assert!(allow.admits_call("Bash", Some((ScopeKind::Command, "git diff --stat"))));
 //! assert!(!allow.admits_call("Bash", Some((ScopeKind::Command, "git push"))));
@@ -77,15 +77,25 @@
 //! | S050 | warning | `description` opens with when to use the skill (`Use when …`), not with what it does |
 //! | S051 | warning | `description` never says when to use the skill (no `Use when …`, `Use before …`, `Use for …` or the like) |
 //! | S052 | warning | `description` is shorter than a useful sentence (under 8 words) |
+//! | S060 | error | a call example under `metadata.allowed-tools-admits` is refused by `allowed-tools` (names the example and that tool's tokens) |
+//! | S061 | error | a call example under `metadata.allowed-tools-refuses` is admitted by `allowed-tools` (names the example and the token that admitted it) |
+//! | S062 | error | a call example, or a scope kind stated as `metadata.allowed-tools-kind-<tool>`, cannot be read |
+//! | S063 | warning | a call example is not checked: its tool is not registered and the skill states no scope kind for it |
 //!
 //! S050–S052 read English: a description mostly in another script is not
 //! checked for them, nor is one already refused as too long (S015).
+//!
+//! S060–S063 come from call examples that prove what `allowed-tools`
+//! admits (docs/skills-examples.md): [`read_skill`] reads them (S062) and
+//! [`check_examples`] runs them against the host's tools, through gate 6's
+//! own resolution and matchers.
 
 mod allow_list;
 mod allowed_tools;
 mod block;
 mod description;
 mod diagnostic;
+mod examples;
 mod manifest;
 mod resolve;
 mod scope;
@@ -99,6 +109,9 @@ pub use allow_list::{AllowList, Allowance, EffectiveSkills, SkillRef, TrustLevel
 pub use allowed_tools::{AllowedTools, ToolPattern, ToolTarget, tokenize};
 pub use block::{Dropped, compose_skill_block};
 pub use diagnostic::{Code, Diagnostic, Position, Severity};
+pub use examples::{
+    ADMITS_KEY, CallExample, CallExamples, Expected, KIND_KEY_PREFIX, REFUSES_KEY, check_examples,
+};
 pub use manifest::{SkillManifest, SkillReport, read_skill};
 pub use resolve::{KnownTool, check_allowed_tools};
 pub use scope::ScopePattern;

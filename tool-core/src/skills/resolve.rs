@@ -1,5 +1,6 @@
 //! Checking `allowed-tools` against the tools a host has registered.
 
+use crate::ScopeKind;
 use crate::skills::allowed_tools::{AllowedTools, ToolPattern, ToolTarget, mcp_parts};
 use crate::skills::diagnostic::{Code, Diagnostic};
 
@@ -8,9 +9,10 @@ use crate::skills::diagnostic::{Code, Diagnostic};
 pub struct KnownTool<'a> {
     /// The registered name.
     pub name: &'a str,
-    /// Whether the tool declares a `scope` field; a scoped grant can only be
-    /// enforced on such a tool.
-    pub has_scope: bool,
+    /// The kind of the tool's scope argument, `None` when it declares none; a
+    /// scoped grant can only be enforced on a tool that has one, and is
+    /// matched by this kind.
+    pub scope: Option<ScopeKind>,
 }
 
 /// What one pattern grants once the registry is known, as positions in the
@@ -77,7 +79,7 @@ pub(crate) fn resolve<'p>(
             let i = find(name)?;
             match pattern.scope {
                 None => Some(Resolved::Whole(i..i + 1)),
-                Some(_) if known[i].has_scope => Some(Resolved::Scoped(i)),
+                Some(_) if known[i].scope.is_some() => Some(Resolved::Scoped(i)),
                 Some(_) => None,
             }
         }

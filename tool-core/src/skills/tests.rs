@@ -870,23 +870,23 @@ fn a_bad_name_does_not_hide_a_faulty_scope() {
 const KNOWN: &[KnownTool<'static>] = &[
     KnownTool {
         name: "Read",
-        has_scope: false,
+        scope: None,
     },
     KnownTool {
         name: "Bash",
-        has_scope: true,
+        scope: Some(ScopeKind::Command),
     },
     KnownTool {
         name: "mcp__srv__one",
-        has_scope: false,
+        scope: None,
     },
     KnownTool {
         name: "mcp__srv__two",
-        has_scope: true,
+        scope: Some(ScopeKind::Text),
     },
     KnownTool {
         name: "mcp__other__x",
-        has_scope: false,
+        scope: None,
     },
 ];
 
@@ -1052,31 +1052,31 @@ fn scope_on_unscoped_tool_grants_nothing() {
 const NEIGHBOURS: &[KnownTool<'static>] = &[
     KnownTool {
         name: "mcp__files__read",
-        has_scope: false,
+        scope: None,
     },
     KnownTool {
         name: "mcp__files__write",
-        has_scope: false,
+        scope: None,
     },
     KnownTool {
         name: "mcp__files___read",
-        has_scope: false,
+        scope: None,
     },
     KnownTool {
         name: "mcp__files-x__read",
-        has_scope: false,
+        scope: None,
     },
     KnownTool {
         name: "mcp__filesX__read",
-        has_scope: false,
+        scope: None,
     },
     KnownTool {
         name: "mcp__files_x__read",
-        has_scope: false,
+        scope: None,
     },
     KnownTool {
         name: "mcp__filesystem__read",
-        has_scope: false,
+        scope: None,
     },
 ];
 
