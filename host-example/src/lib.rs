@@ -1,7 +1,7 @@
 //! A host that links chosen tool crates, lists what it got, checks skill
 //! files against it ([`skills_check`]), keeps its site, settings, users,
 //! runs, approvals and audit trail in a database ([`store`]), and serves its
-//! tools over MCP ([`mcp`]).
+//! tools over MCP ([`mcp`]) and to browsers ([`web`]).
 
 #![forbid(unsafe_code)]
 
@@ -12,6 +12,7 @@ pub mod mcp;
 pub mod model;
 pub mod skills_check;
 pub mod store;
+pub mod web;
 
 /// The registry of every tool crate this host links.
 pub fn registry() -> Result<Registry, RegistryError> {

@@ -107,6 +107,31 @@ impl Store {
         .collect()
     }
 
+    /// The `limit` proposals decided last, newest first, each with its
+    /// decision and when it was made (seconds since the Unix epoch).
+    pub async fn decided_proposals(
+        &self,
+        limit: usize,
+    ) -> Result<Vec<(StoredProposal, Decision, i64)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT p.id, p.run_id, p.data, p.status, d.data AS decision, d.decided_at
+             FROM proposals p JOIN decisions d ON d.proposal_id = p.id
+             ORDER BY d.decided_at DESC, p.id LIMIT $1",
+        )
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                let proposal = StoredProposal::from_row(row)?;
+                let decision = from_json(row, "decision", || {
+                    format!("the decision on {}", proposal.proposal.id().as_str())
+                })?;
+                Ok((proposal, decision, row.try_get("decided_at")?))
+            })
+            .collect()
+    }
+
     /// The decision recorded for a proposal, if any.
     pub async fn decision(&self, id: &ProposalId) -> Result<Option<Decision>, StoreError> {
         sqlx::query("SELECT data FROM decisions WHERE proposal_id = $1")

@@ -1,0 +1,183 @@
+//! The content browser: the page tree, a page's elements, the files; each
+//! as the signed-in user may see it in the site (an editor sees the pages
+//! and storages the site grants the user of the same name).
+
+use std::collections::BTreeMap;
+
+use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Response};
+use maud::{Markup, html};
+use site_model::{Files, Page, PageId, Pages, Permissions, Site, SiteError};
+
+use super::WebState;
+use super::layout::{self, OrFailure};
+use super::session::SignedIn;
+
+/// What the site lets `user` see: everything for a host administrator, the
+/// grants of the site user of the same name otherwise, nothing for a name
+/// the site does not know.
+async fn permissions(site: &dyn Site, user: &SignedIn) -> Result<Permissions, SiteError> {
+    if user.admin {
+        return Ok(Permissions::administrator());
+    }
+    let users = site.users().await?;
+    let Some(found) = users.iter().find(|u| u.name == user.name) else {
+        return Ok(Permissions::nothing());
+    };
+    let mut permissions = site.permissions(found.id).await?;
+    permissions.admin = false;
+    Ok(permissions)
+}
+
+pub(super) async fn tree(State(state): State<WebState>, user: SignedIn) -> Response {
+    let site = state.store.site();
+    let loaded = async {
+        let permissions = permissions(&site, &user).await?;
+        let mut shown = Vec::new();
+        for page in site.pages().await? {
+            if !page.deleted && permissions.may_show_page(page.id, &site).await? {
+                shown.push(page);
+            }
+        }
+        Ok::<_, SiteError>(shown)
+    };
+    let pages = match loaded.await.or_failure() {
+        Ok(pages) => pages,
+        Err(response) => return response,
+    };
+    let mut children: BTreeMap<Option<PageId>, Vec<&Page>> = BTreeMap::new();
+    for page in &pages {
+        let parent = page.parent.filter(|p| pages.iter().any(|q| q.id == *p));
+        children.entry(parent).or_default().push(page);
+    }
+    for list in children.values_mut() {
+        list.sort_by_key(|p| (p.sorting, p.id));
+    }
+    let body = html! {
+        p { a href="/content/files" { "Files" } }
+        (branch(&children, None))
+    };
+    layout::page("Content", Some(&user), body).into_response()
+}
+
+fn branch(children: &BTreeMap<Option<PageId>, Vec<&Page>>, parent: Option<PageId>) -> Markup {
+    html! {
+        @if let Some(pages) = children.get(&parent) {
+            ul.tree {
+                @for page in pages {
+                    li data-page=(page.id) {
+                        a href={"/content/page/" (page.id)} { (page.title) }
+                        " " small { "/" (page.slug) @if page.hidden { " · hidden" } }
+                        (branch(children, Some(page.id)))
+                    }
+                }
+            }
+        }
+    }
+}
+
+pub(super) async fn page(
+    State(state): State<WebState>,
+    user: SignedIn,
+    Path(id): Path<u64>,
+) -> Response {
+    let site = state.store.site();
+    let id = PageId(id);
+    let loaded = async {
+        let permissions = permissions(&site, &user).await?;
+        if !permissions.may_show_page(id, &site).await? {
+            return Err(SiteError::not_found(format!("page {id}")));
+        }
+        let page = site.page(id).await?;
+        let columns = site.columns().await?;
+        let elements = site.elements(id).await?;
+        Ok::<_, SiteError>((page, columns, elements))
+    };
+    let (page, columns, elements) = match loaded.await {
+        Ok(loaded) => loaded,
+        Err(SiteError::NotFound { .. }) => {
+            let body = html! { p { "Not found, or not yours to see." } };
+            return (
+                axum::http::StatusCode::NOT_FOUND,
+                layout::page("Page", Some(&user), body),
+            )
+                .into_response();
+        }
+        Err(error) => return layout::failure(&error.to_string()),
+    };
+    let column_name = |id| {
+        columns
+            .iter()
+            .find(|c| c.id == id)
+            .map_or("?", |c| c.name.as_str())
+    };
+    let body = html! {
+        dl.metadata data-page=(page.id) {
+            dt { "Title" } dd.title { (page.title) }
+            dt { "Navigation title" } dd { (page.nav_title.as_deref().unwrap_or("—")) }
+            dt { "Slug" } dd { (page.slug) }
+            dt { "Description" } dd.description { (page.description.as_deref().unwrap_or("—")) }
+            dt { "Hidden" } dd { (if page.hidden { "yes" } else { "no" }) }
+        }
+        h2 { "Elements" }
+        table.elements {
+            thead { tr { th { "Id" } th { "Column" } th { "Type" } th { "Header" } th { "Body" } } }
+            tbody {
+                @for element in elements.iter().filter(|e| !e.deleted) {
+                    tr data-element=(element.id) {
+                        td { (element.id) }
+                        td { (column_name(element.column)) }
+                        td { (element.ctype) }
+                        td { (element.header) }
+                        td { (element.body) }
+                    }
+                }
+            }
+        }
+        p { a href="/content" { "Back to the tree" } }
+    };
+    layout::page(&format!("Page: {}", page.title), Some(&user), body).into_response()
+}
+
+pub(super) async fn files(State(state): State<WebState>, user: SignedIn) -> Response {
+    let site = state.store.site();
+    let loaded = async {
+        let permissions = permissions(&site, &user).await?;
+        let mut files = Vec::new();
+        for storage in site.storages().await? {
+            if permissions.may_reach_storage(storage.id) {
+                let query = site_model::FileQuery {
+                    storage: Some(storage.id),
+                    text: String::new(),
+                    limit: 500,
+                };
+                files.push((storage.name.clone(), site.search_files(&query).await?));
+            }
+        }
+        Ok::<_, SiteError>(files)
+    };
+    let storages = match loaded.await.or_failure() {
+        Ok(files) => files,
+        Err(response) => return response,
+    };
+    let body = html! {
+        @for (storage, files) in &storages {
+            h2 { (storage) }
+            table.files {
+                thead { tr { th { "Id" } th { "Path" } th { "Type" } th { "Title" } th { "Alternative text" } } }
+                tbody {
+                    @for file in files {
+                        tr data-file=(file.id) {
+                            td { (file.id) }
+                            td { (file.path) @if file.missing { " (missing)" } }
+                            td { (file.mime) }
+                            td { (file.title.as_deref().unwrap_or("—")) }
+                            td { @for (language, text) in &file.alternative { (language) ": " (text) " " } }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    layout::page("Files", Some(&user), body).into_response()
+}

@@ -1,0 +1,109 @@
+//! The page shell every page shares, and the error pages.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use maud::{DOCTYPE, Markup, html};
+
+use super::session::SignedIn;
+
+/// A whole page: the navigation for `user` (administrators see every
+/// page), the one-time notice, and `body`.
+pub(super) fn page(title: &str, user: Option<&SignedIn>, body: Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · host-example" }
+                link rel="stylesheet" href="/static/app.css";
+            }
+            body {
+                @if let Some(user) = user {
+                    nav {
+                        a href="/approvals" { "Approvals" }
+                        a href="/content" { "Content" }
+                        @if user.admin {
+                            a href="/tools" { "Tools" }
+                            a href="/playground" { "Playground" }
+                        }
+                        span.who { "Signed in as " strong { (user.name) } @if user.admin { " (administrator)" } }
+                        form method="post" action="/signout" {
+                            (csrf_field(user))
+                            button type="submit" { "Sign out" }
+                        }
+                    }
+                }
+                main {
+                    h1 { (title) }
+                    @if let Some(notice) = user.and_then(|u| u.notice.as_deref()) {
+                        p.notice role="status" { (notice) }
+                    }
+                    (body)
+                }
+            }
+        }
+    }
+}
+
+/// The hidden field every form carries.
+pub(super) fn csrf_field(user: &SignedIn) -> Markup {
+    html! { input type="hidden" name="csrf" value=(user.csrf); }
+}
+
+/// 403: `user` may not open this page.
+pub(super) fn forbidden(user: &SignedIn) -> Response {
+    let body = html! { p { "This page is for administrators." } };
+    (StatusCode::FORBIDDEN, page("Not allowed", Some(user), body)).into_response()
+}
+
+/// 500 with the reason, for a store that failed.
+pub(super) fn failure(reason: &str) -> Response {
+    let body = html! { p { "The host could not answer: " (reason) } };
+    (
+        StatusCode::INTERNAL_SERVER_ERROR,
+        page("Something failed", None, body),
+    )
+        .into_response()
+}
+
+/// A date and time (UTC) for seconds since the Unix epoch.
+pub(super) fn when(seconds: i64) -> String {
+    let days = seconds.div_euclid(86_400);
+    let rest = seconds.rem_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        rest / 3600,
+        rest % 3600 / 60
+    )
+}
+
+/// Howard Hinnant's `civil_from_days`: the proleptic Gregorian date of a
+/// day count from 1970-01-01.
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// A `Result` from the store or the site as a page or the failure page.
+pub(super) trait OrFailure<T> {
+    // The error is the response a handler returns at once, as axum's own
+    // rejections are: boxing it would only add an allocation.
+    #[allow(clippy::result_large_err)]
+    fn or_failure(self) -> Result<T, Response>;
+}
+
+impl<T, E: std::fmt::Display> OrFailure<T> for Result<T, E> {
+    fn or_failure(self) -> Result<T, Response> {
+        self.map_err(|error| failure(&error.to_string()))
+    }
+}

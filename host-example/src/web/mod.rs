@@ -1,0 +1,123 @@
+//! The browser front door: sign-in, the tools and their switches, the
+//! approvals inbox, the content browser and the playground, served as
+//! server-rendered pages ([`maud`], which escapes every value it
+//! interpolates: nothing a model, a tool or a record writes becomes markup).
+//!
+//! [`router`] is one axum `Router` a host merges beside the MCP router.
+//! Every page needs a signed-in user ([`session`]); every `POST` carries the
+//! session's CSRF token, checked once for all of them ([`session::csrf`]).
+//! No inline script or style: the Content-Security-Policy admits only this
+//! server's own `/static/` files.
+
+mod approvals;
+mod content;
+mod decisions;
+mod layout;
+mod playground;
+mod session;
+mod signin;
+mod tools;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use tool_core::Registry;
+
+use crate::store::Store;
+
+pub use session::Sessions;
+
+/// What every page reads: the host's store and registry, and the sessions
+/// of signed-in browsers.
+#[derive(Clone)]
+pub struct WebState {
+    store: Store,
+    registry: Arc<Registry>,
+    sessions: Arc<Sessions>,
+}
+
+impl WebState {
+    /// The pages over `store` and `registry`, with no one signed in.
+    pub fn new(store: Store, registry: Arc<Registry>) -> WebState {
+        WebState {
+            store,
+            registry,
+            sessions: Arc::new(Sessions::default()),
+        }
+    }
+
+    /// The host's store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+}
+
+/// Every page and form of the browser front door.
+pub fn router(state: WebState) -> Router {
+    Router::new()
+        .route("/", get(|| async { Redirect::to("/approvals") }))
+        .route("/signin", get(signin::form).post(signin::submit))
+        .route("/signout", post(signin::signout))
+        .route("/tools", get(tools::page))
+        .route("/tools/group", post(tools::switch_group))
+        .route("/tools/tool", post(tools::switch_tool))
+        .route("/tools/sites", post(tools::save_sites))
+        .route("/approvals", get(approvals::page))
+        .route("/approvals/{id}/approve", post(approvals::approve))
+        .route("/approvals/{id}/edit", post(approvals::approve_edited))
+        .route("/approvals/{id}/reject", post(approvals::reject))
+        .route(
+            "/approvals/run/{run}/approve-all",
+            post(approvals::approve_all),
+        )
+        .route("/content", get(content::tree))
+        .route("/content/page/{id}", get(content::page))
+        .route("/content/files", get(content::files))
+        .route("/playground", get(playground::page))
+        .route("/playground/dry-run", post(playground::dry_run))
+        .route("/static/app.css", get(stylesheet))
+        .route("/static/playground.js", get(playground_script))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            session::csrf,
+        ))
+        .layer(axum::middleware::map_response(security_headers))
+        .with_state(state)
+}
+
+async fn stylesheet() -> Response {
+    static_file("text/css", include_str!("static/app.css"))
+}
+
+async fn playground_script() -> Response {
+    static_file("text/javascript", include_str!("static/playground.js"))
+}
+
+fn static_file(mime: &'static str, body: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, mime)], body).into_response()
+}
+
+/// Only this server's own files may run or style a page, no page may be
+/// framed, and nothing is sniffed into another type.
+async fn security_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
+             connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        ),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    response
+}

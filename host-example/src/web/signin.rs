@@ -1,0 +1,93 @@
+//! Signing in with a host user's name and password, and signing out.
+
+use axum::Form;
+use axum::extract::State;
+use axum::http::request::Parts;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use maud::html;
+use serde::Deserialize;
+
+use super::WebState;
+use super::layout::{self, OrFailure};
+use super::session::{self, SignedIn};
+
+/// The sign-in form. A browser without a session gets one, not yet signed
+/// in, so the form carries a CSRF token like every other.
+pub(super) async fn form(State(state): State<WebState>, parts: Parts) -> Response {
+    render(&state, &parts, None, StatusCode::OK)
+}
+
+fn render(state: &WebState, parts: &Parts, problem: Option<&str>, status: StatusCode) -> Response {
+    let (cookie, csrf) = match session::csrf_of(state, parts) {
+        Some((_, csrf)) => (None, csrf),
+        None => {
+            let (id, csrf) = state.sessions.begin(None);
+            (Some(session::cookie(&id)), csrf)
+        }
+    };
+    let body = html! {
+        @if let Some(problem) = problem { p.problem role="alert" { (problem) } }
+        form.signin method="post" action="/signin" {
+            input type="hidden" name="csrf" value=(csrf);
+            label { "Name " input name="name" autocomplete="username" required autofocus; }
+            label { "Password " input type="password" name="password" autocomplete="current-password" required; }
+            button type="submit" { "Sign in" }
+        }
+    };
+    let mut response = (status, layout::page("Sign in", None, body)).into_response();
+    if let Some(Ok(value)) = cookie.map(|cookie| cookie.parse()) {
+        response.headers_mut().insert(header::SET_COOKIE, value);
+    }
+    response
+}
+
+#[derive(Deserialize)]
+pub(super) struct Credentials {
+    name: String,
+    password: String,
+}
+
+/// Checks the password; on success ends the pre-sign-in session and begins
+/// a new one, so an id known before sign-in is worth nothing after.
+pub(super) async fn submit(
+    State(state): State<WebState>,
+    parts: Parts,
+    Form(credentials): Form<Credentials>,
+) -> Response {
+    let verified = state
+        .store
+        .verify_password(&credentials.name, &credentials.password)
+        .await;
+    match verified.or_failure() {
+        Ok(true) => {}
+        Ok(false) => {
+            return render(
+                &state,
+                &parts,
+                Some("Unknown name or wrong password."),
+                StatusCode::UNAUTHORIZED,
+            );
+        }
+        Err(response) => return response,
+    }
+    if let Some(old) = session::session_id(&parts) {
+        state.sessions.end(&old);
+    }
+    let (id, _) = state.sessions.begin(Some(credentials.name));
+    (
+        [(header::SET_COOKIE, session::cookie(&id))],
+        Redirect::to("/approvals"),
+    )
+        .into_response()
+}
+
+/// Ends the session.
+pub(super) async fn signout(State(state): State<WebState>, user: SignedIn) -> Response {
+    state.sessions.end(&user.session);
+    (
+        [(header::SET_COOKIE, session::expired_cookie())],
+        Redirect::to("/signin"),
+    )
+        .into_response()
+}

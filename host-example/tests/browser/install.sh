@@ -1,0 +1,28 @@
+#!/bin/sh
+# Installs what host-example's browser tests need, every version pinned:
+# Debian's chromium (Playwright's own browser download is never used) and
+# Playwright with pytest in a virtualenv under $CARGO_TARGET_DIR/browser,
+# where tests/browser.rs looks for it.
+set -eu
+
+CHROMIUM_VERSION=156.0.8078.114-1~deb12u1
+PLAYWRIGHT_VERSION=1.65.2
+PYTEST_VERSION=9.2.0
+
+: "${CARGO_TARGET_DIR:?set CARGO_TARGET_DIR to the target directory the tests run from}"
+
+if [ "$(dpkg-query -W -f '${Version}' chromium 2>/dev/null || true)" != "$CHROMIUM_VERSION" ]; then
+    apt-get update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "chromium=$CHROMIUM_VERSION"
+fi
+
+VENV="$CARGO_TARGET_DIR/browser"
+if [ ! -x "$VENV/bin/python" ]; then
+    python3 -m venv "$VENV"
+fi
+# PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: the pip package never fetches a
+# browser itself, but say so for any later `playwright install` by mistake.
+PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 "$VENV/bin/pip" install --quiet \
+    "playwright==$PLAYWRIGHT_VERSION" "pytest==$PYTEST_VERSION"
+"$VENV/bin/pip" show playwright pytest | grep -E "^(Name|Version)"
+/usr/bin/chromium --version
