@@ -447,3 +447,12 @@ fn declarations_say_who_is_idempotent() {
     assert_eq!(SlowRead::DECLARATION.timeout, Some(Duration::from_secs(2)));
     assert_eq!(UnboundedRead::DECLARATION.timeout, None);
 }
+
+#[test]
+fn the_thread_timer_sleeps_and_forgets_dropped_sleeps() {
+    use tool_core::calls::ThreadTimer;
+    let timer = ThreadTimer::new();
+    // A dropped long sleep must not hold up or disturb a short one.
+    drop(timer.sleep(Duration::from_secs(3600)));
+    futures_executor::block_on(timer.sleep(Duration::from_millis(1)));
+}

@@ -29,8 +29,7 @@
 //! A host without a runtime uses [`ThreadTimer`] (one background thread);
 //! tests use [`ManualTimer`], whose time moves only when the test says so.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -60,6 +59,8 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// A [`Timer`] on one background thread, for hosts without an async
 /// runtime. The thread starts with the timer and ends when it is dropped.
+/// A dropped sleep is forgotten at once, so a call that ends long before
+/// its timeout leaves nothing behind.
 pub struct ThreadTimer {
     shared: Arc<ThreadShared>,
 }
@@ -70,10 +71,9 @@ struct ThreadShared {
 }
 
 struct ThreadState {
-    /// Deadlines, earliest first; the sequence number keeps equal
+    /// Waiting sleeps, earliest first; the sequence number keeps equal
     /// deadlines apart.
-    heap: BinaryHeap<Reverse<(Instant, u64)>>,
-    entries: BTreeMap<u64, Arc<ThreadEntry>>,
+    sleeps: BTreeMap<(Instant, u64), Arc<ThreadEntry>>,
     next: u64,
     closed: bool,
 }
@@ -88,8 +88,7 @@ impl ThreadTimer {
     pub fn new() -> Self {
         let shared = Arc::new(ThreadShared {
             state: Mutex::new(ThreadState {
-                heap: BinaryHeap::new(),
-                entries: BTreeMap::new(),
+                sleeps: BTreeMap::new(),
                 next: 0,
                 closed: false,
             }),
@@ -124,20 +123,18 @@ fn run_thread_timer(shared: &ThreadShared) {
             return;
         }
         let now = Instant::now();
-        while let Some(Reverse((deadline, id))) = state.heap.peek().copied() {
-            if deadline > now {
+        while let Some(entry) = state.sleeps.first_entry() {
+            if entry.key().0 > now {
                 break;
             }
-            state.heap.pop();
-            if let Some(entry) = state.entries.remove(&id) {
-                entry.fired.store(true, Ordering::Release);
-                if let Some(waker) = lock(&entry.waker).take() {
-                    waker.wake();
-                }
+            let entry = entry.remove();
+            entry.fired.store(true, Ordering::Release);
+            if let Some(waker) = lock(&entry.waker).take() {
+                waker.wake();
             }
         }
-        state = match state.heap.peek() {
-            Some(Reverse((deadline, _))) => {
+        state = match state.sleeps.keys().next() {
+            Some((deadline, _)) => {
                 let wait = deadline.saturating_duration_since(now);
                 shared
                     .changed
@@ -159,35 +156,55 @@ impl Timer for ThreadTimer {
             fired: AtomicBool::new(duration.is_zero()),
             waker: Mutex::new(None),
         });
-        if !duration.is_zero() {
-            let mut state = lock(&self.shared.state);
-            let id = state.next;
-            state.next += 1;
-            let deadline = Instant::now() + duration;
-            state.heap.push(Reverse((deadline, id)));
-            state.entries.insert(id, Arc::clone(&entry));
-            drop(state);
+        if duration.is_zero() {
+            return Box::pin(ThreadSleep { entry, key: None });
+        }
+        let mut state = lock(&self.shared.state);
+        let key = (Instant::now() + duration, state.next);
+        state.next += 1;
+        state.sleeps.insert(key, Arc::clone(&entry));
+        // The thread waits for the earliest deadline: wake it only when
+        // this one comes first.
+        let earliest = state.sleeps.keys().next() == Some(&key);
+        drop(state);
+        if earliest {
             self.shared.changed.notify_all();
         }
-        Box::pin(ThreadSleep(entry))
+        Box::pin(ThreadSleep {
+            entry,
+            key: Some((Arc::clone(&self.shared), key)),
+        })
     }
 }
 
-struct ThreadSleep(Arc<ThreadEntry>);
+struct ThreadSleep {
+    entry: Arc<ThreadEntry>,
+    key: Option<(Arc<ThreadShared>, (Instant, u64))>,
+}
 
 impl Future for ThreadSleep {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0.fired.load(Ordering::Acquire) {
+        if self.entry.fired.load(Ordering::Acquire) {
             return Poll::Ready(());
         }
-        *lock(&self.0.waker) = Some(cx.waker().clone());
+        *lock(&self.entry.waker) = Some(cx.waker().clone());
         // Fired between the check and storing the waker: nobody will wake us.
-        if self.0.fired.load(Ordering::Acquire) {
+        if self.entry.fired.load(Ordering::Acquire) {
             Poll::Ready(())
         } else {
             Poll::Pending
+        }
+    }
+}
+
+impl Drop for ThreadSleep {
+    fn drop(&mut self) {
+        if let Some((shared, key)) = &self.key
+            && !self.entry.fired.load(Ordering::Acquire)
+        {
+            lock(&shared.state).sleeps.remove(key);
         }
     }
 }
