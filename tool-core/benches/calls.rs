@@ -79,24 +79,14 @@ fn calls(c: &mut Criterion) {
     });
     group.bench_function("decision sink", |b| {
         b.iter(|| {
-            block_on(gates.call(
-                &grant,
-                "read_file",
-                black_box(arguments.clone()),
-                &recorded,
-            ))
+            block_on(gates.call(&grant, "read_file", black_box(arguments.clone()), &recorded))
         })
     });
     let timed_gates = Gates::new(&timed, inputs);
     let timed_grant = timed_gates.resolve().grant;
     group.bench_function("timeout and ceiling on a thread timer", |b| {
         b.iter(|| {
-            block_on(timed_gates.call(
-                &timed_grant,
-                "read_file",
-                black_box(arguments.clone()),
-                &cx,
-            ))
+            block_on(timed_gates.call(&timed_grant, "read_file", black_box(arguments.clone()), &cx))
         })
     });
     group.finish();
