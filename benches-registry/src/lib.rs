@@ -88,6 +88,8 @@ impl DynTool for Filler {
             shipped: Shipped::Enabled,
             scope: None,
             data: tool_core::DataClass::Public,
+            timeout: None,
+            idempotent: true,
         }
     }
 

@@ -1,7 +1,8 @@
 //! A host that links chosen tool crates, lists what it got, checks skill
 //! files against it ([`skills_check`]), keeps its site, settings, users,
 //! runs, approvals and audit trail in a database ([`store`]), and serves its
-//! tools over MCP ([`mcp`]) and to browsers ([`web`]).
+//! tools over MCP ([`mcp`]) on stdio or on its HTTP server ([`serve`]),
+//! and to browsers ([`web`]).
 
 #![forbid(unsafe_code)]
 
@@ -10,6 +11,7 @@ use tool_core::{Registry, RegistryError};
 
 pub mod mcp;
 pub mod model;
+pub mod serve;
 pub mod skills_check;
 pub mod store;
 pub mod web;

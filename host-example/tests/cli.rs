@@ -46,7 +46,7 @@ fn db_migrate_creates_a_fresh_database() {
     let host = Host::new();
     let (code, out, err) = host.run(&["db", "migrate"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("schema version 1"), "{out}");
+    assert!(out.contains("schema version 2"), "{out}");
     // Again: nothing to do, same answer.
     let (code, again, _) = host.run(&["db", "migrate"]);
     assert_eq!((code, again), (0, out));

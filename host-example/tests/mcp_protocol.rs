@@ -5,13 +5,17 @@
 mod mcp_support;
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use host_example::mcp;
 use serde_json::{Value, json};
 
 async fn serve() -> String {
-    let router = mcp::http::router(mcp_support::backend(), mcp::DEFAULT_PAGE_SIZE);
+    let router = mcp::http::router(
+        mcp_support::backend(),
+        mcp::DEFAULT_PAGE_SIZE,
+        tokio_util::sync::CancellationToken::new(),
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!(
         "http://{}{}",
@@ -87,8 +91,9 @@ async fn http_with_a_known_token_reaches_the_server() {
 
 #[test]
 fn stdio_answers_an_unknown_method_with_method_not_found() {
-    let mut server = Command::new(mcp_support::server_binary())
-        .args(["stdio", "--user", "petra"])
+    let host = mcp_support::Host::new();
+    let mut server = host
+        .command(&["mcp", "--user", "petra"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

@@ -1,146 +1,233 @@
 //! The official Python MCP client (pinned in tests/mcp_clients) against the
-//! server: over stdio with the example server, and over Streamable HTTP with
-//! the server in this process, so the test can approve proposals and change
-//! settings between calls. Both protocol revisions: `auto` negotiates
-//! 2026-07-28 through `server/discover`, `legacy` uses `initialize`.
+//! real binary on a fresh SQLite database: `host-example mcp --user NAME`
+//! over stdio, and `host-example serve` over Streamable HTTP with tokens
+//! from `host-example users token`. Settings change from another process
+//! (`host-example settings set`) between two calls; proposals are approved
+//! through the store's approval path in this process. Both protocol
+//! revisions: `auto` negotiates 2026-07-28 through `server/discover`,
+//! `legacy` uses `initialize`.
 
 mod mcp_support;
 
-use std::sync::Arc;
+use std::process::Command;
+use std::time::{Duration, Instant};
 
-use host_example::mcp::{self, CallDecision, MemoryBackend};
-use mcp_support::{Driver, actor, backend, common_checks, granted, is_error, propose, text};
+use mcp_support::{Driver, Host, common_checks, is_error, propose, text};
 use serde_json::json;
-use tool_core::ProposalId;
-use tool_core::gates::Toggle;
+use tool_core::{Actor, ProposalId};
 
 const MODES: [(&str, &str); 2] = [("auto", "2026-07-28"), ("legacy", "2025-11-25")];
 
-fn stdio_client(mode: &str, user: &str) -> Option<Driver> {
-    let server = mcp_support::server_binary();
-    let server = server.to_str().unwrap();
-    Driver::python(&["stdio", mode, server, "stdio", "--user", user])
+/// Only the one write tool the tests propose with is switched on (write
+/// tools ship disabled).
+fn tools_enabled() -> serde_json::Value {
+    json!({"update_page_metadata": {"state": "enabled"}})
+}
+
+fn tools_without_list_tables() -> serde_json::Value {
+    json!({
+        "update_page_metadata": {"state": "enabled"},
+        "list_tables": {"state": "disabled"},
+    })
+}
+
+/// A proposal approved by `admin` through the store's approval path
+/// changes the page, as a read tool then shows.
+fn approve_and_see(host: &Host, client: &mut Driver, title: &str) {
+    let id = propose(client, title);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let written = runtime
+        .block_on(async {
+            let backend = host.backend().await;
+            let admin = Actor {
+                id: "admin".into(),
+                admin: true,
+            };
+            backend.approve(&ProposalId::new(&id), &admin).await
+        })
+        .unwrap();
+    assert!(
+        written.to_model_text().starts_with("written and verified"),
+        "{}",
+        written.to_model_text()
+    );
+    let tree = client.call("get_pagetree", json!({"root": 19}));
+    assert!(text(&tree).contains(title), "{tree}");
+}
+
+/// `list_tables` answers, is switched off by another process, the client
+/// is told its list changed, and the next call is refused.
+fn disabled_between_two_calls(host: &Host, client: &mut Driver, mode: &str) {
+    assert_eq!(client.send(json!({"op": "listen"}))["listening"], true);
+    assert!(!is_error(&client.call("list_tables", json!({}))));
+    host.set_tools(tools_without_list_tables());
+    assert_eq!(
+        client.send(json!({"op": "wait_list_changed"}))["list_changed"],
+        true,
+        "{mode}"
+    );
+    let refused = client.call("list_tables", json!({}));
+    assert!(is_error(&refused), "{refused}");
+    assert_eq!(text(&refused), "tool `list_tables` is not available");
+    assert!(!client.names().iter().any(|t| t == "list_tables"));
+    host.set_tools(tools_enabled());
+}
+
+/// The audit trail shows `user`'s refused MCP call with the client and the
+/// revision.
+fn audited(host: &Host, user: &str, protocol: &str) {
+    let tail = host.run(&["audit", "tail", "-n", "200"]);
+    let refused = tail
+        .lines()
+        .filter(|line| line.split_whitespace().any(|word| word == user))
+        .filter(|line| line.contains("host-example-python-test/1.0.0"))
+        .filter(|line| line.contains(protocol))
+        .find(|line| line.contains("refused") && line.contains("list_tables"))
+        .unwrap_or_else(|| panic!("no refused call by {user} over {protocol}:\n{tail}"));
+    assert!(refused.contains(" enabled "), "the gate: {refused}");
 }
 
 #[test]
 fn stdio_serves_each_user_their_grant_in_both_revisions() {
+    let host = Host::new();
+    host.set_tools(tools_enabled());
     let runtime = tokio::runtime::Runtime::new().unwrap();
     for (mode, protocol) in MODES {
-        let Some(mut clara) = stdio_client(mode, "clara") else {
+        let Some(mut clara) = Driver::python_stdio(mode, &host, "clara") else {
             return;
         };
         assert_eq!(clara.send(json!({"op": "info"}))["protocol"], protocol);
-        common_checks(&mut clara, "clara", &runtime.block_on(granted("clara")));
-        propose(&mut clara, "Repairs and servicing");
+        common_checks(
+            &mut clara,
+            "clara",
+            &runtime.block_on(host.granted("clara")),
+        );
+        approve_and_see(&host, &mut clara, &format!("Repairs ({mode}, stdio)"));
+        disabled_between_two_calls(&host, &mut clara, mode);
+        audited(&host, "clara", protocol);
 
-        let mut admin = stdio_client(mode, "admin").unwrap();
-        let mut petra = stdio_client(mode, "petra").unwrap();
-        let admin_tools = admin.names();
-        let petra_tools = petra.names();
-        assert_eq!(admin_tools, runtime.block_on(granted("admin")));
-        assert_eq!(petra_tools, runtime.block_on(granted("petra")));
+        let admin_tools = Driver::python_stdio(mode, &host, "admin").unwrap().names();
+        let petra_tools = Driver::python_stdio(mode, &host, "petra").unwrap().names();
+        assert_eq!(admin_tools, runtime.block_on(host.granted("admin")));
+        assert_eq!(petra_tools, runtime.block_on(host.granted("petra")));
         assert!(admin_tools.iter().any(|t| t == "get_system_status"));
         assert!(!petra_tools.iter().any(|t| t == "get_system_status"));
     }
 }
 
-/// The HTTP server on a loopback port of a runtime of its own; the test
-/// thread drives the blocking client.
-struct HttpServer {
-    runtime: tokio::runtime::Runtime,
-    backend: Arc<MemoryBackend>,
-    url: String,
-}
-
-impl HttpServer {
-    fn start(page_size: usize) -> HttpServer {
-        let runtime = tokio::runtime::Runtime::new().unwrap();
-        let backend = backend();
-        let router = mcp::http::router(Arc::clone(&backend), page_size);
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .unwrap();
-        let url = format!(
-            "http://{}{}",
-            listener.local_addr().unwrap(),
-            mcp::http::PATH
-        );
-        runtime.spawn(async move { axum::serve(listener, router).await });
-        HttpServer {
-            runtime,
-            backend,
-            url,
-        }
-    }
+#[test]
+fn stdio_for_an_unknown_user_is_a_one_line_error() {
+    let host = Host::new();
+    let output = host.command(&["mcp", "--user", "nobody"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(
+        stderr,
+        "error: no user `nobody`; see `host-example users list`\n"
+    );
 }
 
 #[test]
-fn http_approves_proposals_and_announces_disabled_tools() {
+fn http_serves_tokens_users_and_changes_from_other_processes() {
+    let host = Host::new();
+    host.set_tools(tools_enabled());
+    let server = host.serve();
+    let url = server.mcp_url();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(without_a_known_token_is_401(&url));
+
     for (mode, protocol) in MODES {
-        // A small page size, so listing takes several pages.
-        let server = HttpServer::start(7);
-        let Some(mut clara) = Driver::python(&["http", mode, &server.url, "clara-token"]) else {
+        let token = host.token("clara");
+        let Some(mut clara) = Driver::python(&["http", mode, &url, &token]) else {
             return;
         };
         assert_eq!(clara.send(json!({"op": "info"}))["protocol"], protocol);
-        let expected = server.runtime.block_on(granted("clara"));
-        common_checks(&mut clara, "clara", &expected);
-        assert!(clara.send(json!({"op": "list"}))["pages"].as_u64().unwrap() > 1);
-
-        // A proposal, approved by an administrator, changes the record.
-        let id = propose(&mut clara, "Repairs and servicing");
-        let written = server
-            .runtime
-            .block_on(
-                server
-                    .backend
-                    .approve(&ProposalId::new(&id), &actor("admin")),
-            )
-            .unwrap();
-        assert!(written.to_model_text().starts_with("written and verified"));
-        let tree = clara.call("get_pagetree", json!({"root": 19}));
-        assert!(text(&tree).contains("Repairs and servicing"), "{tree}");
-
-        // A tool switched off between two calls: refused on the second, and
-        // announced to the open stream.
-        assert_eq!(clara.send(json!({"op": "listen"}))["listening"], true);
-        assert!(!is_error(&clara.call("list_tables", json!({}))));
-        server
-            .runtime
-            .block_on(
-                server
-                    .backend
-                    .set_tool_state("list_tables", Toggle::Disabled),
-            )
-            .unwrap();
-        assert_eq!(
-            clara.send(json!({"op": "wait_list_changed"}))["list_changed"],
-            true,
-            "{mode}"
+        common_checks(
+            &mut clara,
+            "clara",
+            &runtime.block_on(host.granted("clara")),
         );
-        let refused = clara.call("list_tables", json!({}));
-        assert!(is_error(&refused));
-        assert_eq!(text(&refused), "tool `list_tables` is not available");
-        assert!(!clara.names().iter().any(|t| t == "list_tables"));
+        approve_and_see(&host, &mut clara, &format!("Repairs ({mode}, http)"));
+        disabled_between_two_calls(&host, &mut clara, mode);
+        audited(&host, "clara", protocol);
 
-        // Every call is audited with the client, the revision and the gate.
-        let audit = server.backend.store().audit();
-        let last = audit.last().unwrap();
-        assert_eq!(last.caller.actor, actor("clara"));
-        assert_eq!(
-            last.caller.client_name.as_deref(),
-            Some("host-example-python-test")
-        );
-        assert_eq!(last.caller.client_version.as_deref(), Some("1.0.0"));
-        assert_eq!(last.caller.protocol.as_deref(), Some(protocol));
-        match &last.decision {
-            CallDecision::Refused { denial } => assert_eq!(denial.gate().to_string(), "enabled"),
-            other => panic!("{other:?}"),
+        let token = host.token("petra");
+        let mut petra = Driver::python(&["http", mode, &url, &token]).unwrap();
+        assert_eq!(petra.names(), runtime.block_on(host.granted("petra")));
+    }
+    stops_on_ctrl_c(server);
+}
+
+async fn without_a_known_token_is_401(url: &str) {
+    let client = reqwest::Client::new();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+    for authorization in [None, Some("Bearer wrong-token")] {
+        let mut request = client
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.clone());
+        if let Some(authorization) = authorization {
+            request = request.header("authorization", authorization);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), 401, "{authorization:?}");
+        assert_eq!(response.headers()["www-authenticate"], "Bearer");
+        assert_eq!(response.text().await.unwrap(), "");
+    }
+}
+
+/// SIGINT, as Ctrl-C sends it: the server stops by itself, successfully.
+fn stops_on_ctrl_c(mut server: mcp_support::Served) {
+    let pid = server.child.id().to_string();
+    let status = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    assert!(status.success());
+    let started = Instant::now();
+    loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            assert!(status.success(), "{status}");
+            return;
         }
         assert!(
-            audit
-                .iter()
-                .any(|e| matches!(e.decision, CallDecision::Proposed { .. }))
+            started.elapsed() < Duration::from_secs(15),
+            "still serving after Ctrl-C"
         );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The in-memory backend in this process with a small page size: listing
+/// takes several pages and still gives exactly the grant.
+#[test]
+fn http_pages_the_tool_list() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let router = host_example::mcp::http::router(
+        mcp_support::backend(),
+        7,
+        tokio_util::sync::CancellationToken::new(),
+    );
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let url = format!(
+        "http://{}{}",
+        listener.local_addr().unwrap(),
+        host_example::mcp::http::PATH
+    );
+    runtime.spawn(async move { axum::serve(listener, router).await });
+    for (mode, _) in MODES {
+        let Some(mut petra) = Driver::python(&["http", mode, &url, "petra-token"]) else {
+            return;
+        };
+        let listed = petra.send(json!({"op": "list"}));
+        assert!(listed["pages"].as_u64().unwrap() > 1, "{mode}");
+        let names: Vec<&str> = listed["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, runtime.block_on(mcp_support::granted("petra")));
     }
 }

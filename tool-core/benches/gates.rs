@@ -56,6 +56,8 @@ impl DynTool for Generated {
             shipped: Shipped::Enabled,
             scope: None,
             data: tool_core::DataClass::Public,
+            timeout: None,
+            idempotent: true,
         }
     }
     fn site(&self) -> DefinitionSite {

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::ToolError;
+use crate::calls::{CancelToken, Cancelled, DecisionSink, ProgressSignal};
 use crate::egress::EgressGuard;
 
 /// The person (or service account) a run acts for.
@@ -53,6 +54,9 @@ impl fmt::Display for RunId {
 pub struct ToolContext {
     shared: Arc<Shared>,
     egress: Option<Arc<EgressGuard>>,
+    /// Set by the call path for a call with a timeout, so that progress
+    /// restarts it.
+    progress: Option<Arc<ProgressSignal>>,
 }
 
 #[derive(Clone)]
@@ -60,6 +64,8 @@ struct Shared {
     run: RunId,
     actor: Option<Actor>,
     services: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    cancel: Option<CancelToken>,
+    decisions: Option<Arc<dyn DecisionSink>>,
 }
 
 /// The guard a tool gets when its group may not reach the network.
@@ -73,8 +79,11 @@ impl ToolContext {
                 run,
                 actor: None,
                 services: HashMap::new(),
+                cancel: None,
+                decisions: None,
             }),
             egress: None,
+            progress: None,
         }
     }
 
@@ -126,6 +135,68 @@ impl ToolContext {
         ToolContext {
             shared: Arc::clone(&self.shared),
             egress: Some(guard),
+            progress: self.progress.clone(),
+        }
+    }
+
+    pub(crate) fn with_progress(&self, signal: Arc<ProgressSignal>) -> ToolContext {
+        ToolContext {
+            shared: Arc::clone(&self.shared),
+            egress: self.egress.clone(),
+            progress: Some(signal),
+        }
+    }
+}
+
+/// Cancellation and progress ([`calls`](crate::calls)).
+impl ToolContext {
+    /// Sets the token that cancels the calls made with this context (and
+    /// the agent's run driven with it).
+    pub fn with_cancel(mut self, token: CancelToken) -> Self {
+        Arc::make_mut(&mut self.shared).cancel = Some(token);
+        self
+    }
+
+    /// Sends a [`DecisionRecord`](crate::calls::DecisionRecord) of every
+    /// gated call made with this context to `sink`.
+    pub fn with_decision_sink(mut self, sink: impl DecisionSink) -> Self {
+        Arc::make_mut(&mut self.shared).decisions = Some(Arc::new(sink));
+        self
+    }
+
+    pub(crate) fn decision_sink(&self) -> Option<&dyn DecisionSink> {
+        self.shared.decisions.as_deref()
+    }
+
+    /// The cancel token, if the host set one.
+    pub fn cancel_token(&self) -> Option<&CancelToken> {
+        self.shared.cancel.as_ref()
+    }
+
+    /// Whether the host cancelled this call or its run. A tool doing long
+    /// work checks it between steps and stops early.
+    pub fn is_cancelled(&self) -> bool {
+        self.shared
+            .cancel
+            .as_ref()
+            .is_some_and(CancelToken::is_cancelled)
+    }
+
+    /// Ready once the host cancels; never, without a token.
+    pub fn cancelled(&self) -> Cancelled {
+        match &self.shared.cancel {
+            Some(token) => token.cancelled(),
+            None => CancelToken::new().cancelled(),
+        }
+    }
+
+    /// Reports progress: `done` of `total` (when known), and what is being
+    /// done. Each report restarts the call's timeout, never past the
+    /// host's ceiling. A `tracing` event (target `tool_core::progress`).
+    pub fn progress(&self, done: u64, total: Option<u64>, message: &str) {
+        tracing::debug!(target: "tool_core::progress", run = %self.shared.run, done, total, message);
+        if let Some(signal) = &self.progress {
+            signal.report();
         }
     }
 }

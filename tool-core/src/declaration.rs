@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -31,6 +32,15 @@ pub struct Declaration {
     pub scope: Option<Scope>,
     /// The class of data the tool returns (gate 8).
     pub data: DataClass,
+    /// How long a call may run without progress
+    /// ([`calls`](crate::calls)); `None` takes the host's default.
+    #[serde(default)]
+    pub timeout: Option<Duration>,
+    /// Whether calling twice does what calling once does, so a call that
+    /// failed [transiently](crate::ToolError::Transient) may be retried.
+    /// Read tools are, write tools are not, unless they declare otherwise.
+    #[serde(default)]
+    pub idempotent: bool,
 }
 
 /// A tool's scope argument: the JSON property a scoped grant such as

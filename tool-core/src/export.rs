@@ -103,6 +103,7 @@ impl Exports {
 pub(crate) fn exports(
     declaration: &Declaration,
     schema: &Value,
+    output: Option<&Value>,
 ) -> Result<(Exports, Vec<ExportIssue>), String> {
     let mut issues = Vec::new();
     let name = declaration.name.as_ref();
@@ -169,6 +170,16 @@ pub(crate) fn exports(
     }
     mcp.insert("description".into(), json!(description));
     mcp.insert("inputSchema".into(), schema.clone());
+    if let Some(output) = output {
+        // MCP's `structuredContent` is an object, so its schema's root is.
+        if output.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(
+                "the declared output's schema is not an object, as MCP's `outputSchema` must be"
+                    .to_owned(),
+            );
+        }
+        mcp.insert("outputSchema".into(), output.clone());
+    }
     mcp.insert("annotations".into(), mcp_annotations(declaration));
 
     Ok((
@@ -201,8 +212,8 @@ fn mcp_annotations(declaration: &Declaration) -> Value {
     }
     annotations.insert("readOnlyHint".into(), json!(read));
     annotations.insert("destructiveHint".into(), json!(!read));
-    // Reading twice changes nothing; a write is not assumed idempotent.
-    annotations.insert("idempotentHint".into(), json!(read));
+    // Reads are idempotent, writes not, unless the tool declares otherwise.
+    annotations.insert("idempotentHint".into(), json!(declaration.idempotent));
     annotations.insert(
         "openWorldHint".into(),
         json!(declaration.egress != Egress::None),

@@ -59,6 +59,9 @@
 //! | `disabled` | ships disabled | ships enabled (a `write` tool always ships disabled) |
 //! | `scope = "field"` | the string argument scoped grants are matched against | scoped grants grant nothing |
 //! | `title = "…"` | a display title for people | none |
+//! | `timeout = "30s"` | how long a call may run without progress (`ms`, `s`, `m`, `h`; more than zero, at most `1h`); see [`calls`] | the host's default |
+//! | `idempotent = true \| false` | whether a call may be repeated, so a [transient](ToolError::Transient) failure is retried ([`calls`]) | `true` for `read`, `false` for `write` |
+//! | `output = Type` | the type of the structured result ([`ToolOutput::structured`]): its schema is MCP's `outputSchema` and every result is checked against it ([`RegistryBuilder::validate_outputs`]) | no contract |
 //! | `crate = path` | where `tool_core` is, for crates that re-export it | `::tool_core` |
 //!
 //! Supported shapes: a non-generic struct with named fields (`struct Status {}`
@@ -131,6 +134,7 @@
 
 pub mod agent;
 pub mod approval;
+pub mod calls;
 mod context;
 mod declaration;
 pub mod egress;
@@ -182,6 +186,8 @@ pub mod __private {
         shipped: Shipped::Disabled,
         scope: None,
         data: DataClass::Personal,
+        timeout: None,
+        idempotent: false,
     };
 
     /// Not public API; used by generated code. `Tool`'s supertraits as one
@@ -205,6 +211,18 @@ pub mod __private {
     impl ScopeArgument for Option<String> {}
     impl ScopeArgument for Box<str> {}
     impl ScopeArgument for Cow<'static, str> {}
+
+    /// Not public API; used by generated code.
+    #[diagnostic::on_unimplemented(
+        message = "`output` must name a type that serializes and has a schema, but `{Self}` does not",
+        label = "needs `Serialize` and `JsonSchema`",
+        note = "derive both: `#[derive(Serialize, JsonSchema)]`"
+    )]
+    pub trait OutputType {}
+    impl<T: serde::Serialize + schemars::JsonSchema> OutputType for T {}
+
+    /// Not public API; used by generated code.
+    pub const fn assert_output<T: OutputType + ?Sized>() {}
 
     /// Not public API; used by generated code.
     pub const fn assert_scope_argument<T: ScopeArgument + ?Sized>() {}

@@ -29,6 +29,17 @@ impl ToolOutput {
         }
     }
 
+    /// A structured result of the type the tool declares
+    /// (`#[tool(output = Type)]`): its schema is the tool's MCP
+    /// `outputSchema`, and the value is checked against it before it leaves
+    /// the call ([`RegistryBuilder::validate_outputs`](crate::RegistryBuilder::validate_outputs)).
+    /// Fails only when `value` cannot be JSON (a map with non-string keys).
+    pub fn structured<T: Serialize + schemars::JsonSchema>(value: T) -> Result<Self, ToolError> {
+        serde_json::to_value(value)
+            .map(ToolOutput::json)
+            .map_err(|error| ToolError::failed(format!("the result could not be encoded: {error}")))
+    }
+
     /// Both a text (for models that read text) and the structured value.
     pub fn both(text: impl Into<String>, json: Value) -> Self {
         ToolOutput {
@@ -273,6 +284,46 @@ pub enum ToolError {
         /// Model-facing text; never secrets, never paths of the host.
         message: String,
     },
+    /// The call ran out of time; its future was dropped.
+    #[error(
+        "tool `{tool}` timed out after {} ({limit})",
+        crate::calls::seconds(after)
+    )]
+    TimedOut {
+        /// The tool called.
+        tool: String,
+        /// The bound that ran out.
+        after: std::time::Duration,
+        /// Which bound it was.
+        limit: crate::calls::TimeLimit,
+    },
+    /// The host cancelled the call (or its run); its future was dropped.
+    #[error("the call to `{tool}` was cancelled")]
+    Cancelled {
+        /// The tool called.
+        tool: String,
+    },
+    /// The tool failed in a way that may pass (a busy service, a lost
+    /// connection): an idempotent tool's call is retried
+    /// ([`calls`](crate::calls)). Shown to the model as is once retries
+    /// are spent.
+    #[error("{message}")]
+    Transient {
+        /// Model-facing text; never secrets, never paths of the host.
+        message: String,
+    },
+    /// The tool declared its output's schema and returned something else.
+    /// A fault of the tool, not of the model's call.
+    #[error(
+        "the output of `{tool}` breaks its declared schema: {}",
+        describe(problems)
+    )]
+    OutputMismatch {
+        /// The tool called.
+        tool: String,
+        /// Every failing path of the output.
+        problems: Vec<ArgumentProblem>,
+    },
     /// The tool panicked. The panic message stays host-side: it may hold
     /// anything.
     #[error("tool `{tool}` panicked: {message}")]
@@ -292,6 +343,14 @@ impl ToolError {
         }
     }
 
+    /// A failure that may pass if the call is tried again; retried for
+    /// idempotent tools ([`calls`](crate::calls)).
+    pub fn transient(message: impl Into<String>) -> Self {
+        ToolError::Transient {
+            message: message.into(),
+        }
+    }
+
     /// The text the model is given for this error.
     ///
     /// Refusals read exactly like unknown tools, byte for byte, so that a
@@ -301,7 +360,23 @@ impl ToolError {
             ToolError::Refused { tool, .. } => {
                 ToolError::NotAvailable { tool: tool.clone() }.to_string()
             }
-            ToolError::Panicked { tool, .. } => format!("tool `{tool}` failed"),
+            ToolError::Panicked { tool, .. } | ToolError::OutputMismatch { tool, .. } => {
+                format!("tool `{tool}` failed")
+            }
+            ToolError::TimedOut {
+                tool,
+                after,
+                limit: crate::calls::TimeLimit::SinceProgress,
+            } => format!(
+                "tool `{tool}` timed out after {} without progress",
+                crate::calls::seconds(after)
+            ),
+            ToolError::TimedOut { tool, after, .. } => {
+                format!(
+                    "tool `{tool}` timed out after {}",
+                    crate::calls::seconds(after)
+                )
+            }
             ToolError::MissingService { .. } => "the tool is not available on this host".to_owned(),
             other => other.to_string(),
         }

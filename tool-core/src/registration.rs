@@ -4,6 +4,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
 
@@ -14,8 +15,11 @@ use crate::{
 /// A boxed, `Send` future: what type-erased calls return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-type ExecuteFn = for<'a> fn(Value, &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
-type ProposeFn = for<'a> fn(Value, &'a ToolContext) -> BoxFuture<'a, Result<Proposal, ToolError>>;
+// The arguments are borrowed: they are parsed before the future starts, and
+// a retried call parses them again without a copy.
+type ExecuteFn =
+    for<'a> fn(&Value, &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
+type ProposeFn = for<'a> fn(&Value, &'a ToolContext) -> BoxFuture<'a, Result<Proposal, ToolError>>;
 type ApplyFn =
     for<'a> fn(&'a Proposal, &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
 
@@ -35,6 +39,8 @@ pub struct Registration {
     pub(crate) site: DefinitionSite,
     pub(crate) schema: fn() -> Value,
     pub(crate) handler: Handler,
+    /// The declared output's schema (`#[tool(output = Type)]`).
+    pub(crate) output_schema: Option<fn() -> Value>,
 }
 
 inventory::collect!(Registration);
@@ -50,6 +56,7 @@ impl Registration {
             handler: Handler::Read {
                 execute: execute::<T>,
             },
+            output_schema: None,
         }
     }
 
@@ -64,7 +71,16 @@ impl Registration {
                 propose: propose::<T>,
                 apply: apply::<T>,
             },
+            output_schema: None,
         }
+    }
+
+    /// Not public API; used by generated code.
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn output<O: JsonSchema>(mut self) -> Self {
+        self.output_schema = Some(schema_of::<O>);
+        self
     }
 
     /// Every registration linked into this program, in link order (the
@@ -88,7 +104,7 @@ impl Registration {
 /// The arguments schema, JSON Schema 2020-12, with the root's `title` and
 /// `description` removed: the type's name is not the model's business and
 /// the description is sent beside the schema already.
-pub(crate) fn schema_of<T: Tool>() -> Value {
+pub(crate) fn schema_of<T: JsonSchema>() -> Value {
     let schema = SchemaSettings::draft2020_12()
         .into_generator()
         .into_root_schema_for::<T>();
@@ -100,8 +116,8 @@ pub(crate) fn schema_of<T: Tool>() -> Value {
     value
 }
 
-fn deserialize<T: Tool>(arguments: Value) -> Result<T, ToolError> {
-    serde_json::from_value(arguments).map_err(|error| ToolError::InvalidArguments {
+fn deserialize<T: Tool>(arguments: &Value) -> Result<T, ToolError> {
+    T::deserialize(arguments).map_err(|error| ToolError::InvalidArguments {
         tool: T::DECLARATION.name.into_owned(),
         problems: vec![crate::ArgumentProblem {
             path: String::new(),
@@ -110,20 +126,20 @@ fn deserialize<T: Tool>(arguments: Value) -> Result<T, ToolError> {
     })
 }
 
-fn execute<T: Execute>(
-    arguments: Value,
-    cx: &ToolContext,
-) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
+fn execute<'a, T: Execute>(
+    arguments: &Value,
+    cx: &'a ToolContext,
+) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
     match deserialize::<T>(arguments) {
         Ok(tool) => Box::pin(tool.execute(cx)),
         Err(error) => Box::pin(std::future::ready(Err(error))),
     }
 }
 
-fn propose<T: Write>(
-    arguments: Value,
-    cx: &ToolContext,
-) -> BoxFuture<'_, Result<Proposal, ToolError>> {
+fn propose<'a, T: Write>(
+    arguments: &Value,
+    cx: &'a ToolContext,
+) -> BoxFuture<'a, Result<Proposal, ToolError>> {
     match deserialize::<T>(arguments) {
         Ok(tool) => Box::pin(tool.propose(cx)),
         Err(error) => Box::pin(std::future::ready(Err(error))),
@@ -150,6 +166,12 @@ pub trait DynTool: Send + Sync + 'static {
     fn site(&self) -> DefinitionSite;
     /// The arguments schema; its root must be an object.
     fn input_schema(&self) -> Value;
+    /// The schema of its structured result, exported as MCP's
+    /// `outputSchema` and checked against every result; its root must be
+    /// an object. `None` (the default): no contract.
+    fn output_schema(&self) -> Option<Value> {
+        None
+    }
     /// Runs a call whose arguments already passed the schema.
     fn execute<'a>(
         &'a self,

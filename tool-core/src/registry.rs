@@ -8,17 +8,24 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
+use futures_util::future::{Either, select};
+
 use crate::approval::ApprovalError;
+use crate::calls::{
+    Bounded, Bounds, CallLimits, CancelToken, DefinitionHash, MAX_TOOL_TIMEOUT, ProgressSignal,
+    RetryPolicy, Timer, definition_hash,
+};
 use crate::export::{ExportIssue, Exports, Provider};
 use crate::registration::{BoxFuture, DynTool, Handler, Registration};
 use crate::validation::ArgumentValidator;
 use crate::{
-    Declaration, DefinitionSite, Effect, Outcome, Proposal, ProposalId, ToolContext, ToolError,
-    ToolOutput, is_valid_group_name, is_valid_tool_name,
+    ArgumentProblem, Declaration, DefinitionSite, Effect, Outcome, Proposal, ProposalId,
+    ToolContext, ToolError, ToolOutput, is_valid_group_name, is_valid_tool_name,
 };
 
 const DESCRIPTION_MAX: usize = 1024;
@@ -29,6 +36,10 @@ pub struct RegistryBuilder {
     linked: Vec<&'static Registration>,
     dynamic: Vec<Arc<dyn DynTool>>,
     max_argument_bytes: usize,
+    timer: Option<Arc<dyn Timer>>,
+    limits: CallLimits,
+    retry: RetryPolicy,
+    validate_outputs: bool,
 }
 
 impl Default for RegistryBuilder {
@@ -37,6 +48,10 @@ impl Default for RegistryBuilder {
             linked: Vec::new(),
             dynamic: Vec::new(),
             max_argument_bytes: DEFAULT_MAX_ARGUMENT_BYTES,
+            timer: None,
+            limits: CallLimits::default(),
+            retry: RetryPolicy::default(),
+            validate_outputs: cfg!(debug_assertions),
         }
     }
 }
@@ -56,6 +71,45 @@ impl RegistryBuilder {
     /// or parsed into the tool's type.
     pub fn max_argument_bytes(mut self, bytes: usize) -> Self {
         self.max_argument_bytes = bytes;
+        self
+    }
+
+    /// Sets the timer every bound of a call waits on (timeouts, the
+    /// ceiling, retry backoff). Without one no call times out
+    /// ([`calls`](crate::calls)).
+    pub fn timer(mut self, timer: impl Timer) -> Self {
+        self.timer = Some(Arc::new(timer));
+        self
+    }
+
+    /// The timeout of a tool that declares none. Restarted by each
+    /// progress report, never past the [ceiling](Self::timeout_ceiling).
+    pub fn default_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.default_timeout = Some(timeout);
+        self
+    }
+
+    /// The hard bound on any call, counted from its start whatever the
+    /// tool declares or reports.
+    pub fn timeout_ceiling(mut self, ceiling: Duration) -> Self {
+        self.limits.ceiling = Some(ceiling);
+        self
+    }
+
+    /// How transient failures of idempotent tools are retried (default
+    /// [`RetryPolicy::default`]; [`RetryPolicy::NONE`] turns retries off).
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Checks each result of a tool that declares its output's schema
+    /// against it; a result that breaks it fails the call
+    /// ([`ToolError::OutputMismatch`]). Always on in debug builds (tests
+    /// among them), where `false` is ignored; in release builds off unless
+    /// the host turns it on, since it costs a schema check per result.
+    pub fn validate_outputs(mut self, on: bool) -> Self {
+        self.validate_outputs = on || cfg!(debug_assertions);
         self
     }
 
@@ -91,10 +145,19 @@ impl RegistryBuilder {
                     panic_message(&*payload)
                 )
             });
+            let output = registration.output_schema.map(|schema| {
+                catch_unwind(schema).map_err(|payload| {
+                    format!(
+                        "generating the output's schema panicked: {}",
+                        panic_message(&*payload)
+                    )
+                })
+            });
             if let Some(tool) = check_tool(
                 declaration.clone(),
                 registration.site,
                 schema,
+                output.transpose(),
                 Kind::Linked(registration.handler),
                 &mut problems,
                 &mut export_issues,
@@ -105,6 +168,7 @@ impl RegistryBuilder {
         for tool in self.dynamic {
             let declaration = tool.declaration();
             let schema = Ok(tool.input_schema());
+            let output = Ok(tool.output_schema());
             let site = tool.site();
             if declaration.effect == Effect::Write {
                 problems.push(BuildProblem::UnsupportedDynamicWrite {
@@ -117,6 +181,7 @@ impl RegistryBuilder {
                 declaration,
                 site,
                 schema,
+                output,
                 Kind::Dynamic(tool),
                 &mut problems,
                 &mut export_issues,
@@ -149,11 +214,24 @@ impl RegistryBuilder {
             .map(|(i, tool)| (Arc::clone(&tool.name), i))
             .collect();
         export_issues.sort_by(|a, b| (&a.tool, a.provider as u8).cmp(&(&b.tool, b.provider as u8)));
+        let bounded = self.limits.default_timeout.is_some()
+            || self.limits.ceiling.is_some()
+            || tools.iter().any(|t| t.declaration.timeout.is_some());
+        if bounded && self.timer.is_none() {
+            tracing::warn!(
+                target: "tool_core::registry",
+                "calls have timeouts but the registry has no timer: no call will time out",
+            );
+        }
         Ok(Registry {
             tools,
             index,
             export_issues,
             max_argument_bytes: self.max_argument_bytes,
+            timer: self.timer,
+            limits: self.limits,
+            retry: self.retry,
+            validate_outputs: self.validate_outputs,
         })
     }
 }
@@ -162,6 +240,7 @@ fn check_tool(
     declaration: Declaration,
     site: DefinitionSite,
     schema: Result<Value, String>,
+    output: Result<Option<Value>, String>,
     kind: Kind,
     problems: &mut Vec<BuildProblem>,
     export_issues: &mut Vec<ExportIssue>,
@@ -178,6 +257,15 @@ fn check_tool(
         problems.push(BuildProblem::InvalidGroup {
             name: name.clone(),
             group: declaration.group.to_string(),
+            site,
+        });
+    }
+    if let Some(timeout) = declaration.timeout
+        && (timeout.is_zero() || timeout > MAX_TOOL_TIMEOUT)
+    {
+        problems.push(BuildProblem::InvalidTimeout {
+            name: name.clone(),
+            timeout,
             site,
         });
     }
@@ -217,7 +305,14 @@ fn check_tool(
             });
         }
     }
-    let exports = match crate::export::exports(&declaration, &schema) {
+    let output = match output {
+        Ok(output) => output,
+        Err(reason) => {
+            problems.push(BuildProblem::InvalidSchema { name, site, reason });
+            return None;
+        }
+    };
+    let exports = match crate::export::exports(&declaration, &schema, output.as_ref()) {
         Ok((exports, issues)) => {
             for issue in &issues {
                 tracing::warn!(target: "tool_core::registry", %issue, "export falls back");
@@ -257,6 +352,9 @@ fn check_tool(
             schema,
             exports,
             validator,
+            output_schema: output,
+            output_validator: OnceLock::new(),
+            definition: OnceLock::new(),
             kind,
         }),
         _ => None,
@@ -375,6 +473,19 @@ pub enum BuildProblem {
         /// Why.
         reason: String,
     },
+    /// The declared timeout is zero or longer than
+    /// [`MAX_TOOL_TIMEOUT`](crate::calls::MAX_TOOL_TIMEOUT).
+    #[error(
+        "tool `{name}` (in {site}) declares a timeout of {timeout:?}: give more than zero and at most one hour"
+    )]
+    InvalidTimeout {
+        /// The tool.
+        name: String,
+        /// Its timeout.
+        timeout: Duration,
+        /// Where it was declared.
+        site: DefinitionSite,
+    },
     /// A run-time tool declared `effect = write`, which needs the two-phase
     /// `Write` path that only derived tools have.
     #[error(
@@ -404,6 +515,12 @@ pub struct RegisteredTool {
     exports: Exports,
     /// Compiled once: at build for run-time tools, on first call otherwise.
     validator: OnceLock<Result<ArgumentValidator, String>>,
+    /// The declared output's schema, and its validator, compiled on the
+    /// first result checked.
+    output_schema: Option<Value>,
+    output_validator: OnceLock<Result<ArgumentValidator, String>>,
+    /// Computed on first use: building a large registry stays cheap.
+    definition: OnceLock<DefinitionHash>,
     kind: Kind,
 }
 
@@ -437,6 +554,22 @@ impl RegisteredTool {
         self.exports.get(provider)
     }
 
+    /// The schema of its structured result, when it declares one
+    /// (`#[tool(output = Type)]`, [`DynTool::output_schema`]).
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.output_schema.as_ref()
+    }
+
+    /// The stable hash of its definition (name, declaration, input and
+    /// output schemas), which ties a decision record, or a grant a host
+    /// stores, to the exact definition it was made for.
+    pub fn definition_hash(&self) -> DefinitionHash {
+        *self.definition.get_or_init(|| {
+            let declaration = serde_json::to_value(&self.declaration).unwrap_or(Value::Null);
+            definition_hash(&declaration, &self.schema, self.output_schema.as_ref())
+        })
+    }
+
     /// Whether it was added at run time rather than linked.
     pub fn is_dynamic(&self) -> bool {
         matches!(self.kind, Kind::Dynamic(_))
@@ -460,6 +593,10 @@ pub struct Registry {
     index: FxHashMap<Arc<str>, usize>,
     export_issues: Vec<ExportIssue>,
     max_argument_bytes: usize,
+    timer: Option<Arc<dyn Timer>>,
+    limits: CallLimits,
+    retry: RetryPolicy,
+    validate_outputs: bool,
 }
 
 impl Registry {
@@ -564,24 +701,159 @@ impl Registry {
                 tool: tool.name().to_owned(),
                 problems,
             })?;
-        match &tool.kind {
-            Kind::Linked(Handler::Read { execute }) => {
-                guarded(tool.name(), || execute(arguments, cx))
-                    .await
-                    .map(Outcome::Done)
+        let name = tool.name();
+        let retries = if tool.declaration.idempotent {
+            self.retry.retries()
+        } else {
+            0
+        };
+        let plan = self.plan(tool);
+        // One progress signal for every attempt of the call.
+        let signalled = plan
+            .signal
+            .as_ref()
+            .map(|s| cx.with_progress(Arc::clone(s)));
+        let call_cx = signalled.as_ref().unwrap_or(cx);
+        let mut arguments = arguments;
+        let mut attempt = 0;
+        loop {
+            let last = attempt >= retries;
+            let result = match &tool.kind {
+                Kind::Linked(Handler::Read { execute }) => {
+                    let call = guarded(name, || execute(&arguments, call_cx));
+                    self.attempt(name, &plan, cx, call)
+                        .await
+                        .and_then(|output| self.check_output(tool, output))
+                        .map(Outcome::Done)
+                }
+                Kind::Linked(Handler::Write { propose, .. }) => {
+                    let call = guarded(name, || propose(&arguments, call_cx));
+                    match self.attempt(name, &plan, cx, call).await {
+                        Ok(proposal) => {
+                            let stamped = proposal.stamped(ProposalId::fresh(), name, arguments);
+                            return Ok(Outcome::Proposed(stamped));
+                        }
+                        Err(error) => Err(error),
+                    }
+                }
+                Kind::Dynamic(dynamic) => {
+                    // Copied only when another attempt may need them.
+                    let owned = if last {
+                        std::mem::take(&mut arguments)
+                    } else {
+                        arguments.clone()
+                    };
+                    let call = guarded(name, || dynamic.execute(owned, call_cx));
+                    self.attempt(name, &plan, cx, call)
+                        .await
+                        .and_then(|output| self.check_output(tool, output))
+                        .map(Outcome::Done)
+                }
+            };
+            match result {
+                Err(ToolError::Transient { .. }) if !last => {}
+                other => return other,
             }
-            Kind::Linked(Handler::Write { propose, .. }) => {
-                let kept = arguments.clone();
-                guarded(tool.name(), || propose(arguments, cx))
-                    .await
-                    .map(|proposal| {
-                        Outcome::Proposed(proposal.stamped(ProposalId::fresh(), tool.name(), kept))
-                    })
+            attempt += 1;
+            tracing::info!(target: "tool_core::call", tool = name, attempt, "transient failure; retrying");
+            if let Some(timer) = &self.timer {
+                let backoff = timer.sleep(self.retry.backoff(attempt));
+                if let Some(token) = cx.cancel_token() {
+                    let cancelled = std::pin::pin!(token.cancelled());
+                    if let Either::Right(_) = select(backoff, cancelled).await {
+                        return Err(ToolError::Cancelled {
+                            tool: name.to_owned(),
+                        });
+                    }
+                } else {
+                    backoff.await;
+                }
             }
-            Kind::Dynamic(dynamic) => guarded(tool.name(), || dynamic.execute(arguments, cx))
-                .await
-                .map(Outcome::Done),
         }
+    }
+
+    /// Checks a result against the tool's declared output schema, when it
+    /// declares one and outputs are checked.
+    fn check_output(
+        &self,
+        tool: &RegisteredTool,
+        output: ToolOutput,
+    ) -> Result<ToolOutput, ToolError> {
+        let Some(schema) = &tool.output_schema else {
+            return Ok(output);
+        };
+        if !self.validate_outputs {
+            return Ok(output);
+        }
+        let mismatch = |problems| ToolError::OutputMismatch {
+            tool: tool.name().to_owned(),
+            problems,
+        };
+        let Some(json) = output.as_json() else {
+            return Err(mismatch(vec![ArgumentProblem {
+                path: String::new(),
+                message: "the tool declares a structured output but returned none".to_owned(),
+            }]));
+        };
+        let validator = tool
+            .output_validator
+            .get_or_init(|| ArgumentValidator::compile(schema));
+        match validator {
+            Ok(validator) => validator.check(json).map_err(mismatch)?,
+            Err(reason) => {
+                return Err(mismatch(vec![ArgumentProblem {
+                    path: String::new(),
+                    message: format!("the declared output schema does not compile: {reason}"),
+                }]));
+            }
+        }
+        Ok(output)
+    }
+
+    /// The bounds of a call of `tool`: none without a timer, so a host
+    /// that sets none pays nothing for them.
+    fn plan(&self, tool: &RegisteredTool) -> CallPlan<'_> {
+        let (timeout, ceiling) = self.limits.for_tool(tool.declaration.timeout);
+        let timer = self
+            .timer
+            .as_deref()
+            .filter(|_| timeout.is_some() || ceiling.is_some());
+        CallPlan {
+            timer,
+            timeout,
+            ceiling,
+            signal: timeout
+                .and(timer)
+                .map(|_| Arc::new(ProgressSignal::default())),
+        }
+    }
+
+    /// One attempt of a call, within its timeout, the ceiling and the
+    /// cancel token; with none of them, the tool's future alone.
+    async fn attempt<'a, T>(
+        &self,
+        name: &'a str,
+        plan: &'a CallPlan<'_>,
+        cx: &'a ToolContext,
+        call: impl Future<Output = Result<T, ToolError>> + Send + 'a,
+    ) -> Result<T, ToolError> {
+        let cancel = cx.cancel_token();
+        if cancel.is_some_and(CancelToken::is_cancelled) {
+            return Err(ToolError::Cancelled {
+                tool: name.to_owned(),
+            });
+        }
+        if plan.timer.is_none() && cancel.is_none() {
+            return call.await;
+        }
+        let bounds = Bounds {
+            timer: plan.timer,
+            timeout: plan.timeout,
+            ceiling: plan.ceiling,
+            cancel: cancel.map(CancelToken::cancelled),
+            progress: plan.signal.as_deref(),
+        };
+        Bounded::new(name, Box::pin(call), bounds).await
     }
 
     /// Applies an approved proposal with the tool that made it: proposes
@@ -614,8 +886,22 @@ impl Registry {
             tool.name(),
             proposal.arguments().clone(),
         );
-        Ok(guarded(tool.name(), || apply(&fresh, cx)).await?)
+        let output = guarded(tool.name(), || apply(&fresh, cx)).await?;
+        // The change is written: failing the call now would tell the model
+        // it was not, and invite it to write again. The host hears of it.
+        if let Err(error) = self.check_output(tool, output.clone()) {
+            tracing::error!(target: "tool_core::call", tool = tool.name(), %error, "an applied change's result breaks the declared output schema");
+        }
+        Ok(output)
     }
+}
+
+/// What bounds the attempts of one call.
+struct CallPlan<'r> {
+    timer: Option<&'r dyn Timer>,
+    timeout: Option<Duration>,
+    ceiling: Option<Duration>,
+    signal: Option<Arc<ProgressSignal>>,
 }
 
 /// Whether `arguments` serialize to at most `limit` bytes; stops writing

@@ -334,6 +334,8 @@ impl DynTool for Proxied {
             shipped: Shipped::Enabled,
             scope: None,
             data: tool_core::DataClass::Public,
+            timeout: None,
+            idempotent: true,
         }
     }
 

@@ -7,7 +7,9 @@
 fn ui() {
     let t = trybuild::TestCases::new();
     t.pass("tests/ui/pass/*.rs");
-    for topic in ["keys", "name", "doc", "scope", "shape", "impl", "bounds"] {
+    for topic in [
+        "keys", "name", "doc", "scope", "shape", "impl", "bounds", "timeout", "output",
+    ] {
         t.compile_fail(format!("tests/ui/{topic}/*.rs"));
     }
 }

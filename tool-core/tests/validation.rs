@@ -27,6 +27,8 @@ impl DynTool for Formats {
             shipped: Shipped::Enabled,
             scope: None,
             data: DataClass::Public,
+            timeout: None,
+            idempotent: true,
         }
     }
 

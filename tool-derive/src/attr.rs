@@ -5,7 +5,7 @@ use proc_macro2::{Span, TokenTree};
 use quote::quote;
 use syn::meta::ParseNestedMeta;
 use syn::parse::ParseStream;
-use syn::{Attribute, LitStr, Meta, Path, Token};
+use syn::{Attribute, LitBool, LitStr, Meta, Path, Token, Type};
 
 use crate::ctxt::Ctxt;
 
@@ -20,6 +20,9 @@ pub const SCOPE: &str = "scope";
 pub const TITLE: &str = "title";
 pub const CRATE: &str = "crate";
 pub const DATA: &str = "data";
+pub const TIMEOUT: &str = "timeout";
+pub const IDEMPOTENT: &str = "idempotent";
+pub const OUTPUT: &str = "output";
 
 const KEYS: &[&str] = &[
     NAME,
@@ -32,6 +35,9 @@ const KEYS: &[&str] = &[
     TITLE,
     CRATE,
     DATA,
+    TIMEOUT,
+    IDEMPOTENT,
+    OUTPUT,
 ];
 
 /// A value together with the span of what the user wrote for it.
@@ -192,6 +198,10 @@ pub struct ToolAttrs {
     pub title: Key<LitStr>,
     pub krate: Key<Path>,
     pub data: Key<Spanned<DataClass>>,
+    /// In milliseconds; its range is checked in `validate.rs`.
+    pub timeout: Key<Spanned<u64>>,
+    pub idempotent: Key<LitBool>,
+    pub output: Key<Type>,
     /// The first `#[tool]` attribute, where a missing key is reported.
     pub first_attr: Option<Attribute>,
     /// Some `#[tool]` attribute could not be read to its end, so a key that
@@ -212,6 +222,9 @@ impl ToolAttrs {
             title: Key::new(TITLE),
             krate: Key::new(CRATE),
             data: Key::new(DATA),
+            timeout: Key::new(TIMEOUT),
+            idempotent: Key::new(IDEMPOTENT),
+            output: Key::new(OUTPUT),
             first_attr: None,
             unreadable: false,
         };
@@ -270,6 +283,9 @@ impl ToolAttrs {
             EFFECT => self.effect.set(cx, path, parse_choice::<Effect>(meta)),
             EGRESS => self.egress.set(cx, path, parse_choice::<Egress>(meta)),
             DATA => self.data.set(cx, path, parse_choice::<DataClass>(meta)),
+            TIMEOUT => self.timeout.set(cx, path, parse_timeout(meta)),
+            IDEMPOTENT => self.idempotent.set(cx, path, parse_bool(meta, IDEMPOTENT)),
+            OUTPUT => self.output.set(cx, path, parse_output(meta)),
             REQUIRES_ADMIN => self
                 .requires_admin
                 .set(cx, path, parse_flag(meta, REQUIRES_ADMIN)),
@@ -356,6 +372,71 @@ fn parse_choice<T: Choice>(meta: &ParseNestedMeta) -> syn::Result<Spanned<T>> {
         None => Err(syn::Error::new(
             lit.span(),
             format!("unknown {} `{text}`: write {}", T::KEY, T::allowed()),
+        )),
+    }
+}
+
+fn parse_bool(meta: &ParseNestedMeta, key: &str) -> syn::Result<LitBool> {
+    let example = format!("`{key} = true` or `{key} = false`");
+    let input = value(meta, key, &example)?;
+    if input.peek(LitBool) {
+        input.parse()
+    } else {
+        Err(input.error(format!("`{key}` takes `true` or `false`: write {example}")))
+    }
+}
+
+/// `output = Report`: the type of the tool's structured result.
+fn parse_output(meta: &ParseNestedMeta) -> syn::Result<Type> {
+    let example = "`output = ResultType`";
+    let input = value(meta, OUTPUT, example)?;
+    if input.peek(LitStr) {
+        let lit: LitStr = input.parse()?;
+        return Err(syn::Error::new(
+            lit.span(),
+            format!(
+                "`output` takes a type, not a string: write `output = {}`",
+                lit.value()
+            ),
+        ));
+    }
+    input.parse::<Type>().map_err(|error| {
+        syn::Error::new(
+            error.span(),
+            format!("`output` takes the type of the result: write {example}"),
+        )
+    })
+}
+
+/// `timeout = "30s"`: a whole number and one of `ms`, `s`, `m`, `h`.
+fn parse_timeout(meta: &ParseNestedMeta) -> syn::Result<Spanned<u64>> {
+    let lit = parse_str(meta, TIMEOUT)?;
+    let text = lit.value();
+    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let per_unit: Option<u64> = match &text[digits.len()..] {
+        "ms" => Some(1),
+        "s" => Some(1_000),
+        "m" => Some(60_000),
+        "h" => Some(3_600_000),
+        _ => None,
+    };
+    let millis = per_unit.and_then(|per_unit| {
+        let digits_only = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+        digits_only
+            .then(|| digits.parse::<u64>().ok())
+            .flatten()
+            .map(|n| n.saturating_mul(per_unit))
+    });
+    match millis {
+        Some(value) => Ok(Spanned {
+            value,
+            span: lit.span(),
+        }),
+        None => Err(syn::Error::new(
+            lit.span(),
+            format!(
+                "invalid timeout `{text}`: write a whole number and a unit (`ms`, `s`, `m` or `h`), such as `timeout = \"30s\"` or `timeout = \"500ms\"`"
+            ),
         )),
     }
 }

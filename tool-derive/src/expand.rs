@@ -90,6 +90,24 @@ fn expand(model: &Model) -> TokenStream {
         DataClass::Confidential => quote!(#krate::DataClass::Confidential),
         DataClass::Personal => quote!(#krate::DataClass::Personal),
     };
+    let timeout = match model.timeout {
+        Some(millis) => {
+            quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#millis)))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let idempotent = model.idempotent;
+    // At the user's type, so an output type that cannot be a result is
+    // underlined where they named it.
+    let (output, output_check) = match &model.output {
+        Some(ty) => (
+            quote!(.output::<#ty>()),
+            quote_spanned! {ty.span()=>
+                const _: () = #krate::__private::assert_output::<#ty>();
+            },
+        ),
+        None => (TokenStream::new(), TokenStream::new()),
+    };
     // Spanned at the user's type so an unmet bound (`Deserialize`,
     // `JsonSchema`, `Execute`, `Write`) underlines their code.
     let tool_impl = quote_spanned! {span=>
@@ -116,16 +134,19 @@ fn expand(model: &Model) -> TokenStream {
                     shipped: #shipped,
                     scope: #scope,
                     data: #data,
+                    timeout: #timeout,
+                    idempotent: #idempotent,
                 };
             }
             #scope_check
+            #output_check
             #krate::__private::inventory::submit! {
                 #constructor(#krate::DefinitionSite {
                     crate_name: ::core::env!("CARGO_PKG_NAME"),
                     module_path: ::core::module_path!(),
                     file: ::core::file!(),
                     line: ::core::line!(),
-                })
+                })#output
             }
         };
     }

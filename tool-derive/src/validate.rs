@@ -4,9 +4,9 @@
 use proc_macro2::Span;
 use quote::ToTokens;
 use syn::ext::IdentExt;
-use syn::{Data, DeriveInput, Expr, Fields, Ident, Lit, LitStr, Meta, Path, Type};
+use syn::{Data, DeriveInput, Expr, Fields, Ident, Lit, LitBool, LitStr, Meta, Path, Type};
 
-use crate::attr::{DataClass, Effect, Egress, ScopeKind, ToolAttrs};
+use crate::attr::{DataClass, Effect, Egress, ScopeKind, Spanned, ToolAttrs};
 use crate::ctxt::Ctxt;
 
 /// The provider rule every big provider accepts; kept in step with
@@ -15,6 +15,8 @@ const NAME_MAX: usize = 64;
 /// Matches what the hosts' settings expect of a group: a crate-like name.
 const GROUP_MAX: usize = 64;
 const DESCRIPTION_MAX: usize = 1024;
+/// One hour, kept in step with `tool_core::calls::MAX_TOOL_TIMEOUT`.
+const TIMEOUT_MAX_MILLIS: u64 = 3_600_000;
 
 /// Everything `expand.rs` needs, checked.
 pub struct Model<'a> {
@@ -32,6 +34,12 @@ pub struct Model<'a> {
     /// Absent: the strictest class, so an unclassified tool is never
     /// offered to a zone that may not see personal data.
     pub data: DataClass,
+    /// In milliseconds, more than zero and at most an hour.
+    pub timeout: Option<u64>,
+    /// As written, else reads are and writes are not.
+    pub idempotent: bool,
+    /// The type of the structured result, when declared.
+    pub output: Option<Type>,
     pub krate: Path,
 }
 
@@ -85,6 +93,9 @@ pub fn model<'a>(cx: &Ctxt, input: &'a DeriveInput, attrs: ToolAttrs) -> Option<
             );
         }
     }
+    if let Some(timeout) = attrs.timeout.value() {
+        check_timeout(cx, timeout);
+    }
     let scope = attrs
         .scope
         .value()
@@ -117,11 +128,31 @@ pub fn model<'a>(cx: &Ctxt, input: &'a DeriveInput, attrs: ToolAttrs) -> Option<
         disabled: attrs.disabled.value().is_some(),
         scope,
         data: attrs.data.value().map_or(DataClass::Personal, |d| d.value),
+        timeout: attrs.timeout.value().map(|t| t.value),
+        idempotent: attrs
+            .idempotent
+            .value()
+            .map_or(effect == Effect::Read, LitBool::value),
+        output: attrs.output.value().cloned(),
         krate: attrs
             .krate
             .into_value()
             .unwrap_or_else(|| syn::parse_quote!(::tool_core)),
     })
+}
+
+fn check_timeout(cx: &Ctxt, timeout: &Spanned<u64>) {
+    if timeout.value == 0 {
+        cx.syn_error(syn::Error::new(
+            timeout.span,
+            "a timeout of zero would end every call before it starts: give a positive duration such as `timeout = \"30s\"`, or leave `timeout` out to take the host's default",
+        ));
+    } else if timeout.value > TIMEOUT_MAX_MILLIS {
+        cx.syn_error(syn::Error::new(
+            timeout.span,
+            "a tool's timeout is at most one hour (`timeout = \"1h\"`): a longer call should report progress, which restarts its timeout",
+        ));
+    }
 }
 
 /// Tool arguments are one JSON object, so only a struct with named fields

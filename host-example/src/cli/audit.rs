@@ -22,10 +22,20 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
     let Command::Tail { n } = command;
     let store = context.store().await?;
     let mut table = plain_table([
-        "AT", "ACTOR", "KIND", "DECISION", "TOOL", "RUN", "GATE", "DETAIL",
+        "AT", "ACTOR", "KIND", "DECISION", "TOOL", "RUN", "GATE", "CLIENT", "PROTOCOL", "MS",
+        "DETAIL",
     ]);
     let dash = |value: Option<String>| value.unwrap_or_else(|| "-".into());
     for entry in store.audit_tail(n).await? {
+        let client = entry.client.unwrap_or_default();
+        // One word, so the columns stay split by whitespace.
+        let client_name = client.name.map(|name| {
+            let name = name.split_whitespace().collect::<Vec<_>>().join("_");
+            match client.version {
+                Some(version) => format!("{name}/{version}"),
+                None => name,
+            }
+        });
         table.add_row([
             Timestamp(entry.at).to_string(),
             entry.actor,
@@ -34,6 +44,9 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             dash(entry.tool),
             dash(entry.run),
             dash(entry.gate),
+            dash(client_name),
+            dash(client.protocol),
+            dash(entry.duration.map(|d| d.as_millis().to_string())),
             dash(entry.detail),
         ]);
     }

@@ -5,6 +5,8 @@
 
 mod audit;
 mod db;
+mod mcp;
+mod serve;
 mod settings;
 mod skills;
 mod tools;
@@ -72,6 +74,15 @@ enum Command {
     /// Read the audit trail.
     #[command(subcommand)]
     Audit(audit::Command),
+    /// Serve the host's tools over MCP on stdin and stdout, acting for
+    /// --user (the form Claude Desktop and Claude Code start).
+    #[command(
+        after_help = "Example: host-example --database sqlite:///abs/path/host-example.db?mode=rwc mcp --user admin"
+    )]
+    Mcp,
+    /// Serve the host over HTTP: MCP (Streamable HTTP) at /mcp, with
+    /// bearer tokens from `host-example users token NAME`.
+    Serve(serve::Command),
 }
 
 /// A command's failure: one line for the user, and the exit code.
@@ -137,6 +148,8 @@ pub fn main() -> ExitCode {
         Command::Users(command) => block_on(users::run(&context, command)),
         Command::Settings(command) => block_on(settings::run(&context, command)),
         Command::Audit(command) => block_on(audit::run(&context, command)),
+        Command::Mcp => block_on(mcp::run(&context)),
+        Command::Serve(command) => serve::run(&context, command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

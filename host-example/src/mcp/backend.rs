@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -157,8 +157,14 @@ pub struct Backend<S> {
     registry: Registry,
     store: S,
     grants: Mutex<HashMap<Actor, (u64, Arc<Grant>)>>,
+    /// The newest settings generation seen; 0 until the first read.
     changes: watch::Sender<u64>,
+    last_poll: Mutex<Option<Instant>>,
 }
+
+/// How often open streams look at the store for settings another process
+/// changed (`host-example settings set`, another server on the database).
+pub const SETTINGS_POLL_INTERVAL: Duration = Duration::from_secs(1);
 
 impl<S: Store> Backend<S> {
     /// A backend over `store` serving the tools of `registry`.
@@ -168,6 +174,7 @@ impl<S: Store> Backend<S> {
             store,
             grants: Mutex::new(HashMap::new()),
             changes: watch::Sender::new(0),
+            last_poll: Mutex::new(None),
         }
     }
 
@@ -194,8 +201,41 @@ impl<S: Store> Backend<S> {
     /// The tools `actor` is offered now, resolved by the gates once per
     /// settings generation.
     pub async fn grant(&self, actor: &Actor) -> Result<Arc<Grant>, StoreError> {
-        let settings = self.store.settings().await?;
+        let settings = self.settings().await?;
         Ok(self.grant_under(actor, &settings))
+    }
+
+    /// The settings as they are now; a generation newer than the last one
+    /// seen is announced to open streams.
+    async fn settings(&self) -> Result<Arc<Settings>, StoreError> {
+        let settings = self.store.settings().await?;
+        self.observe(settings.generation);
+        Ok(settings)
+    }
+
+    fn observe(&self, generation: u64) {
+        self.changes.send_if_modified(|seen| {
+            // The first generation read is where this process starts, not
+            // a change.
+            let changed = *seen != 0 && generation > *seen;
+            *seen = (*seen).max(generation);
+            changed
+        });
+    }
+
+    /// Reads the settings generation, at most about once per
+    /// [`SETTINGS_POLL_INTERVAL`] however many streams ask, so a change
+    /// another process made reaches the open streams.
+    pub async fn poll_settings(&self) -> Result<(), StoreError> {
+        {
+            let mut last = self.last_poll.lock().unwrap_or_else(|e| e.into_inner());
+            let now = Instant::now();
+            if last.is_some_and(|at| now.duration_since(at) < SETTINGS_POLL_INTERVAL / 2) {
+                return Ok(());
+            }
+            *last = Some(now);
+        }
+        self.settings().await.map(drop)
     }
 
     fn grant_under(&self, actor: &Actor, settings: &Settings) -> Arc<Grant> {
@@ -224,7 +264,7 @@ impl<S: Store> Backend<S> {
         arguments: Value,
         run: RunId,
     ) -> Result<Outcome, CallError> {
-        let settings = self.store.settings().await?;
+        let settings = self.settings().await?;
         let grant = self.grant_under(actor, &settings);
         let cx = self.store.context(actor, run);
         let outcome = Gates::new(&self.registry, inputs(&settings, actor))
@@ -279,12 +319,15 @@ impl<S: Store> Backend<S> {
     /// changed.
     pub async fn set_settings(&self, host: HostSettings) -> Result<(), StoreError> {
         let generation = self.store.save_settings(host).await?;
-        self.changes.send_replace(generation);
+        self.changes
+            .send_modify(|seen| *seen = (*seen).max(generation));
         Ok(())
     }
 
-    /// Settings generations as [`set_settings`](Self::set_settings) makes
-    /// them: the transports forward each as `notifications/tools/list_changed`.
+    /// Settings generations as they change, here
+    /// ([`set_settings`](Self::set_settings)) or in another process (seen
+    /// by a request or [`poll_settings`](Self::poll_settings)): the
+    /// transports forward each as `notifications/tools/list_changed`.
     pub fn changes(&self) -> watch::Receiver<u64> {
         self.changes.subscribe()
     }

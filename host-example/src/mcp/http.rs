@@ -9,6 +9,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
 
 use super::backend::{Backend, Store};
 use super::server::{Authenticated, McpServer};
@@ -23,12 +24,19 @@ pub const PATH: &str = "/mcp";
 ///
 /// rmcp accepts only loopback `Host` headers by default (against DNS
 /// rebinding); serve it on a loopback address.
-pub fn router<S: Store>(backend: Arc<Backend<S>>, page_size: usize) -> Router {
+///
+/// Cancelling `stop` ends every open session and stream, so a server
+/// shutting down gracefully is not held open by a client's stream.
+pub fn router<S: Store>(
+    backend: Arc<Backend<S>>,
+    page_size: usize,
+    stop: CancellationToken,
+) -> Router {
     let server = McpServer::per_request(Arc::clone(&backend)).with_page_size(page_size);
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default(),
+        StreamableHttpServerConfig::default().with_cancellation_token(stop),
     );
     Router::new()
         .route_service(PATH, service)

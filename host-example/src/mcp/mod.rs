@@ -4,7 +4,8 @@
 //! | file | concern |
 //! | --- | --- |
 //! | `backend.rs` | [`Store`], the host's storage, and [`Backend`], the rules over it: grants cached per settings generation, the gated call, approval, audit |
-//! | `memory.rs` | [`MemoryStore`] and [`MemoryBackend`], for the example server and tests |
+//! | `sql.rs` | [`SqlStore`] and [`SqlBackend`]: the host's database, as `host-example mcp` and `host-example serve` use it |
+//! | `memory.rs` | [`MemoryStore`] and [`MemoryBackend`], a host without a database (tests) |
 //! | `server.rs` | [`McpServer`], rmcp's `ServerHandler`: `tools/list`, `tools/call`, `list_changed` |
 //! | `results.rs` | an outcome as a `tools/call` result |
 //! | `http.rs` | [`http::router`]: `/mcp` behind a bearer-token check |
@@ -16,15 +17,17 @@ pub mod http;
 mod memory;
 mod results;
 mod server;
+mod sql;
 
 use std::sync::Arc;
 
 pub use backend::{
-    ApproveError, AuditEntry, Backend, CallDecision, CallError, Caller, Settings, Store,
-    StoreError, StoredProposal,
+    ApproveError, AuditEntry, Backend, CallDecision, CallError, Caller, SETTINGS_POLL_INTERVAL,
+    Settings, Store, StoreError, StoredProposal,
 };
 pub use memory::{MemoryBackend, MemoryStore};
 pub use server::{DEFAULT_PAGE_SIZE, McpServer};
+pub use sql::{SqlBackend, SqlStore};
 
 use rmcp::ServiceExt as _;
 use tool_core::Actor;

@@ -15,7 +15,9 @@ use serde_json::Value;
 use tool_core::export::Provider;
 use tool_core::{Actor, RunId};
 
-use super::backend::{AuditEntry, Backend, CallDecision, CallError, Caller, Store};
+use super::backend::{
+    AuditEntry, Backend, CallDecision, CallError, Caller, SETTINGS_POLL_INTERVAL, Store,
+};
 use super::results;
 
 /// How many tools one `tools/list` page holds unless set otherwise.
@@ -93,19 +95,31 @@ impl<S: Store> McpServer<S> {
     }
 
     /// Forwards every settings change to `send` until it fails (the
-    /// client went away) or `stop` resolves.
+    /// client went away) or `stop` resolves. While it runs, the store is
+    /// polled for changes another process made.
     async fn forward_changes<F, Fut>(&self, send: F, stop: impl Future<Output = ()>)
     where
         F: Fn() -> Fut,
         Fut: Future<Output = bool>,
     {
         let mut changes = self.backend.changes();
+        // The generation this stream starts from, if no request read it yet.
+        if let Err(error) = self.backend.poll_settings().await {
+            tracing::error!(target: "host_example::mcp", %error, "could not read the settings");
+        }
+        let mut poll = tokio::time::interval(SETTINGS_POLL_INTERVAL);
+        poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         tokio::pin!(stop);
         loop {
             tokio::select! {
                 changed = changes.changed() => {
                     if changed.is_err() || !send().await {
                         return;
+                    }
+                }
+                _ = poll.tick() => {
+                    if let Err(error) = self.backend.poll_settings().await {
+                        tracing::error!(target: "host_example::mcp", %error, "could not read the settings");
                     }
                 }
                 () = &mut stop => return,

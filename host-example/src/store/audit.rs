@@ -1,5 +1,8 @@
 //! The audit trail: every gate decision, call and write, with who, in which
-//! run, on which tool, what was decided and by which gate.
+//! run, on which tool, what was decided and by which gate; for a call made
+//! over MCP also the client, the protocol revision and how long it took.
+
+use std::time::Duration;
 
 use sqlx::Row;
 
@@ -54,6 +57,21 @@ pub struct AuditEntry {
     pub gate: Option<String>,
     /// Anything else worth keeping, e.g. the setting changed.
     pub detail: Option<String>,
+    /// For an MCP call: the client that made it.
+    pub client: Option<McpClient>,
+    /// How long the act took, where it was timed (MCP calls).
+    pub duration: Option<Duration>,
+}
+
+/// The MCP client behind an audited call, as it introduced itself.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct McpClient {
+    /// Its name, from `initialize` or the request's `_meta`.
+    pub name: Option<String>,
+    /// Its version, likewise.
+    pub version: Option<String>,
+    /// The protocol revision of the request (`2025-11-25`, `2026-07-28`).
+    pub protocol: Option<String>,
 }
 
 impl AuditEntry {
@@ -68,6 +86,8 @@ impl AuditEntry {
             decision: decision.into(),
             gate: None,
             detail: None,
+            client: None,
+            duration: None,
         }
     }
 }
@@ -75,9 +95,11 @@ impl AuditEntry {
 impl Store {
     /// Appends `entry`, stamped now.
     pub async fn audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
+        let client = entry.client.as_ref();
         sqlx::query(
-            "INSERT INTO audit (at, actor, run_id, tool, kind, decision, gate, detail)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            "INSERT INTO audit (at, actor, run_id, tool, kind, decision, gate, detail,
+             client_name, client_version, protocol, duration_ms)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
         )
         .bind(now())
         .bind(entry.actor.as_str())
@@ -87,6 +109,14 @@ impl Store {
         .bind(entry.decision.as_str())
         .bind(entry.gate.clone())
         .bind(entry.detail.clone())
+        .bind(client.and_then(|c| c.name.clone()))
+        .bind(client.and_then(|c| c.version.clone()))
+        .bind(client.and_then(|c| c.protocol.clone()))
+        .bind(
+            entry
+                .duration
+                .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+        )
         .execute(&self.pool)
         .await?;
         Ok(())
@@ -95,8 +125,8 @@ impl Store {
     /// The last `n` entries, oldest first.
     pub async fn audit_tail(&self, n: usize) -> Result<Vec<AuditEntry>, StoreError> {
         let rows = sqlx::query(
-            "SELECT at, actor, run_id, tool, kind, decision, gate, detail FROM audit
-             ORDER BY seq DESC LIMIT $1",
+            "SELECT at, actor, run_id, tool, kind, decision, gate, detail, client_name,
+             client_version, protocol, duration_ms FROM audit ORDER BY seq DESC LIMIT $1",
         )
         .bind(i64::try_from(n).unwrap_or(i64::MAX))
         .fetch_all(&self.pool)
@@ -113,10 +143,35 @@ impl Store {
                     decision: row.try_get("decision")?,
                     gate: row.try_get("gate")?,
                     detail: row.try_get("detail")?,
+                    client: McpClient::from_columns(
+                        row.try_get("client_name")?,
+                        row.try_get("client_version")?,
+                        row.try_get("protocol")?,
+                    ),
+                    duration: row
+                        .try_get::<Option<i64>, _>("duration_ms")?
+                        .map(|ms| Duration::from_millis(u64::try_from(ms).unwrap_or(0))),
                 })
             })
             .collect::<Result<Vec<_>, StoreError>>()?;
         entries.reverse();
         Ok(entries)
+    }
+}
+
+impl McpClient {
+    /// `None` when all three columns are empty: the entry was not an MCP
+    /// call.
+    fn from_columns(
+        name: Option<String>,
+        version: Option<String>,
+        protocol: Option<String>,
+    ) -> Option<McpClient> {
+        let client = McpClient {
+            name,
+            version,
+            protocol,
+        };
+        (client != McpClient::default()).then_some(client)
     }
 }

@@ -31,7 +31,7 @@ use serde::de::DeserializeOwned;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{Any, AnyPool, Row, Transaction};
 
-pub use audit::{AuditEntry, AuditKind};
+pub use audit::{AuditEntry, AuditKind, McpClient};
 pub use error::StoreError;
 pub use migrate::LATEST_VERSION;
 pub use proposals::{ProposalStatus, SqlApprovals, StoredProposal};

@@ -3,9 +3,11 @@
 //! whose primary key is the proposal id, so the first decision wins across
 //! every process sharing the database.
 
-use sqlx::Row;
-use sqlx::any::AnyRow;
+use sqlx::any::{AnyArguments, AnyRow};
+use sqlx::query::Query;
+use sqlx::{Any, Row};
 use tool_core::approval::{AlreadyDecided, ApprovalStore, ClaimError, Decision};
+use tool_core::gates::Grant;
 use tool_core::{BoxFuture, Proposal, ProposalId, RunId};
 
 use super::{Store, StoreError, from_json, now, one_line, to_json};
@@ -68,18 +70,35 @@ impl StoredProposal {
 impl Store {
     /// Stores a proposal `run` made, pending.
     pub async fn save_proposal(&self, run: &RunId, proposal: &Proposal) -> Result<(), StoreError> {
+        insert_proposal(run, proposal).execute(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Stores a proposal made by one call outside any agent run (an MCP
+    /// client's), pending, in one transaction with a run of its own: the
+    /// run holds who proposed and their grant, as an agent run's does, so
+    /// approving it reads them the same way. The run is `completed`: the
+    /// call that made it has returned; nothing resumes it.
+    pub async fn save_call_proposal(
+        &self,
+        run: &RunId,
+        proposer: &str,
+        grant: &Grant,
+        proposal: &Proposal,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.begin_write().await?;
         sqlx::query(
-            "INSERT INTO proposals (id, run_id, tool, record, data, created_at, status)
-             VALUES ($1, $2, $3, $4, $5, $6, 'pending')",
+            "INSERT INTO runs (id, user_name, status, grant_json, created_at, updated_at)
+             VALUES ($1, $2, 'completed', $3, $4, $4)",
         )
-        .bind(proposal.id().as_str())
         .bind(run.0.as_str())
-        .bind(proposal.tool())
-        .bind(proposal.record.as_str())
-        .bind(to_json(proposal))
-        .bind(i64::try_from(proposal.created_at()).unwrap_or(i64::MAX))
-        .execute(&self.pool)
+        .bind(proposer)
+        .bind(to_json(grant))
+        .bind(now())
+        .execute(&mut *tx)
         .await?;
+        insert_proposal(run, proposal).execute(&mut *tx).await?;
+        tx.commit().await?;
         Ok(())
     }
 
@@ -183,6 +202,19 @@ impl Store {
             .map_err(|e| failed(&e))?;
         tx.commit().await.map_err(|e| failed(&e))
     }
+}
+
+fn insert_proposal<'q>(run: &'q RunId, proposal: &'q Proposal) -> Query<'q, Any, AnyArguments<'q>> {
+    sqlx::query(
+        "INSERT INTO proposals (id, run_id, tool, record, data, created_at, status)
+         VALUES ($1, $2, $3, $4, $5, $6, 'pending')",
+    )
+    .bind(proposal.id().as_str())
+    .bind(run.0.as_str())
+    .bind(proposal.tool())
+    .bind(proposal.record.as_str())
+    .bind(to_json(proposal))
+    .bind(i64::try_from(proposal.created_at()).unwrap_or(i64::MAX))
 }
 
 /// The durable [`ApprovalStore`]: the first decision on a proposal wins, in

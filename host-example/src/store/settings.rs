@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use sqlx::Row;
+use sqlx::{Any, Row, Transaction};
 use tool_core::DataClass;
 use tool_core::egress::Site;
 use tool_core::gates::{GroupSettings, HostSettings, RunConfig, ToolSettings};
@@ -138,16 +138,47 @@ impl Store {
         let value = key
             .check(value)
             .map_err(|error| invalid(format!("does not fit: {error}")))?;
-        sqlx::query(
-            "INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3)
-             ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-        )
-        .bind(key.name())
-        .bind(value.to_string())
-        .bind(now())
-        .execute(&self.pool)
-        .await?;
+        let mut tx = self.begin_write().await?;
+        write_setting(&mut tx, key, &value).await?;
+        bump_generation(&mut tx).await?;
+        tx.commit().await?;
         Ok(value)
+    }
+
+    /// Stores the gates' settings (group and tool switches, sites, the
+    /// skill trust floor) in one transaction; returns the new settings
+    /// generation.
+    pub async fn save_host_settings(&self, host: &HostSettings) -> Result<u64, StoreError> {
+        let values = [
+            (SettingKey::Groups, serde_json::to_value(&host.groups)),
+            (SettingKey::Tools, serde_json::to_value(&host.tools)),
+            (SettingKey::Sites, serde_json::to_value(&host.sites)),
+            (
+                SettingKey::SkillTrustFloor,
+                serde_json::to_value(host.skill_trust_floor),
+            ),
+        ];
+        let mut tx = self.begin_write().await?;
+        for (key, value) in values {
+            let value = value.map_err(|error| StoreError::InvalidSetting {
+                key: key.name(),
+                reason: error.to_string(),
+            })?;
+            write_setting(&mut tx, key, &value).await?;
+        }
+        let generation = bump_generation(&mut tx).await?;
+        tx.commit().await?;
+        Ok(generation)
+    }
+
+    /// The settings generation: it grows with every settings write, by any
+    /// process sharing the database, so one read tells whether the
+    /// settings changed.
+    pub async fn settings_generation(&self) -> Result<u64, StoreError> {
+        let row = sqlx::query("SELECT generation FROM settings_generation WHERE id = 1")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(u64::try_from(row.try_get::<i64, _>("generation")?).unwrap_or(0))
     }
 
     /// The stored value of `key` as `T`, `None` when unset.
@@ -226,4 +257,33 @@ impl Store {
     pub async fn model_config(&self) -> Result<Option<ModelConfig>, StoreError> {
         Ok(self.setting(SettingKey::Model).await?.flatten())
     }
+}
+
+async fn write_setting(
+    tx: &mut Transaction<'static, Any>,
+    key: SettingKey,
+    value: &Value,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+    )
+    .bind(key.name())
+    .bind(value.to_string())
+    .bind(now())
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// Bumps the settings generation inside the transaction that wrote them,
+/// so no process sees new settings under an old generation for long.
+async fn bump_generation(tx: &mut Transaction<'static, Any>) -> Result<u64, StoreError> {
+    let row = sqlx::query(
+        "UPDATE settings_generation SET generation = generation + 1 WHERE id = 1
+         RETURNING generation",
+    )
+    .fetch_one(&mut **tx)
+    .await?;
+    Ok(u64::try_from(row.try_get::<i64, _>("generation")?).unwrap_or(0))
 }

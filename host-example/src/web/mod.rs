@@ -79,7 +79,6 @@ pub fn router(state: WebState) -> Router {
         .route("/playground", get(playground::page))
         .route("/playground/dry-run", post(playground::dry_run))
         .route("/static/app.css", get(stylesheet))
-        .route("/static/playground.js", get(playground_script))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             session::csrf,
@@ -90,10 +89,6 @@ pub fn router(state: WebState) -> Router {
 
 async fn stylesheet() -> Response {
     static_file("text/css", include_str!("static/app.css"))
-}
-
-async fn playground_script() -> Response {
-    static_file("text/javascript", include_str!("static/playground.js"))
 }
 
 fn static_file(mime: &'static str, body: &'static str) -> Response {

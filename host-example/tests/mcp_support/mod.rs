@@ -1,19 +1,20 @@
-//! Shared by the end-to-end MCP tests: finding the installed clients and the
-//! example server, and driving a client script line by line.
+//! Shared by the MCP tests: the in-memory backend, the real binary on a
+//! fresh SQLite database ([`Host`]), finding the installed clients, and
+//! driving a client script line by line.
 #![allow(dead_code)] // each test file uses part of it
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, channel};
-use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use host_example::mcp::MemoryBackend;
 use serde_json::{Value, json};
 use tool_core::Actor;
 
-/// The demo users' tokens, as examples/mcp_server.rs sets them.
+/// Bearer tokens of the demo users for the in-memory backend.
 pub const TOKENS: [(&str, &str); 4] = [
     ("admin", "admin-token"),
     ("petra", "petra-token"),
@@ -35,17 +36,10 @@ pub fn actor(name: &str) -> Actor {
     }
 }
 
-/// The tool names the gates grant `user` with the example's settings.
+/// The tool names the gates grant `user` in the in-memory backend.
 pub async fn granted(user: &str) -> Vec<String> {
     let grant = backend().grant(&actor(user)).await.unwrap();
     grant.tool_names().map(str::to_owned).collect()
-}
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_owned()
 }
 
 /// `target/debug` of this build: the test binary is in its `deps`.
@@ -101,23 +95,6 @@ pub fn typescript_client() -> Option<PathBuf> {
     Some(script)
 }
 
-/// The example server, built once per test process.
-pub fn server_binary() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let status = Command::new(env!("CARGO"))
-                .args(["build", "-p", "host-example", "--example", "mcp_server"])
-                .current_dir(workspace())
-                .env("CARGO_TARGET_DIR", profile_dir().parent().unwrap())
-                .status()
-                .unwrap();
-            assert!(status.success(), "building the example server failed");
-            profile_dir().join("examples/mcp_server")
-        })
-        .clone()
-}
-
 /// One client script, driven one JSON line at a time.
 pub struct Driver {
     child: Child,
@@ -131,6 +108,14 @@ impl Driver {
         let mut command = Command::new(python);
         command.arg(scripts_dir().join("client.py")).args(args);
         Some(Driver::spawn(command))
+    }
+
+    /// The Python client over stdio, starting the real binary as
+    /// `host-example --database URL mcp --user USER`.
+    pub fn python_stdio(mode: &str, host: &Host, user: &str) -> Option<Driver> {
+        let mut args = vec!["stdio".to_owned(), mode.to_owned()];
+        args.extend(host.mcp_command(user));
+        Driver::python(&args.iter().map(String::as_str).collect::<Vec<_>>())
     }
 
     pub fn typescript(args: &[&str]) -> Option<Driver> {
@@ -252,4 +237,127 @@ pub fn propose(client: &mut Driver, title: &str) -> String {
     let id = structured["proposal"].as_str().unwrap().to_owned();
     assert!(text(&result).contains(&id));
     id
+}
+
+/// The real `host-example` binary on a fresh SQLite database.
+pub struct Host {
+    _dir: tempfile::TempDir,
+    pub url: String,
+}
+
+impl Host {
+    /// A fresh database, migrated and seeded (the demo site and users).
+    pub fn new() -> Host {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("host.db").display());
+        let host = Host { _dir: dir, url };
+        host.run(&["db", "migrate"]);
+        host
+    }
+
+    /// The binary with `--database` set and nothing from the environment.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_host-example"));
+        command
+            .env_remove("HOST_DATABASE_URL")
+            .env_remove("HOST_USER")
+            .args(["--database", &self.url])
+            .args(args);
+        command
+    }
+
+    /// The command line an MCP client starts for `user` over stdio.
+    pub fn mcp_command(&self, user: &str) -> Vec<String> {
+        [
+            env!("CARGO_BIN_EXE_host-example"),
+            "--database",
+            &self.url,
+            "mcp",
+            "--user",
+            user,
+        ]
+        .map(str::to_owned)
+        .to_vec()
+    }
+
+    /// Runs a command in a process of its own; its stdout, after checking
+    /// it succeeded.
+    pub fn run(&self, args: &[&str]) -> String {
+        let output = self.command(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{args:?}: {stderr}");
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    /// `host-example --user admin settings set tools JSON`, from another
+    /// process than the server's.
+    pub fn set_tools(&self, tools: Value) {
+        let tools = tools.to_string();
+        self.run(&["--user", "admin", "settings", "set", "tools", &tools]);
+    }
+
+    /// A new bearer token for `user`, as `host-example users token` makes it.
+    pub fn token(&self, user: &str) -> String {
+        self.run(&["--user", "admin", "users", "token", user])
+            .trim()
+            .to_owned()
+    }
+
+    /// The MCP backend over the same database, in this process: what the
+    /// server's gates grant, and the approval path.
+    pub async fn backend(&self) -> host_example::mcp::SqlBackend {
+        let database = host_example::store::Store::open(&self.url).await.unwrap();
+        host_example::mcp::SqlBackend::new(
+            host_example::registry().unwrap(),
+            host_example::mcp::SqlStore::new(database),
+        )
+    }
+
+    /// The tool names the gates grant `user` now.
+    pub async fn granted(&self, user: &str) -> Vec<String> {
+        let backend = self.backend().await;
+        let actor = backend.user(user).await.unwrap().unwrap();
+        let grant = backend.grant(&actor).await.unwrap();
+        grant.tool_names().map(str::to_owned).collect()
+    }
+
+    /// `host-example serve --addr 127.0.0.1:0`, and the URL it printed.
+    pub fn serve(&self) -> Served {
+        let mut child = self
+            .command(&["serve", "--addr", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let base = first
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("not an address: {first:?}"))
+            .to_owned();
+        Served { child, base }
+    }
+}
+
+/// A running `host-example serve`; killed when dropped.
+pub struct Served {
+    pub child: Child,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+}
+
+impl Served {
+    /// The MCP endpoint.
+    pub fn mcp_url(&self) -> String {
+        format!("{}{}", self.base, host_example::mcp::http::PATH)
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

@@ -44,4 +44,5 @@ suite!(
     passwords_and_tokens,
     a_newer_schema_is_refused,
     runs_events_proposals_and_audit_round_trip,
+    the_mcp_store_sees_settings_proposals_and_audit_of_other_processes,
 );

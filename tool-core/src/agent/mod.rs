@@ -12,12 +12,15 @@
 //!    ([`export::offered_tools`] in the model's
 //!    [`Provider`](crate::export::Provider) form; `None`,
 //!    never an empty list, when nothing is offered);
-//! 4. runs each call of the answer, in order, through the gated call path
+//! 4. runs the calls of the answer through the gated call path
 //!    ([`Gates::call`] with the run's grant; arguments from OpenAI are
 //!    [normalized](export::normalize_arguments) first) and sends back one
-//!    [`Message::Tool`] per call id: the result, or the error's
-//!    [model-facing text](crate::ToolError::model_text). A refused call
-//!    does not stop the others;
+//!    [`Message::Tool`] per call id, in the order the model made the calls:
+//!    the result, or the error's
+//!    [model-facing text](crate::ToolError::model_text). Read calls run at
+//!    once, up to [`Agent::parallel_calls`] (default 4); a call to a write
+//!    tool waits for the calls before it and runs alone (it may suspend the
+//!    run). A refused or failed call does not stop the others;
 //! 5. asks again, until the model answers without calls
 //!    ([`RunStatus::Completed`]) or the round cap is reached (default 5,
 //!    [`Agent::max_rounds`]). At the cap, with calls answered but pending a
@@ -25,6 +28,12 @@
 //!    the run ends [`RunStatus::Truncated`].
 //!
 //! Every step is an [`Event`] sent to the host's [`EventSink`].
+//!
+//! A host stops a run with the [`CancelToken`](crate::calls::CancelToken)
+//! of its context: the call in flight (or the request to the model) is
+//! dropped, every call not answered is answered "cancelled", and the run
+//! ends [`RunStatus::Cancelled`] with the conversation so far. Applying an
+//! approved proposal is never cut short ([`calls`](crate::calls)).
 //!
 //! (The examples are standalone crates: each links only its own tools.)
 //!
@@ -239,8 +248,10 @@ mod state;
 
 use std::borrow::Cow;
 use std::collections::{HashSet, VecDeque};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use futures_util::future::{Either, select};
+use futures_util::stream::{self, StreamExt};
 use serde_json::Value;
 
 pub use event::{CallResult, Event, EventSink};
@@ -253,10 +264,14 @@ pub use state::{
 use crate::approval::{Approval, ApprovalError, ApprovalStore};
 use crate::export;
 use crate::gates::{Gates, Grant, RunInputs};
-use crate::{Actor, Outcome, Registry, ToolContext, ToolError, ToolOutput};
+use crate::{Actor, BoxFuture, Effect, Outcome, Registry, ToolContext, ToolError, ToolOutput};
 
 /// The round cap when none is set.
 pub const DEFAULT_MAX_ROUNDS: u32 = 5;
+
+/// How many read calls of one response run at once unless the host sets
+/// another limit ([`Agent::parallel_calls`]).
+pub const DEFAULT_PARALLEL_CALLS: usize = 4;
 
 /// The user message of the closing request of a truncated run.
 pub const DEFAULT_CLOSING_PROMPT: &str = "The limit of tool-call rounds for this run is reached. \
@@ -270,6 +285,7 @@ pub struct Agent<'a, M> {
     max_rounds: u32,
     closing_prompt: Cow<'static, str>,
     budget: Option<Box<dyn Budget + 'a>>,
+    parallel_calls: usize,
 }
 
 /// What is left of a run while it is driven: everything of a
@@ -292,7 +308,16 @@ impl<'a, M: Model> Agent<'a, M> {
             max_rounds: DEFAULT_MAX_ROUNDS,
             closing_prompt: Cow::Borrowed(DEFAULT_CLOSING_PROMPT),
             budget: None,
+            parallel_calls: DEFAULT_PARALLEL_CALLS,
         }
+    }
+
+    /// Sets how many read calls of one response may run at once (default
+    /// [`DEFAULT_PARALLEL_CALLS`]; 1 runs them one after another; 0 is
+    /// taken as 1). Write calls always run alone.
+    pub fn parallel_calls(mut self, calls: usize) -> Self {
+        self.parallel_calls = calls.max(1);
+        self
     }
 
     /// Sets the round cap: how many requests may offer tools. At least 1
@@ -477,8 +502,34 @@ impl<'a, M: Model> Agent<'a, M> {
         let provider = self.model.provider();
         let offered = export::offered_tools(self.registry, &run.grant, provider);
         loop {
-            while let Some(call) = queue.pop_front() {
-                if let Some(proposal) = self.answer(&mut run, &call, gates, cx, events).await {
+            while let Some(first) = queue.front() {
+                if cx.is_cancelled() {
+                    return cancelled(run, queue, events);
+                }
+                if !self.runs_alone(first) {
+                    // The read calls up to the next write call, at once.
+                    let reads = queue.iter().take_while(|c| !self.runs_alone(c)).count();
+                    let batch: Vec<ToolCall> = queue.drain(..reads).collect();
+                    let outcomes = self.run_reads(&run.grant, &batch, gates, cx).await;
+                    for (call, (outcome, duration)) in batch.iter().zip(outcomes) {
+                        if let Some(proposal) =
+                            self.settle(&mut run, call, outcome, duration, events)
+                        {
+                            // Only a write tool proposes, and none is in the batch.
+                            tracing::error!(target: "tool_core::agent", run = %cx.run(), tool = call.name.as_str(), proposal = %proposal.id(), "a read call proposed; the proposal is dropped");
+                            run.messages.push(tool_message(
+                                call,
+                                &Err(ToolError::NotAvailable {
+                                    tool: call.name.clone(),
+                                }),
+                            ));
+                        }
+                    }
+                    continue;
+                }
+                let Some(call) = queue.pop_front() else { break };
+                let (outcome, duration) = self.execute(&run.grant, &call, gates, cx).await;
+                if let Some(proposal) = self.settle(&mut run, &call, outcome, duration, events) {
                     events.event(&Event::Suspended {
                         round: run.round,
                         call_id: call.id.clone(),
@@ -494,6 +545,9 @@ impl<'a, M: Model> Agent<'a, M> {
                         run.decisions,
                     ));
                 }
+            }
+            if cx.is_cancelled() {
+                return cancelled(run, queue, events);
             }
 
             if let Some(budget) = &self.budget {
@@ -530,9 +584,23 @@ impl<'a, M: Model> Agent<'a, M> {
                 messages: &run.messages,
                 tools,
             };
-            let response = match self.model.complete(request).await {
-                Ok(response) => response,
-                Err(error) => return finish(run, None, RunStatus::Failed { error }, events),
+            let response = match cx.cancel_token() {
+                None => Some(self.model.complete(request).await),
+                Some(token) => {
+                    let complete = std::pin::pin!(self.model.complete(request));
+                    let stop = std::pin::pin!(token.cancelled());
+                    match select(complete, stop).await {
+                        Either::Left((response, _)) => Some(response),
+                        Either::Right(_) => None,
+                    }
+                }
+            };
+            let response = match response {
+                Some(Ok(response)) => response,
+                Some(Err(error)) => {
+                    return finish(run, None, RunStatus::Failed { error }, events);
+                }
+                None => return cancelled(run, VecDeque::new(), events),
             };
             run.usage += response.usage;
             events.event(&Event::ResponseReceived {
@@ -569,20 +637,65 @@ impl<'a, M: Model> Agent<'a, M> {
         }
     }
 
-    /// Runs one call through the gated call path and answers it, or returns
-    /// the proposal of a write call (answered after the decision).
-    async fn answer(
+    /// Whether a call must run by itself: a call to a write tool, which
+    /// may suspend the run. A name that is no tool is refused without
+    /// running anything, so it may run beside others.
+    fn runs_alone(&self, call: &ToolCall) -> bool {
+        self.registry
+            .get(&call.name)
+            .is_some_and(|tool| tool.declaration().effect == Effect::Write)
+    }
+
+    /// Runs one call through the gated call path.
+    async fn execute(
         &self,
-        run: &mut Run,
+        grant: &Grant,
         call: &ToolCall,
         gates: &Gates<'_>,
         cx: &ToolContext,
-        events: &mut impl EventSink,
-    ) -> Option<crate::Proposal> {
+    ) -> (Result<Outcome, ToolError>, Duration) {
         let arguments = self.normalized(call);
         let started = Instant::now();
-        let outcome = gates.call(&run.grant, &call.name, arguments, cx).await;
-        let duration = started.elapsed();
+        let outcome = gates.call(grant, &call.name, arguments, cx).await;
+        (outcome, started.elapsed())
+    }
+
+    /// Runs read calls at once, at most [`Agent::parallel_calls`] at a
+    /// time, and returns their outcomes in the calls' order.
+    async fn run_reads(
+        &self,
+        grant: &Grant,
+        calls: &[ToolCall],
+        gates: &Gates<'_>,
+        cx: &ToolContext,
+    ) -> Vec<(Result<Outcome, ToolError>, Duration)> {
+        if let [call] = calls {
+            return vec![self.execute(grant, call, gates, cx).await];
+        }
+        // Boxed and collected first: a lazy `map` held across the await
+        // would make the run's future `Send` for one lifetime only
+        // (rust-lang/rust#102211), and hosts spawn runs on multi-threaded
+        // runtimes.
+        let calls: Vec<BoxFuture<'_, _>> = calls
+            .iter()
+            .map(|call| Box::pin(self.execute(grant, call, gates, cx)) as BoxFuture<'_, _>)
+            .collect();
+        stream::iter(calls)
+            .buffered(self.parallel_calls)
+            .collect()
+            .await
+    }
+
+    /// Records a call's outcome: its event, and its answer to the model, or
+    /// the proposal of a write call (answered after the decision).
+    fn settle(
+        &self,
+        run: &mut Run,
+        call: &ToolCall,
+        outcome: Result<Outcome, ToolError>,
+        duration: Duration,
+        events: &mut impl EventSink,
+    ) -> Option<crate::Proposal> {
         let (result, answer) = match outcome {
             Ok(Outcome::Done(output)) => (
                 CallResult::Output {
@@ -659,6 +772,19 @@ fn finish(
         messages: run.messages,
         decisions: run.decisions,
     })
+}
+
+/// Ends a cancelled run: each call not yet answered is answered "cancelled"
+/// (so the kept conversation has one result per call id and can be
+/// continued), nothing more runs.
+fn cancelled(mut run: Run, queue: VecDeque<ToolCall>, events: &mut impl EventSink) -> RunEnd {
+    for call in queue {
+        let error = ToolError::Cancelled {
+            tool: call.name.clone(),
+        };
+        run.messages.push(tool_message(&call, &Err(error)));
+    }
+    finish(run, None, RunStatus::Cancelled, events)
 }
 
 /// The model-facing answer to one call.

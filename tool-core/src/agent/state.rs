@@ -27,7 +27,8 @@ pub enum RunEnd {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finished {
     /// The model's final text; `None` when the run ended without one
-    /// ([`RunStatus::Budget`], [`RunStatus::Failed`]).
+    /// ([`RunStatus::Budget`], [`RunStatus::Failed`],
+    /// [`RunStatus::Cancelled`]).
     pub answer: Option<String>,
     /// How it ended.
     pub status: RunStatus,
@@ -61,6 +62,11 @@ pub enum RunStatus {
         /// Why.
         error: ModelError,
     },
+    /// The host cancelled the run ([`CancelToken`](crate::calls::CancelToken)).
+    /// The conversation so far is kept, every call answered (those that
+    /// did not finish with "cancelled"); nothing was half-written, since
+    /// applying a proposal is never cancelled.
+    Cancelled,
 }
 
 pub use crate::approval::Decision;

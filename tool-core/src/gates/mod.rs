@@ -36,11 +36,14 @@ mod settings;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
+use std::time::Instant;
 
 use serde_json::Value;
 
+use crate::calls::{DecisionRecord, GateDecision, OutcomeKind};
 use crate::egress::EgressGuard;
-use crate::skills::{EffectiveSkills, KnownTool};
+use crate::redact::redact_json;
+use crate::skills::{AllowedTools, EffectiveSkills, KnownTool};
 use crate::{Actor, Egress, Outcome, RegisteredTool, Registry, ToolContext, ToolError};
 
 pub use crate::skills::Allowance;
@@ -94,6 +97,9 @@ pub struct Gates<'r> {
     guards: BTreeMap<String, Arc<EgressGuard>>,
     /// The actor the verdicts were reached for.
     actor: Option<Actor>,
+    /// The effective skills that declare `allowed-tools`: the allow-lists
+    /// gate 6 consults, named in decision records.
+    consulted_skills: Vec<String>,
 }
 
 impl<'r> Gates<'r> {
@@ -108,8 +114,13 @@ impl<'r> Gates<'r> {
             })
             .collect();
         // The registry is sorted by name, as the lookups need.
-        let allowances = EffectiveSkills::select(inputs.skills, inputs.settings.skill_trust_floor)
-            .allowances(&known, |name| registry.index_of(name));
+        let effective = EffectiveSkills::select(inputs.skills, inputs.settings.skill_trust_floor);
+        let consulted_skills = effective
+            .iter()
+            .filter(|skill| matches!(skill.allowed_tools, AllowedTools::Declared(_)))
+            .map(|skill| skill.id.clone())
+            .collect();
+        let allowances = effective.allowances(&known, |name| registry.index_of(name));
         let verdicts = registry
             .tools()
             .iter()
@@ -140,6 +151,7 @@ impl<'r> Gates<'r> {
             unknown_selected,
             guards,
             actor: inputs.actor.cloned(),
+            consulted_skills,
         }
     }
 
@@ -234,7 +246,74 @@ impl<'r> Gates<'r> {
     /// A gated call: [`check_call`](Self::check_call), then the checked
     /// call of [`Registry::call`]. A refusal reads to the model exactly like
     /// a call to a tool that does not exist.
+    ///
+    /// Ends with one [`DecisionRecord`] to the context's sink and the
+    /// `tool_core::decision` target ([`calls`](crate::calls)).
     pub async fn call(
+        &self,
+        grant: &Grant,
+        tool: &str,
+        arguments: Value,
+        cx: &ToolContext,
+    ) -> Result<Outcome, ToolError> {
+        let sink = cx.decision_sink();
+        let traced = tracing::enabled!(target: "tool_core::decision", tracing::Level::INFO);
+        if sink.is_none() && !traced {
+            return self.checked_call(grant, tool, arguments, cx).await;
+        }
+        let started = Instant::now();
+        let redacted = redact_json(&arguments);
+        let registered = self.registry.get(tool);
+        let outcome = self.checked_call(grant, tool, arguments, cx).await;
+        let decision = match &outcome {
+            Err(ToolError::Refused { denial, .. }) => GateDecision::Refused {
+                gate: denial.gate(),
+                rule: denial.clone(),
+            },
+            _ => GateDecision::Allowed {
+                scoped: matches!(grant.tools.get(tool), Some(Allowance::Scoped(_))),
+            },
+        };
+        let record = DecisionRecord {
+            run: cx.run().clone(),
+            actor: cx.actor().map(|actor| actor.id.clone()),
+            tool: tool.to_owned(),
+            definition: registered.map(RegisteredTool::definition_hash),
+            arguments: redacted,
+            decision,
+            skills: self.consulted_skills.clone(),
+            duration: started.elapsed(),
+            outcome: OutcomeKind::of(&outcome),
+        };
+        if traced {
+            let (gate, rule) = match &record.decision {
+                GateDecision::Allowed { .. } => (None, None),
+                GateDecision::Refused { gate, rule } => {
+                    (Some(gate.to_string()), Some(rule.to_string()))
+                }
+            };
+            tracing::info!(
+                target: "tool_core::decision",
+                run = %record.run,
+                actor = record.actor.as_deref(),
+                tool,
+                definition = record.definition.map(|d| d.to_string()),
+                arguments = %record.arguments,
+                decision = if gate.is_some() { "deny" } else { "allow" },
+                gate,
+                rule,
+                skills = ?record.skills,
+                duration_us = u64::try_from(record.duration.as_micros()).unwrap_or(u64::MAX),
+                outcome = ?record.outcome,
+            );
+        }
+        if let Some(sink) = sink {
+            sink.record(&record);
+        }
+        outcome
+    }
+
+    async fn checked_call(
         &self,
         grant: &Grant,
         tool: &str,

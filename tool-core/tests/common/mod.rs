@@ -202,6 +202,8 @@ impl DynTool for Late {
             shipped: Shipped::Enabled,
             scope: None,
             data: tool_core::DataClass::Public,
+            timeout: None,
+            idempotent: true,
         }
     }
 

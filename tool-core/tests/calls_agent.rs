@@ -1,0 +1,401 @@
+//! The agent loop with calls that take time: parallel read calls, a write
+//! call among them, and a run cancelled by the host, on a manual clock.
+
+mod clock;
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tool_core::agent::{
+    Agent, Message, Model, ModelError, ModelRequest, ModelResponse, RunEnd, RunStatus, ToolCall,
+};
+use tool_core::calls::{CancelToken, ManualTimer, Timer};
+use tool_core::export::Provider;
+use tool_core::gates::{HostSettings, RunConfig, RunInputs, Selection, Toggle, ToolSettings};
+use tool_core::{
+    Execute, Proposal, Registry, RunId, Tool, ToolContext, ToolError, ToolOutput, Write,
+};
+
+use clock::{drive, drive_with, secs};
+
+/// Sleeps as long as asked, on the test's clock, and says when it started.
+#[derive(Tool, Deserialize, JsonSchema)]
+#[tool(data = "public", group = "slow", effect = "read")]
+struct Nap {
+    /// Seconds to sleep.
+    seconds: u64,
+}
+
+impl Execute for Nap {
+    async fn execute(self, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let timer = cx.service::<ManualTimer>()?;
+        let started = timer.now().as_secs();
+        timer.sleep(Duration::from_secs(self.seconds)).await;
+        Ok(ToolOutput::text(format!(
+            "slept {} from {started}",
+            self.seconds
+        )))
+    }
+}
+
+/// Proposes, noting when.
+#[derive(Tool, Deserialize, JsonSchema)]
+#[tool(data = "public", group = "slow", effect = "write")]
+struct Note {}
+
+impl Write for Note {
+    async fn propose(self, cx: &ToolContext) -> Result<Proposal, ToolError> {
+        let started = cx.service::<ManualTimer>()?.now().as_secs();
+        Ok(Proposal::new(
+            "note",
+            Vec::new(),
+            format!("note at {started}"),
+        ))
+    }
+    async fn apply(_proposal: &Proposal, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text("noted"))
+    }
+}
+
+/// Answers from a script.
+struct Scripted(Mutex<VecDeque<ModelResponse>>);
+
+impl Scripted {
+    fn new(script: impl IntoIterator<Item = ModelResponse>) -> Self {
+        Scripted(Mutex::new(script.into_iter().collect()))
+    }
+}
+
+impl Model for Scripted {
+    fn provider(&self) -> Provider {
+        Provider::Anthropic
+    }
+
+    async fn complete(&self, _request: ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
+        Ok(self
+            .0
+            .lock()
+            .unwrap()
+            .pop_front()
+            .expect("asked more often than scripted"))
+    }
+}
+
+fn call(id: &str, name: &str, arguments: Value) -> ToolCall {
+    ToolCall {
+        id: id.into(),
+        name: name.into(),
+        arguments,
+    }
+}
+
+fn calls(list: Vec<ToolCall>) -> ModelResponse {
+    ModelResponse {
+        calls: list,
+        ..ModelResponse::default()
+    }
+}
+
+fn answer(text: &str) -> ModelResponse {
+    ModelResponse {
+        text: text.into(),
+        ..ModelResponse::default()
+    }
+}
+
+fn settings() -> HostSettings {
+    let mut settings = HostSettings::default();
+    settings.tools.insert(
+        "note".into(),
+        ToolSettings {
+            state: Toggle::Enabled,
+        },
+    );
+    settings
+}
+
+fn inputs<'a>(settings: &'a HostSettings, config: &'a RunConfig) -> RunInputs<'a> {
+    RunInputs {
+        settings,
+        actor: None,
+        config,
+        skills: &[],
+        selection: &Selection::All,
+    }
+}
+
+/// The tool messages of a conversation: (call id, content).
+fn results(messages: &[Message]) -> Vec<(String, String)> {
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool {
+                call_id, content, ..
+            } => Some((call_id.clone(), content.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn three_naps() -> Vec<ToolCall> {
+    vec![
+        call("c1", "nap", json!({"seconds": 3})),
+        call("c2", "nap", json!({"seconds": 1})),
+        call("c3", "nap", json!({"seconds": 2})),
+    ]
+}
+
+#[test]
+fn read_calls_of_one_response_run_at_once_and_answer_in_the_models_order() {
+    let timer = ManualTimer::new();
+    let registry = Registry::linked().unwrap();
+    let model = Scripted::new([calls(three_naps()), answer("rested")]);
+    let (settings, config) = (settings(), RunConfig::default());
+    let cx = ToolContext::new(RunId("run".into())).with_service(timer.clone());
+    let agent = Agent::new(&registry, &model);
+    let driven = drive(
+        &timer,
+        agent.start(
+            vec![Message::user("rest")],
+            inputs(&settings, &config),
+            &cx,
+            &mut (),
+        ),
+    );
+    let RunEnd::Finished(finished) = driven.output else {
+        panic!("no write call")
+    };
+    assert_eq!(finished.status, RunStatus::Completed);
+    // All three started at 0: the run took the longest call's time.
+    assert_eq!(driven.at, Duration::from_secs(3));
+    assert_eq!(
+        results(&finished.messages),
+        [
+            ("c1".to_owned(), "slept 3 from 0".to_owned()),
+            ("c2".to_owned(), "slept 1 from 0".to_owned()),
+            ("c3".to_owned(), "slept 2 from 0".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn one_parallel_call_runs_them_one_after_another() {
+    let timer = ManualTimer::new();
+    let registry = Registry::linked().unwrap();
+    let model = Scripted::new([calls(three_naps()), answer("rested")]);
+    let (settings, config) = (settings(), RunConfig::default());
+    let cx = ToolContext::new(RunId("run".into())).with_service(timer.clone());
+    let agent = Agent::new(&registry, &model).parallel_calls(1);
+    let driven = drive(
+        &timer,
+        agent.start(vec![], inputs(&settings, &config), &cx, &mut ()),
+    );
+    assert_eq!(driven.at, Duration::from_secs(6));
+    assert_eq!(driven.steps, 3);
+}
+
+#[test]
+fn the_limit_bounds_how_many_run_at_once() {
+    let timer = ManualTimer::new();
+    let registry = Registry::linked().unwrap();
+    let naps = (0..4)
+        .map(|i| call(&format!("c{i}"), "nap", json!({"seconds": 1})))
+        .collect();
+    let model = Scripted::new([calls(naps), answer("rested")]);
+    let (settings, config) = (settings(), RunConfig::default());
+    let cx = ToolContext::new(RunId("run".into())).with_service(timer.clone());
+    let agent = Agent::new(&registry, &model).parallel_calls(2);
+    let driven = drive(
+        &timer,
+        agent.start(vec![], inputs(&settings, &config), &cx, &mut ()),
+    );
+    // Two at a time: two steps of one second.
+    assert_eq!(driven.at, Duration::from_secs(2));
+    assert_eq!(driven.steps, 2);
+}
+
+#[test]
+fn a_write_call_runs_alone_after_the_reads_before_it_and_suspends() {
+    let timer = ManualTimer::new();
+    let registry = Registry::linked().unwrap();
+    let model = Scripted::new([calls(vec![
+        call("c1", "nap", json!({"seconds": 2})),
+        call("c2", "note", json!({})),
+        call("c3", "nap", json!({"seconds": 1})),
+    ])]);
+    let (settings, config) = (settings(), RunConfig::default());
+    let cx = ToolContext::new(RunId("run".into())).with_service(timer.clone());
+    let agent = Agent::new(&registry, &model);
+    let driven = drive(
+        &timer,
+        agent.start(vec![], inputs(&settings, &config), &cx, &mut ()),
+    );
+    let RunEnd::Suspended(state) = driven.output else {
+        panic!("the write call suspends the run")
+    };
+    // It proposed after the read before it had finished.
+    assert_eq!(state.proposal().summary, "note at 2");
+    // The read after it waits for the decision.
+    assert_eq!(state.remaining().len(), 1);
+    assert_eq!(state.remaining()[0].id, "c3");
+    assert_eq!(
+        results(state.messages()),
+        [("c1".to_owned(), "slept 2 from 0".to_owned())]
+    );
+}
+
+#[test]
+fn a_refused_call_does_not_stop_the_others() {
+    let timer = ManualTimer::new();
+    let registry = Registry::linked().unwrap();
+    let model = Scripted::new([
+        calls(vec![
+            call("c1", "no_such_tool", json!({})),
+            call("c2", "nap", json!({"seconds": 1})),
+            call("c3", "nap", json!({"seconds": "x"})),
+        ]),
+        answer("done"),
+    ]);
+    let (settings, config) = (settings(), RunConfig::default());
+    let cx = ToolContext::new(RunId("run".into())).with_service(timer.clone());
+    let agent = Agent::new(&registry, &model);
+    let driven = drive(
+        &timer,
+        agent.start(vec![], inputs(&settings, &config), &cx, &mut ()),
+    );
+    let RunEnd::Finished(finished) = driven.output else {
+        panic!()
+    };
+    let results = results(&finished.messages);
+    assert_eq!(results[0].1, "tool `no_such_tool` is not available");
+    assert_eq!(results[1].1, "slept 1 from 0");
+    assert!(results[2].1.contains("/seconds"), "{}", results[2].1);
+}
+
+#[test]
+fn cancelling_mid_call_ends_the_run_cancelled_and_keeps_its_state() {
+    let timer = ManualTimer::new();
+    let registry = Registry::linked().unwrap();
+    let model = Scripted::new([calls(vec![
+        call("c1", "nap", json!({"seconds": 1})),
+        call("c2", "nap", json!({"seconds": 60})),
+        call("c3", "note", json!({})),
+    ])]);
+    let (settings, config) = (settings(), RunConfig::default());
+    let token = CancelToken::new();
+    let cx = ToolContext::new(RunId("run".into()))
+        .with_service(timer.clone())
+        .with_cancel(token.clone());
+    let agent = Agent::new(&registry, &model);
+    let driven = drive_with(
+        &timer,
+        agent.start(
+            vec![Message::user("rest")],
+            inputs(&settings, &config),
+            &cx,
+            &mut (),
+        ),
+        |now| {
+            if now >= secs(1.0) {
+                token.cancel();
+            }
+        },
+    );
+    let RunEnd::Finished(finished) = driven.output else {
+        panic!("a cancelled run finishes; it does not suspend")
+    };
+    assert_eq!(finished.status, RunStatus::Cancelled);
+    assert_eq!(finished.answer, None);
+    assert!(driven.at < Duration::from_secs(60));
+    // The conversation so far, every call answered: the finished one with
+    // its result, the others as cancelled. The write call never proposed.
+    assert!(matches!(&finished.messages[0], Message::User { .. }));
+    assert_eq!(
+        results(&finished.messages),
+        [
+            ("c1".to_owned(), "slept 1 from 0".to_owned()),
+            (
+                "c2".to_owned(),
+                "the call to `nap` was cancelled".to_owned()
+            ),
+            (
+                "c3".to_owned(),
+                "the call to `note` was cancelled".to_owned()
+            ),
+        ]
+    );
+    let stored = serde_json::to_value(&finished).unwrap();
+    assert_eq!(stored["status"], json!({"status": "cancelled"}));
+}
+
+#[test]
+fn a_run_cancelled_before_a_round_asks_nothing() {
+    let timer = ManualTimer::new();
+    let registry = Registry::linked().unwrap();
+    let model = Scripted::new([]);
+    let (settings, config) = (settings(), RunConfig::default());
+    let token = CancelToken::new();
+    token.cancel();
+    let cx = ToolContext::new(RunId("run".into())).with_cancel(token);
+    let agent = Agent::new(&registry, &model);
+    let driven = drive(
+        &timer,
+        agent.start(
+            vec![Message::user("hello")],
+            inputs(&settings, &config),
+            &cx,
+            &mut (),
+        ),
+    );
+    let RunEnd::Finished(finished) = driven.output else {
+        panic!()
+    };
+    assert_eq!(finished.status, RunStatus::Cancelled);
+    assert_eq!(finished.rounds, 0);
+    assert_eq!(finished.messages.len(), 1);
+}
+
+/// Takes a minute to answer, on the test's clock.
+struct SlowModel(ManualTimer);
+
+impl Model for SlowModel {
+    fn provider(&self) -> Provider {
+        Provider::Anthropic
+    }
+
+    async fn complete(&self, _request: ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
+        self.0.sleep(Duration::from_secs(60)).await;
+        Ok(answer("late"))
+    }
+}
+
+#[test]
+fn cancelling_while_the_model_thinks_ends_the_run() {
+    let timer = ManualTimer::new();
+    let registry = Registry::linked().unwrap();
+    let model = SlowModel(timer.clone());
+    let (settings, config) = (settings(), RunConfig::default());
+    let token = CancelToken::new();
+    let cx = ToolContext::new(RunId("run".into())).with_cancel(token.clone());
+    let agent = Agent::new(&registry, &model);
+    let driven = drive_with(
+        &timer,
+        agent.start(
+            vec![Message::user("hello")],
+            inputs(&settings, &config),
+            &cx,
+            &mut (),
+        ),
+        |_| token.cancel(),
+    );
+    let RunEnd::Finished(finished) = driven.output else {
+        panic!()
+    };
+    assert_eq!(finished.status, RunStatus::Cancelled);
+    assert_eq!(finished.rounds, 1);
+    assert_eq!(driven.at, Duration::ZERO);
+}
