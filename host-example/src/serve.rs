@@ -1,7 +1,7 @@
 //! The host's HTTP server, as `host-example serve` runs it: one axum
 //! [`Router`] holding every front door the host serves over HTTP, built in
-//! [`router`] (MCP at `/mcp` now; the browser playground's
-//! `web::router(state)` is merged there too), served until told to stop.
+//! [`router`]: MCP at `/mcp` and the browser pages (`web`) beside it,
+//! served until told to stop.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,6 +13,7 @@ use tool_core::RegistryError;
 
 use crate::mcp::{self, SqlBackend, SqlStore};
 use crate::store;
+use crate::web::{self, WebState};
 
 /// How long open connections get to finish once the server is told to
 /// stop.
@@ -25,6 +26,8 @@ pub struct HostState {
     pub database: store::Store,
     /// The MCP server's rules over it.
     pub mcp: Arc<SqlBackend>,
+    /// What the browser pages share.
+    pub web: WebState,
 }
 
 impl HostState {
@@ -34,18 +37,21 @@ impl HostState {
             crate::registry()?,
             SqlStore::new(database.clone()),
         ));
-        Ok(HostState { database, mcp })
+        let web = WebState::new(database.clone(), Arc::new(crate::registry()?));
+        Ok(HostState { database, mcp, web })
     }
 }
 
 /// Every route the host serves over HTTP, in one router. Cancelling
 /// `stop` ends open MCP sessions and streams.
 pub fn router(state: &HostState, stop: CancellationToken) -> Router {
-    Router::new().merge(mcp::http::router(
-        Arc::clone(&state.mcp),
-        mcp::DEFAULT_PAGE_SIZE,
-        stop,
-    ))
+    Router::new()
+        .merge(mcp::http::router(
+            Arc::clone(&state.mcp),
+            mcp::DEFAULT_PAGE_SIZE,
+            stop,
+        ))
+        .merge(web::router(state.web.clone()))
 }
 
 /// Serves `router` on `listener` until `stop` is cancelled, then lets

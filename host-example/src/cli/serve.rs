@@ -43,7 +43,8 @@ async fn serve_until_ctrl_c(context: &Context, command: Command) -> Result<(), F
     // The first line on stdout: with port 0 it is how a caller learns the port.
     println!("listening on http://{address}");
     eprintln!(
-        "MCP at http://{address}{} (Authorization: Bearer TOKEN, from `host-example users token NAME`); Ctrl-C stops",
+        "browser pages at http://{address}/ (sign in as a host user; the demo users' password is `demo`)\n\
+         MCP at http://{address}{} (Authorization: Bearer TOKEN, from `host-example users token NAME`); Ctrl-C stops",
         host_example::mcp::http::PATH
     );
     let stop = CancellationToken::new();

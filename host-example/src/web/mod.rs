@@ -39,6 +39,13 @@ pub struct WebState {
     sessions: Arc<Sessions>,
 }
 
+impl std::fmt::Debug for WebState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Sessions hold cookies and CSRF tokens: never printed.
+        f.debug_struct("WebState").finish_non_exhaustive()
+    }
+}
+
 impl WebState {
     /// The pages over `store` and `registry`, with no one signed in.
     pub fn new(store: Store, registry: Arc<Registry>) -> WebState {
