@@ -124,11 +124,22 @@ fn browser_pages() {
         address
     });
     let folder_of_tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
+    // The README shows the committed screenshots; a test run writes beside
+    // the virtualenv unless asked to refresh them (UPDATE_SCREENSHOTS=1),
+    // so running the tests leaves the work tree as it was.
+    let screenshots = if std::env::var_os("UPDATE_SCREENSHOTS").is_some() {
+        folder_of_tests.join("screenshots")
+    } else {
+        venv_python().parent().and_then(Path::parent).map_or_else(
+            || folder_of_tests.join("screenshots"),
+            |venv| venv.join("screenshots"),
+        )
+    };
     let status = Command::new(&python)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .arg(&folder_of_tests)
         .env("BASE_URL", format!("http://{address}"))
-        .env("SCREENSHOTS", folder_of_tests.join("screenshots"))
+        .env("SCREENSHOTS", &screenshots)
         .status()
         .unwrap();
     assert!(
