@@ -1,17 +1,25 @@
 //! A host that links chosen tool crates, lists what it got, checks skill
 //! files against it ([`skills_check`]), keeps its site, settings, users,
-//! runs, approvals and audit trail in a database ([`store`]), and serves its
-//! tools over MCP ([`mcp`]).
+//! runs, approvals and audit trail in a database ([`store`]), runs the agent
+//! loop ([`runs`]) and decides proposals ([`approvals`]) through one middle
+//! layer ([`Host`]), and serves its tools over MCP ([`mcp`]).
 
 #![forbid(unsafe_code)]
 
 use comfy_table::{ContentArrangement, Table, presets};
 use tool_core::{Registry, RegistryError};
 
+pub mod approvals;
+pub mod host;
 pub mod mcp;
 pub mod model;
+pub mod recorder;
+pub mod runs;
+pub mod skills;
 pub mod skills_check;
 pub mod store;
+
+pub use host::{Host, HostError};
 
 /// The registry of every tool crate this host links.
 pub fn registry() -> Result<Registry, RegistryError> {

@@ -3,8 +3,12 @@
 //! parses nothing itself (clap does) and holds no rule: it calls the store
 //! or the library and prints.
 
+mod approvals;
 mod audit;
 mod db;
+mod progress;
+mod run;
+mod runs;
 mod settings;
 mod skills;
 mod tools;
@@ -14,6 +18,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use host_example::store::{DEFAULT_DATABASE_URL, Store, StoreError};
+use host_example::{Host, HostError};
 
 const EXIT_CODES: &str = "Exit codes: 0 ok, 1 refused or failed (the reason is one line on stderr, \
 starting with `error:`), 2 usage error (a wrong option or argument).";
@@ -72,6 +77,15 @@ enum Command {
     /// Read the audit trail.
     #[command(subcommand)]
     Audit(audit::Command),
+    /// Run the agent as --user: the model calls the tools the gates grant;
+    /// a change it proposes waits for approval.
+    Run(run::Command),
+    /// List and show runs.
+    #[command(subcommand)]
+    Runs(runs::Command),
+    /// List, show, approve and reject proposed changes.
+    #[command(subcommand)]
+    Approvals(approvals::Command),
 }
 
 /// A command's failure: one line for the user, and the exit code.
@@ -97,6 +111,12 @@ impl From<StoreError> for Failure {
     }
 }
 
+impl From<HostError> for Failure {
+    fn from(error: HostError) -> Self {
+        Failure::new(error.to_string())
+    }
+}
+
 /// What every subcommand gets: the global options.
 pub struct Context {
     database: String,
@@ -107,6 +127,11 @@ impl Context {
     /// The database, opened (migrated and seeded on first use).
     pub async fn store(&self) -> Result<Store, Failure> {
         Ok(Store::open(&self.database).await?)
+    }
+
+    /// The host's middle layer over the database.
+    pub async fn host(&self) -> Result<Host, Failure> {
+        Ok(Host::new(self.store().await?)?)
     }
 
     /// The acting user's name, or a failure saying to pass `--user`.
@@ -137,6 +162,9 @@ pub fn main() -> ExitCode {
         Command::Users(command) => block_on(users::run(&context, command)),
         Command::Settings(command) => block_on(settings::run(&context, command)),
         Command::Audit(command) => block_on(audit::run(&context, command)),
+        Command::Run(command) => block_on(run::run(&context, command)),
+        Command::Runs(command) => block_on(runs::run(&context, command)),
+        Command::Approvals(command) => block_on(approvals::run(&context, command)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
