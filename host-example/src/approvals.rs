@@ -148,7 +148,13 @@ impl Host {
         let resumed = self
             .resume_taken(&run, &view.stored.proposal, decision, watch)
             .await;
-        if resumed.is_err() {
+        if resumed.is_err()
+            && self
+                .store()
+                .decision(view.stored.proposal.id())
+                .await?
+                .is_none()
+        {
             // Nothing was decided: the run waits again.
             self.store().release_run(&run).await?;
         }
@@ -171,7 +177,10 @@ impl Host {
                 .run(run)
                 .await?
                 .map_or_else(|| "gone".to_owned(), |run| run.status);
-            if status != "resuming" || started.elapsed() > TAKEN_WAIT {
+            // `suspended` again: given back by a process whose approval
+            // was refused; take it on the next turn.
+            let waiting = status == "resuming" || status == "suspended";
+            if !waiting || started.elapsed() > TAKEN_WAIT {
                 return Err(HostError::NotWaiting {
                     run: run.0.clone(),
                     status,

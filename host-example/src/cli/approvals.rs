@@ -83,7 +83,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
                 }
                 None => None,
             };
-            show_report(&decided.report, &approver)?;
+            show_report(&decided.report)?;
             match not_applied {
                 Some(why) => Err(Failure::new(format!(
                     "proposal {id} was approved but not applied: {why}"
@@ -98,7 +98,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             let decided = host.reject(&id, &approver, &reason, &mut progress).await?;
             drop(progress);
             println!("rejected proposal {id}");
-            show_report(&decided.report, &approver)
+            show_report(&decided.report)
         }
     }
 }

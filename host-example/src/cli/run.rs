@@ -36,16 +36,16 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
     let mut progress = Progress::new();
     let report = host.start_run(&user, request, &mut progress).await?;
     drop(progress);
-    show_report(&report, &user)
+    show_report(&report)
 }
 
 /// How a run (started or resumed) ended, for people; a failed run is a
 /// failure.
-pub fn show_report(report: &RunReport, user: &str) -> Result<(), Failure> {
+pub fn show_report(report: &RunReport) -> Result<(), Failure> {
     match &report.ended {
         RunEnded::Finished(finished) => show_finished(&report.run.0, finished),
         RunEnded::Suspended(proposal) => {
-            show_proposal(&report.run.0, proposal, user);
+            show_proposal(&report.run.0, proposal);
             Ok(())
         }
     }
@@ -76,7 +76,7 @@ fn show_finished(run: &str, finished: &Finished) -> Result<(), Failure> {
     }
 }
 
-fn show_proposal(run: &str, proposal: &Proposal, user: &str) {
+fn show_proposal(run: &str, proposal: &Proposal) {
     println!();
     println!(
         "run {run} waits for approval of proposal {}",
@@ -91,7 +91,6 @@ fn show_proposal(run: &str, proposal: &Proposal, user: &str) {
         "reject:  host-example approvals reject {} --user NAME --reason TEXT",
         proposal.id().as_str()
     );
-    let _ = user;
 }
 
 /// A proposal's tool, record, summary and every replaced value.
