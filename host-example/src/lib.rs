@@ -1,20 +1,28 @@
 //! A host that links chosen tool crates, lists what it got, checks skill
 //! files against it ([`skills_check`]), keeps its site, settings, users,
-//! runs, approvals and audit trail in a database ([`store`]), and serves its
-//! tools over MCP ([`mcp`]) on stdio or on its HTTP server ([`serve`]),
-//! and to browsers ([`web`]).
+//! runs, approvals and audit trail in a database ([`store`]), runs the agent
+//! loop ([`runs`]) and decides proposals ([`approvals`]) through one middle
+//! layer ([`Host`]), and serves its tools over MCP ([`mcp`]) on stdio or on
+//! its HTTP server ([`serve`]), and to browsers ([`web`]).
 
 #![forbid(unsafe_code)]
 
 use comfy_table::{ContentArrangement, Table, presets};
 use tool_core::{Registry, RegistryError};
 
+pub mod approvals;
+pub mod host;
 pub mod mcp;
 pub mod model;
+pub mod recorder;
+pub mod runs;
 pub mod serve;
+pub mod skills;
 pub mod skills_check;
 pub mod store;
 pub mod web;
+
+pub use host::{Host, HostError};
 
 /// The registry of every tool crate this host links.
 pub fn registry() -> Result<Registry, RegistryError> {

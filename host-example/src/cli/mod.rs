@@ -3,9 +3,13 @@
 //! parses nothing itself (clap does) and holds no rule: it calls the store
 //! or the library and prints.
 
+mod approvals;
 mod audit;
 mod db;
 mod mcp;
+mod progress;
+mod run;
+mod runs;
 mod serve;
 mod settings;
 mod skills;
@@ -16,6 +20,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use host_example::store::{DEFAULT_DATABASE_URL, Store, StoreError};
+use host_example::{Host, HostError};
 
 const EXIT_CODES: &str = "Exit codes: 0 ok, 1 refused or failed (the reason is one line on stderr, \
 starting with `error:`), 2 usage error (a wrong option or argument).";
@@ -83,6 +88,15 @@ enum Command {
     /// Serve the host over HTTP: MCP (Streamable HTTP) at /mcp, with
     /// bearer tokens from `host-example users token NAME`.
     Serve(serve::Command),
+    /// Run the agent as --user: the model calls the tools the gates grant;
+    /// a change it proposes waits for approval.
+    Run(run::Command),
+    /// List and show runs.
+    #[command(subcommand)]
+    Runs(runs::Command),
+    /// List, show, approve and reject proposed changes.
+    #[command(subcommand)]
+    Approvals(approvals::Command),
 }
 
 /// A command's failure: one line for the user, and the exit code.
@@ -108,6 +122,12 @@ impl From<StoreError> for Failure {
     }
 }
 
+impl From<HostError> for Failure {
+    fn from(error: HostError) -> Self {
+        Failure::new(error.to_string())
+    }
+}
+
 /// What every subcommand gets: the global options.
 pub struct Context {
     database: String,
@@ -118,6 +138,11 @@ impl Context {
     /// The database, opened (migrated and seeded on first use).
     pub async fn store(&self) -> Result<Store, Failure> {
         Ok(Store::open(&self.database).await?)
+    }
+
+    /// The host's middle layer over the database.
+    pub async fn host(&self) -> Result<Host, Failure> {
+        Ok(Host::new(self.store().await?)?)
     }
 
     /// The acting user's name, or a failure saying to pass `--user`.
@@ -150,6 +175,9 @@ pub fn main() -> ExitCode {
         Command::Audit(command) => block_on(audit::run(&context, command)),
         Command::Mcp => block_on(mcp::run(&context)),
         Command::Serve(command) => serve::run(&context, command),
+        Command::Run(command) => block_on(run::run(&context, command)),
+        Command::Runs(command) => block_on(runs::run(&context, command)),
+        Command::Approvals(command) => block_on(approvals::run(&context, command)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

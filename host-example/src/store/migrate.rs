@@ -28,6 +28,11 @@ const SQLITE: &[Migration] = &[
         name: "mcp",
         sql: include_str!("../../migrations/sqlite/0002_mcp.sql"),
     },
+    Migration {
+        version: 3,
+        name: "run_requests",
+        sql: include_str!("../../migrations/sqlite/0003_run_requests.sql"),
+    },
 ];
 
 const POSTGRES: &[Migration] = &[
@@ -41,10 +46,15 @@ const POSTGRES: &[Migration] = &[
         name: "mcp",
         sql: include_str!("../../migrations/postgres/0002_mcp.sql"),
     },
+    Migration {
+        version: 3,
+        name: "run_requests",
+        sql: include_str!("../../migrations/postgres/0003_run_requests.sql"),
+    },
 ];
 
 /// The newest schema version this build knows.
-pub const LATEST_VERSION: i64 = 2;
+pub const LATEST_VERSION: i64 = 3;
 
 const TRACKING: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
     version BIGINT PRIMARY KEY,

@@ -35,7 +35,7 @@ pub use audit::{AuditEntry, AuditKind, McpClient};
 pub use error::StoreError;
 pub use migrate::LATEST_VERSION;
 pub use proposals::{ProposalStatus, SqlApprovals, StoredProposal};
-pub use runs::StoredRun;
+pub use runs::{RunRequest, RunSummary, StoredRun};
 pub use seed::DEMO_PASSWORD;
 pub use settings::{SettingKey, SettingValue};
 pub use site::SqlSite;

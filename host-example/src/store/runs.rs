@@ -1,10 +1,11 @@
 //! Runs: who started them, their grant, their state while suspended, every
 //! event as it happens, and how they ended.
 
+use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 use tool_core::RunId;
-use tool_core::agent::{Event, Finished, RunState, Usage};
+use tool_core::agent::{Event, Finished, Message, RunState, Usage};
 use tool_core::gates::Grant;
 
 use super::{Store, StoreError, from_json, now, to_json};
@@ -31,6 +32,38 @@ pub struct StoredRun {
     pub created_at: i64,
     /// See `created_at`.
     pub updated_at: i64,
+    /// What it was asked, if recorded ([`Store::save_run_request`]).
+    pub request: Option<RunRequest>,
+    /// The whole conversation of a finished run, to continue it later
+    /// (a failed run's is all that is left of its state).
+    pub conversation: Option<Vec<Message>>,
+}
+
+/// What a run was asked: kept with it, so that resuming it (in any
+/// process) rebuilds the same inputs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunRequest {
+    /// The user's prompt.
+    pub prompt: String,
+    /// The skills selected by name.
+    pub skills: Vec<String>,
+    /// The round cap.
+    pub max_rounds: u32,
+}
+
+/// One line of the runs list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunSummary {
+    /// Its id.
+    pub id: RunId,
+    /// The user it runs as.
+    pub user: String,
+    /// Its status, as in [`StoredRun::status`].
+    pub status: String,
+    /// When it started (seconds since the epoch).
+    pub created_at: i64,
+    /// Rounds started so far.
+    pub rounds: i64,
 }
 
 impl StoredRun {
@@ -38,7 +71,28 @@ impl StoredRun {
         let id: String = row.try_get("id")?;
         let state: Option<String> = row.try_get("state")?;
         let what = |part: &str| format!("the {part} of run {id}");
+        let optional = |column: &str| -> Result<Option<String>, StoreError> {
+            Ok(row.try_get::<Option<String>, _>(column)?)
+        };
+        let request = optional("request")?
+            .map(|text| {
+                serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {
+                    what: what("request"),
+                    reason: error.to_string(),
+                })
+            })
+            .transpose()?;
+        let conversation = optional("conversation")?
+            .map(|text| {
+                serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {
+                    what: what("conversation"),
+                    reason: error.to_string(),
+                })
+            })
+            .transpose()?;
         Ok(StoredRun {
+            request,
+            conversation,
             grant: from_json(row, "grant_json", || what("grant"))?,
             state: state
                 .map(|text| {
@@ -134,13 +188,81 @@ impl Store {
         Ok(())
     }
 
+    /// Keeps what `run` was asked with it.
+    pub async fn save_run_request(
+        &self,
+        run: &RunId,
+        request: &RunRequest,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE runs SET request = $2 WHERE id = $1")
+            .bind(run.0.as_str())
+            .bind(to_json(request))
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Takes a suspended run to resume it (`suspended` → `resuming`);
+    /// `false` when it is not suspended, e.g. another process took it
+    /// first. Of two processes racing, exactly one gets `true`.
+    pub async fn take_suspended_run(&self, run: &RunId) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE runs SET status = 'resuming', updated_at = $2
+             WHERE id = $1 AND status = 'suspended'",
+        )
+        .bind(run.0.as_str())
+        .bind(now())
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Gives back a run taken with [`Store::take_suspended_run`] and not
+    /// resumed after all: `resuming` → `suspended`, its state untouched.
+    pub async fn release_run(&self, run: &RunId) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE runs SET status = 'suspended', updated_at = $2
+             WHERE id = $1 AND status = 'resuming'",
+        )
+        .bind(run.0.as_str())
+        .bind(now())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The newest `limit` runs, newest first, with the rounds each started.
+    pub async fn runs(&self, limit: usize) -> Result<Vec<RunSummary>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT r.id, r.user_name, r.status, r.created_at,
+             (SELECT COUNT(*) FROM run_events e WHERE e.run_id = r.id
+              AND e.data LIKE '{\"event\":\"round_started\"%') AS rounds
+             FROM runs r ORDER BY r.created_at DESC, r.id DESC LIMIT $1",
+        )
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(RunSummary {
+                    id: RunId(row.try_get("id")?),
+                    user: row.try_get("user_name")?,
+                    status: row.try_get("status")?,
+                    created_at: row.try_get("created_at")?,
+                    rounds: row.try_get("rounds")?,
+                })
+            })
+            .collect()
+    }
+
     /// Records how a run ended: its status, answer and usage.
     pub async fn finish_run(&self, run: &RunId, finished: &Finished) -> Result<(), StoreError> {
         let outcome = serde_json::to_value(&finished.status).unwrap_or_default();
         let status = outcome["status"].as_str().unwrap_or("finished").to_owned();
         sqlx::query(
             "UPDATE runs SET status = $2, outcome = $3, answer = $4, state = NULL,
-             input_tokens = $5, output_tokens = $6, updated_at = $7 WHERE id = $1",
+             input_tokens = $5, output_tokens = $6, updated_at = $7, conversation = $8
+             WHERE id = $1",
         )
         .bind(run.0.as_str())
         .bind(status)
@@ -149,6 +271,7 @@ impl Store {
         .bind(tokens(finished.usage.input_tokens))
         .bind(tokens(finished.usage.output_tokens))
         .bind(now())
+        .bind(to_json(&finished.messages))
         .execute(&self.pool)
         .await?;
         Ok(())
@@ -158,7 +281,8 @@ impl Store {
     pub async fn run(&self, id: &RunId) -> Result<Option<StoredRun>, StoreError> {
         sqlx::query(
             "SELECT id, user_name, status, grant_json, state, answer, input_tokens,
-             output_tokens, created_at, updated_at FROM runs WHERE id = $1",
+             output_tokens, created_at, updated_at, request, conversation
+             FROM runs WHERE id = $1",
         )
         .bind(id.0.as_str())
         .fetch_optional(&self.pool)

@@ -1,0 +1,375 @@
+//! Deciding proposals, independent of how it is asked: list and show them,
+//! approve or reject one, then resume its run to its end (or its next
+//! proposal).
+//!
+//! A decision is durable and made once across every process sharing the
+//! database: the run is first taken (`suspended` → `resuming`, a
+//! compare-and-set, so one process resumes it), then
+//! [`Agent::resume`] re-gates the approver and the run's grant (stored ∩
+//! now, with the run's user and the settings as they are now) and claims
+//! the decision in [`SqlApprovals`](crate::store::SqlApprovals). Until the
+//! claim is recorded, the resumed run's events are held back and the model
+//! is not asked; if the gates refuse the approval, or someone decided
+//! first, they are dropped and the run is given back, still waiting.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use tool_core::agent::{
+    Agent, CallResult, Event, EventSink, Model, ModelError, ModelRequest, ModelResponse,
+};
+use tool_core::approval::{ApprovalStore, ClaimError, Decision};
+use tool_core::export::Provider;
+use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId};
+
+use crate::host::{DEFAULT_ROUNDS, Host, HostError};
+use crate::model::OpenAiClient;
+use crate::recorder::{EventLog, Recorder};
+use crate::runs::RunReport;
+use crate::store::{AuditEntry, AuditKind, SqlApprovals, StoredProposal};
+
+/// How long a process waits for another one that took the run first to
+/// record its decision.
+const TAKEN_WAIT: Duration = Duration::from_secs(10);
+
+/// A proposal with who asked for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProposalView {
+    /// The proposal, its run and status.
+    pub stored: StoredProposal,
+    /// The run's user.
+    pub requester: String,
+    /// The decision, once made.
+    pub decision: Option<Decision>,
+}
+
+/// What deciding came to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decided {
+    /// The decision recorded.
+    pub decision: Decision,
+    /// For an approval: what applying wrote (`Ok`, the tool's output as the
+    /// model reads it) or why nothing was written (`Err`).
+    pub applied: Option<Result<String, String>>,
+    /// The resumed run and how it ended this time.
+    pub report: RunReport,
+}
+
+impl Host {
+    /// The proposals waiting for a decision, oldest first.
+    pub async fn pending_proposals(&self) -> Result<Vec<ProposalView>, HostError> {
+        let mut views = Vec::new();
+        for stored in self.store().pending_proposals().await? {
+            views.push(self.view(stored).await?);
+        }
+        Ok(views)
+    }
+
+    /// One proposal, whatever its status.
+    pub async fn proposal(&self, id: &str) -> Result<ProposalView, HostError> {
+        let stored = self
+            .store()
+            .proposal(&ProposalId::new(id))
+            .await?
+            .ok_or_else(|| HostError::UnknownProposal(id.to_owned()))?;
+        self.view(stored).await
+    }
+
+    async fn view(&self, stored: StoredProposal) -> Result<ProposalView, HostError> {
+        let requester = self
+            .store()
+            .run(&stored.run)
+            .await?
+            .map_or_else(|| "?".to_owned(), |run| run.user);
+        let decision = self.store().decision(stored.proposal.id()).await?;
+        Ok(ProposalView {
+            stored,
+            requester,
+            decision,
+        })
+    }
+
+    /// Approves proposal `id` as `approver` and resumes its run.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::AlreadyDecided`] when it was decided (here or in
+    /// another process), [`HostError::Refused`] when the gates refuse the
+    /// approver or the run may no longer make the change (nothing is
+    /// decided: it stays pending).
+    pub async fn approve(
+        &self,
+        id: &str,
+        approver: &str,
+        watch: &mut dyn EventSink,
+    ) -> Result<Decided, HostError> {
+        self.decide(
+            id,
+            approver,
+            |approver| Decision::Approved { approver },
+            watch,
+        )
+        .await
+    }
+
+    /// Rejects proposal `id` as `approver`, with `reason` for the model,
+    /// and resumes its run.
+    pub async fn reject(
+        &self,
+        id: &str,
+        approver: &str,
+        reason: &str,
+        watch: &mut dyn EventSink,
+    ) -> Result<Decided, HostError> {
+        let reason = reason.to_owned();
+        self.decide(
+            id,
+            approver,
+            |approver| Decision::Rejected { approver, reason },
+            watch,
+        )
+        .await
+    }
+
+    async fn decide(
+        &self,
+        id: &str,
+        approver: &str,
+        decision: impl FnOnce(Actor) -> Decision,
+        watch: &mut dyn EventSink,
+    ) -> Result<Decided, HostError> {
+        let view = self.proposal(id).await?;
+        if let Some(decided) = view.decision {
+            return Err(HostError::AlreadyDecided(decided));
+        }
+        let decision = decision(self.actor(approver).await?);
+        let run = view.stored.run.clone();
+        self.take(&run, view.stored.proposal.id()).await?;
+        let resumed = self
+            .resume_taken(&run, &view.stored.proposal, decision, watch)
+            .await;
+        if resumed.is_err()
+            && self
+                .store()
+                .decision(view.stored.proposal.id())
+                .await?
+                .is_none()
+        {
+            // Nothing was decided: the run waits again.
+            self.store().release_run(&run).await?;
+        }
+        resumed
+    }
+
+    /// Takes the run to resume it; if another process took it first,
+    /// waits for its decision (or for it to give the run back).
+    async fn take(&self, run: &RunId, proposal: &ProposalId) -> Result<(), HostError> {
+        let started = Instant::now();
+        loop {
+            if self.store().take_suspended_run(run).await? {
+                return Ok(());
+            }
+            if let Some(decided) = self.store().decision(proposal).await? {
+                return Err(HostError::AlreadyDecided(decided));
+            }
+            let status = self
+                .store()
+                .run(run)
+                .await?
+                .map_or_else(|| "gone".to_owned(), |run| run.status);
+            // `suspended` again: given back by a process whose approval
+            // was refused; take it on the next turn.
+            let waiting = status == "resuming" || status == "suspended";
+            if !waiting || started.elapsed() > TAKEN_WAIT {
+                return Err(HostError::NotWaiting {
+                    run: run.0.clone(),
+                    status,
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn resume_taken(
+        &self,
+        run: &RunId,
+        proposal: &Proposal,
+        decision: Decision,
+        watch: &mut dyn EventSink,
+    ) -> Result<Decided, HostError> {
+        let stored = self
+            .store()
+            .run(run)
+            .await?
+            .ok_or_else(|| HostError::UnknownRun(run.0.clone()))?;
+        let not_waiting = || HostError::NotWaiting {
+            run: run.0.clone(),
+            status: stored.status.clone(),
+        };
+        let state = stored.state.clone().ok_or_else(not_waiting)?;
+        if state.proposal().id() != proposal.id() {
+            return Err(not_waiting());
+        }
+        let (skills, max_rounds) = stored
+            .request
+            .as_ref()
+            .map_or((Vec::new(), DEFAULT_ROUNDS), |r| {
+                (r.skills.clone(), r.max_rounds)
+            });
+        let setup = self.setup(&stored.user, &skills).await?;
+        let client = self.model().await?;
+        let approvals = WatchedApprovals {
+            inner: self.store().approvals(),
+            outcome: Mutex::new(None),
+        };
+        let model = UntilClaimed {
+            client: &client,
+            approvals: &approvals,
+        };
+        let agent = Agent::new(self.registry(), &model).max_rounds(max_rounds);
+        let cx = self.context(run, &setup.actor);
+        let log = EventLog::new(self.store().clone(), run.clone(), stored.user.clone())
+            .resuming(proposal.clone());
+
+        let mut applied = None;
+        let mut resumed = false;
+        let mut capture = |event: &Event| {
+            match event {
+                Event::Resumed { .. } => resumed = true,
+                Event::ToolExecuted { result, .. } if resumed && applied.is_none() => {
+                    applied = Some(match result {
+                        CallResult::Output { output } => Ok(output.to_model_text()),
+                        CallResult::Error { detail, .. } => Err(detail.clone()),
+                        CallResult::Proposed { .. } => Err("proposed again".to_owned()),
+                    });
+                }
+                _ => {}
+            }
+            watch.event(event);
+        };
+        let claimed = || approvals.claimed();
+        let mut recorder = Recorder::new(log, &mut capture).hold_until(&claimed);
+        let end = agent
+            .resume(
+                state,
+                decision.clone(),
+                setup.inputs(),
+                &approvals,
+                &cx,
+                &mut recorder,
+            )
+            .await;
+        let (held, written) = recorder.finish().await;
+        if !approvals.claimed() {
+            let outcome = approvals.outcome.lock().map(|o| o.clone()).ok().flatten();
+            return Err(match outcome {
+                Some(Err(ClaimError::AlreadyDecided(decided))) => {
+                    HostError::AlreadyDecided(decided.decision)
+                }
+                Some(Err(error)) => HostError::Decision(error.to_string()),
+                _ => {
+                    let reason = refusal(&held);
+                    self.audit_refusal(run, proposal, &decision, &reason)
+                        .await?;
+                    HostError::Refused(reason)
+                }
+            });
+        }
+        let ended = self.conclude(run, end).await?;
+        written?;
+        let is_approval = matches!(decision, Decision::Approved { .. });
+        Ok(Decided {
+            decision,
+            applied: if is_approval { applied } else { None },
+            report: RunReport {
+                run: run.clone(),
+                ended,
+            },
+        })
+    }
+
+    /// An approval the gates refused: its gate decision in the audit trail.
+    async fn audit_refusal(
+        &self,
+        run: &RunId,
+        proposal: &Proposal,
+        decision: &Decision,
+        reason: &str,
+    ) -> Result<(), HostError> {
+        let approver = decision.approver().map_or("host", |a| a.id.as_str());
+        let mut entry = AuditEntry::new(AuditKind::Gate, approver, "denied");
+        entry.run = Some(run.0.clone());
+        entry.tool = Some(proposal.tool().to_owned());
+        entry.detail = Some(format!(
+            "approving proposal {}: {reason}",
+            proposal.id().as_str()
+        ));
+        Ok(self.store().audit(&entry).await?)
+    }
+}
+
+/// Why the held-back resumption was refused: the applied call's error.
+fn refusal(held: &[Event]) -> String {
+    held.iter()
+        .find_map(|event| match event {
+            Event::ToolExecuted {
+                result: CallResult::Error { detail, .. },
+                ..
+            } => Some(detail.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| "the decision was not recorded".to_owned())
+}
+
+/// The durable store, remembering how its claim went.
+struct WatchedApprovals {
+    inner: SqlApprovals,
+    outcome: Mutex<Option<Result<(), ClaimError>>>,
+}
+
+impl WatchedApprovals {
+    /// Whether this process recorded the decision.
+    fn claimed(&self) -> bool {
+        self.outcome
+            .lock()
+            .is_ok_and(|outcome| matches!(*outcome, Some(Ok(()))))
+    }
+}
+
+impl ApprovalStore for WatchedApprovals {
+    fn claim<'a>(
+        &'a self,
+        id: &'a ProposalId,
+        decision: &'a Decision,
+    ) -> BoxFuture<'a, Result<(), ClaimError>> {
+        Box::pin(async move {
+            let outcome = self.inner.claim(id, decision).await;
+            if let Ok(mut slot) = self.outcome.lock() {
+                *slot = Some(outcome.clone());
+            }
+            outcome
+        })
+    }
+}
+
+/// The model, asked only once this process recorded the decision: a run
+/// whose approval was refused, or decided elsewhere, goes no further.
+struct UntilClaimed<'a> {
+    client: &'a OpenAiClient,
+    approvals: &'a WatchedApprovals,
+}
+
+impl Model for UntilClaimed<'_> {
+    fn provider(&self) -> Provider {
+        self.client.provider()
+    }
+
+    async fn complete(&self, request: ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
+        if !self.approvals.claimed() {
+            return Err(ModelError::Refused {
+                message: "the decision was not recorded; the run is not continued".into(),
+            });
+        }
+        self.client.complete(request).await
+    }
+}

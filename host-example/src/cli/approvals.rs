@@ -1,0 +1,137 @@
+//! `host-example approvals list|show|approve|reject`.
+
+use clap::Subcommand;
+use host_example::approvals::ProposalView;
+use host_example::{plain_table, render_table};
+use site_model::Timestamp;
+
+use super::progress::Progress;
+use super::run::{proposal_text, show_report};
+use super::{Context, Failure};
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the proposals waiting for a decision: id, tool, record,
+    /// requester, age.
+    #[command(after_help = "Example: host-example approvals list")]
+    List,
+    /// Show one proposal whole: every field with its old and new value.
+    #[command(after_help = "Example: host-example approvals show 3f2a…")]
+    Show {
+        /// The proposal's id.
+        id: String,
+    },
+    /// Approve a proposal (as --user, who must pass the gates for its
+    /// tool), apply it, and continue its run to its end.
+    #[command(after_help = "Example: host-example approvals approve 3f2a… --user ops")]
+    Approve {
+        /// The proposal's id.
+        id: String,
+    },
+    /// Reject a proposal (as --user): nothing is written; the run goes on
+    /// and the model reads the reason.
+    #[command(
+        after_help = "Example: host-example approvals reject 3f2a… --user ops --reason \"keep the old title\""
+    )]
+    Reject {
+        /// The proposal's id.
+        id: String,
+        /// Why, for the model.
+        #[arg(long, default_value = "")]
+        reason: String,
+    },
+}
+
+pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
+    match command {
+        Command::List => {
+            let host = context.host().await?;
+            let now = host_example_now();
+            let mut table = plain_table(["ID", "TOOL", "RECORD", "REQUESTER", "AGE"]);
+            for view in host.pending_proposals().await? {
+                let proposal = &view.stored.proposal;
+                table.add_row([
+                    proposal.id().as_str().to_owned(),
+                    proposal.tool().to_owned(),
+                    proposal.record.clone(),
+                    view.requester.clone(),
+                    age(now.saturating_sub(proposal.created_at())),
+                ]);
+            }
+            print!("{}", render_table(&table));
+            Ok(())
+        }
+        Command::Show { id } => {
+            let host = context.host().await?;
+            show(&host.proposal(&id).await?);
+            Ok(())
+        }
+        Command::Approve { id } => {
+            let approver = context.user("approvals approve")?.to_owned();
+            let host = context.host().await?;
+            let mut progress = Progress::new();
+            let decided = host.approve(&id, &approver, &mut progress).await?;
+            drop(progress);
+            let not_applied = match &decided.applied {
+                Some(Ok(written)) => {
+                    println!("applied: {written}");
+                    None
+                }
+                Some(Err(why)) => {
+                    println!("not applied: {why}");
+                    Some(why.clone())
+                }
+                None => None,
+            };
+            show_report(&decided.report)?;
+            match not_applied {
+                Some(why) => Err(Failure::new(format!(
+                    "proposal {id} was approved but not applied: {why}"
+                ))),
+                None => Ok(()),
+            }
+        }
+        Command::Reject { id, reason } => {
+            let approver = context.user("approvals reject")?.to_owned();
+            let host = context.host().await?;
+            let mut progress = Progress::new();
+            let decided = host.reject(&id, &approver, &reason, &mut progress).await?;
+            drop(progress);
+            println!("rejected proposal {id}");
+            show_report(&decided.report)
+        }
+    }
+}
+
+fn show(view: &ProposalView) {
+    let proposal = &view.stored.proposal;
+    println!("proposal:  {}", proposal.id().as_str());
+    println!("status:    {}", view.stored.status);
+    if let Some(decision) = &view.decision {
+        println!("decided:   {}", host_example::host::describe(decision));
+    }
+    println!("run:       {}", view.stored.run.0);
+    println!("requester: {}", view.requester);
+    println!(
+        "created:   {}",
+        Timestamp(i64::try_from(proposal.created_at()).unwrap_or(i64::MAX))
+    );
+    println!("arguments: {}", proposal.arguments());
+    print!("{}", proposal_text(proposal));
+}
+
+fn host_example_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// `42s`, `7m`, `3h`, `2d`.
+fn age(seconds: u64) -> String {
+    match seconds {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m", s / 60),
+        s if s < 86_400 => format!("{}h", s / 3600),
+        s => format!("{}d", s / 86_400),
+    }
+}

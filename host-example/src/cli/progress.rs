@@ -1,0 +1,99 @@
+//! A run shown live: each round, each tool call with its arguments and a
+//! short result, and a spinner while the model thinks (on a terminal; plain
+//! lines otherwise).
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use tool_core::agent::{CallResult, Event, EventSink};
+
+use host_example::recorder::cut;
+
+/// How much of a tool's arguments and result a line shows.
+const SHOWN_CHARS: usize = 100;
+
+/// Prints a run's events as they happen.
+pub struct Progress {
+    spinner: Option<ProgressBar>,
+    terminal: bool,
+}
+
+impl Progress {
+    pub fn new() -> Self {
+        Progress {
+            spinner: None,
+            terminal: std::io::stdout().is_terminal() && std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn stop(&mut self) {
+        if let Some(spinner) = self.spinner.take() {
+            spinner.finish_and_clear();
+        }
+    }
+
+    fn line(&mut self, text: String) {
+        match &self.spinner {
+            Some(spinner) => spinner.println(text),
+            None => println!("{text}"),
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl EventSink for Progress {
+    fn event(&mut self, event: &Event) {
+        match event {
+            Event::RoundStarted { round } => self.line(format!("round {round}")),
+            Event::RequestSent { .. } if self.terminal => {
+                let spinner = ProgressBar::new_spinner().with_message("the model is thinking…");
+                if let Ok(style) = ProgressStyle::with_template("  {spinner} {msg} {elapsed}") {
+                    spinner.set_style(style);
+                }
+                spinner.enable_steady_tick(Duration::from_millis(100));
+                self.spinner = Some(spinner);
+            }
+            Event::ResponseReceived { text, calls, .. } => {
+                self.stop();
+                if !calls.is_empty() && !text.trim().is_empty() {
+                    println!("  model: {}", cut(text.trim(), SHOWN_CHARS));
+                }
+            }
+            Event::ToolExecuted {
+                tool,
+                arguments,
+                result,
+                duration,
+                ..
+            } => {
+                let shown = match result {
+                    CallResult::Output { output } => {
+                        let text = output.to_model_text().replace('\n', " ");
+                        format!("ok: {}", cut(&text, SHOWN_CHARS))
+                    }
+                    CallResult::Proposed { proposal } => {
+                        format!("proposed: {}", proposal.summary)
+                    }
+                    CallResult::Error { detail, .. } => {
+                        format!("error: {}", cut(detail, SHOWN_CHARS))
+                    }
+                };
+                println!(
+                    "  → {tool} {} ({} ms)\n    {shown}",
+                    cut(&arguments.to_string(), SHOWN_CHARS),
+                    duration.as_millis()
+                );
+            }
+            Event::Resumed { decision, .. } => {
+                println!("resumed: {}", host_example::host::describe(decision));
+            }
+            _ => {}
+        }
+    }
+}

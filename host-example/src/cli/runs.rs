@@ -1,0 +1,128 @@
+//! `host-example runs list|show`.
+
+use clap::Subcommand;
+use host_example::{plain_table, render_table};
+use site_model::Timestamp;
+use tool_core::agent::{CallResult, Event};
+
+use super::{Context, Failure};
+use host_example::recorder::cut;
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the newest runs: id, user, status, created, rounds.
+    #[command(after_help = "Example: host-example runs list -n 50")]
+    List {
+        /// How many runs.
+        #[arg(short = 'n', default_value_t = 20)]
+        n: usize,
+    },
+    /// Show one run: its status, answer and events.
+    #[command(after_help = "Example: host-example runs show run-0123456789abcdef")]
+    Show {
+        /// The run's id.
+        id: String,
+    },
+}
+
+pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
+    let host = context.host().await?;
+    match command {
+        Command::List { n } => {
+            let mut table = plain_table(["ID", "USER", "STATUS", "CREATED", "ROUNDS"]);
+            for run in host.runs(n).await? {
+                table.add_row([
+                    run.id.0,
+                    run.user,
+                    run.status,
+                    Timestamp(run.created_at).to_string(),
+                    run.rounds.to_string(),
+                ]);
+            }
+            print!("{}", render_table(&table));
+            Ok(())
+        }
+        Command::Show { id } => {
+            let detail = host.run_detail(&id).await?;
+            let run = &detail.run;
+            println!("run:     {}", run.id.0);
+            println!("user:    {}", run.user);
+            println!("status:  {}", run.status);
+            println!("created: {}", Timestamp(run.created_at));
+            if let Some(request) = &run.request {
+                println!("prompt:  {}", request.prompt);
+            }
+            println!(
+                "tokens:  {} in, {} out",
+                run.usage.input_tokens, run.usage.output_tokens
+            );
+            if let Some(answer) = &run.answer {
+                println!("answer:  {answer}");
+            }
+            println!("events:");
+            for (n, event) in detail.events.iter().enumerate() {
+                println!("  {:>3} {}", n + 1, summary(event));
+            }
+            Ok(())
+        }
+    }
+}
+
+/// One event on one line.
+fn summary(event: &Event) -> String {
+    match event {
+        Event::RoundStarted { round } => format!("round {round} started"),
+        Event::RequestSent {
+            messages, tools, ..
+        } => format!(
+            "request: {} messages, {} tools",
+            messages.len(),
+            tools.as_ref().map_or(0, Vec::len)
+        ),
+        Event::ResponseReceived {
+            text, calls, usage, ..
+        } => {
+            let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
+            format!(
+                "response: {} calls [{}], {} tokens{}",
+                calls.len(),
+                names.join(", "),
+                usage.total(),
+                if text.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", cut(&text.replace('\n', " "), 60))
+                }
+            )
+        }
+        Event::ToolExecuted {
+            tool,
+            arguments,
+            result,
+            ..
+        } => {
+            let result = match result {
+                CallResult::Output { .. } => "ok".to_owned(),
+                CallResult::Proposed { proposal } => {
+                    format!("proposed {}", proposal.id().as_str())
+                }
+                CallResult::Error { detail, .. } => format!("error: {}", cut(detail, 60)),
+            };
+            format!("{tool} {}: {result}", cut(&arguments.to_string(), 60))
+        }
+        Event::Suspended { proposal, .. } => {
+            format!("suspended for proposal {}", proposal.id().as_str())
+        }
+        Event::Resumed { decision, .. } => {
+            format!("resumed: {}", host_example::host::describe(decision))
+        }
+        Event::Finished { status, rounds, .. } => {
+            let status = serde_json::to_value(status)
+                .ok()
+                .and_then(|v| v["status"].as_str().map(str::to_owned))
+                .unwrap_or_default();
+            format!("finished: {status} after {rounds} rounds")
+        }
+        _ => "other".to_owned(),
+    }
+}

@@ -1,0 +1,267 @@
+//! A run's events as they happen: each one stored (`run_events`), its audit
+//! rows written (the gate's decision on a call, the call, a decision on a
+//! proposal, a write), and passed on to whoever watches the run live.
+//!
+//! [`EventLog`] writes one event; [`Recorder`] is the [`EventSink`] the
+//! agent loop drives, handing events in order to a task that writes them,
+//! so the loop never waits on the database.
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tool_core::agent::{CallResult, Event, EventSink};
+use tool_core::approval::Decision;
+use tool_core::{Proposal, RunId};
+
+use crate::store::{AuditEntry, AuditKind, Store, StoreError};
+
+/// How much of a call's arguments an audit row keeps.
+const AUDIT_ARGUMENTS_CHARS: usize = 300;
+
+/// Writes a run's events and their audit rows.
+#[derive(Debug, Clone)]
+pub struct EventLog {
+    store: Store,
+    run: RunId,
+    user: String,
+    /// The proposal being decided, while a resumed run applies it.
+    pending: Option<Proposal>,
+    /// The decision that came with [`Event::Resumed`], until the applied
+    /// call's [`Event::ToolExecuted`] is written.
+    deciding: Option<Decision>,
+}
+
+impl EventLog {
+    /// The log of `run`, acting as `user`.
+    pub fn new(store: Store, run: RunId, user: impl Into<String>) -> Self {
+        EventLog {
+            store,
+            run,
+            user: user.into(),
+            pending: None,
+            deciding: None,
+        }
+    }
+
+    /// The log of a run resumed with a decision on `proposal`.
+    pub fn resuming(mut self, proposal: Proposal) -> Self {
+        self.pending = Some(proposal);
+        self
+    }
+
+    /// Stores `event` and writes its audit rows.
+    pub async fn record(&mut self, event: &Event) -> Result<(), StoreError> {
+        self.store.record_event(&self.run, event).await?;
+        match event {
+            Event::Resumed { decision, .. } => {
+                let mut entry = self.entry(AuditKind::Write, decision_word(decision));
+                entry.actor = decision
+                    .approver()
+                    .map_or_else(|| "host".to_owned(), |a| a.id.clone());
+                if let Some(proposal) = &self.pending {
+                    entry.tool = Some(proposal.tool().to_owned());
+                    entry.detail = Some(format!("proposal {}", proposal.id().as_str()));
+                }
+                if let Decision::Rejected { reason, .. } = decision {
+                    entry.detail = Some(format!(
+                        "{}; reason: {reason}",
+                        entry.detail.unwrap_or_default()
+                    ));
+                }
+                self.store.audit(&entry).await?;
+                if matches!(decision, Decision::Approved { .. }) {
+                    self.deciding = Some(decision.clone());
+                }
+            }
+            Event::ToolExecuted {
+                tool,
+                arguments,
+                result,
+                ..
+            } => {
+                if let Some(Decision::Approved { approver }) = self.deciding.take() {
+                    self.applied(tool, &approver.id, result).await?;
+                } else {
+                    self.call(tool, arguments, result).await?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A call through the gates: the gate's decision, then the call.
+    async fn call(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        result: &CallResult,
+    ) -> Result<(), StoreError> {
+        let mut gate = self.entry(AuditKind::Gate, "allowed");
+        gate.tool = Some(tool.to_owned());
+        if let CallResult::Error {
+            denial: Some(denial),
+            ..
+        } = result
+        {
+            gate.decision = "denied".into();
+            gate.gate = Some(denial.gate().to_string());
+            gate.detail = Some(denial.to_string());
+            return self.store.audit(&gate).await;
+        }
+        self.store.audit(&gate).await?;
+        let (decision, detail) = match result {
+            CallResult::Output { .. } => ("ok", None),
+            CallResult::Proposed { proposal } => (
+                "proposed",
+                Some(format!("proposal {}", proposal.id().as_str())),
+            ),
+            CallResult::Error { detail, .. } => ("failed", Some(detail.clone())),
+        };
+        let mut call = self.entry(AuditKind::Call, decision);
+        call.tool = Some(tool.to_owned());
+        let arguments = cut(&arguments.to_string(), AUDIT_ARGUMENTS_CHARS);
+        call.detail = Some(match detail {
+            Some(detail) => format!("{arguments}; {detail}"),
+            None => arguments,
+        });
+        self.store.audit(&call).await
+    }
+
+    /// An approved proposal applied, or not.
+    async fn applied(
+        &self,
+        tool: &str,
+        approver: &str,
+        result: &CallResult,
+    ) -> Result<(), StoreError> {
+        let (kind, decision) = match result {
+            CallResult::Output { .. } => (AuditKind::Write, "applied"),
+            CallResult::Error {
+                denial: Some(_), ..
+            } => (AuditKind::Gate, "denied"),
+            _ => (AuditKind::Write, "failed"),
+        };
+        let mut entry = self.entry(kind, decision);
+        entry.actor = approver.to_owned();
+        entry.tool = Some(tool.to_owned());
+        let about = self
+            .pending
+            .as_ref()
+            .map(|p| format!("{} ({})", p.summary, p.id().as_str()));
+        entry.detail = match result {
+            CallResult::Error { detail, denial, .. } => {
+                entry.gate = denial.as_ref().map(|d| d.gate().to_string());
+                Some(detail.clone())
+            }
+            _ => about,
+        };
+        self.store.audit(&entry).await
+    }
+
+    fn entry(&self, kind: AuditKind, decision: &str) -> AuditEntry {
+        let mut entry = AuditEntry::new(kind, self.user.as_str(), decision);
+        entry.run = Some(self.run.0.clone());
+        entry
+    }
+}
+
+fn decision_word(decision: &Decision) -> &'static str {
+    match decision {
+        Decision::Approved { .. } => "approved",
+        Decision::Rejected { .. } => "rejected",
+        _ => "expired",
+    }
+}
+
+/// `text` cut to `max` characters, with `…` when cut.
+pub fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
+/// The [`EventSink`] of a run: each event goes, in order, to a task that
+/// records it through an [`EventLog`], and to the watcher. Must be made
+/// inside a Tokio runtime.
+///
+/// While `hold` says no, events are held back from both (a resumed run
+/// whose decision is not recorded yet); [`Recorder::finish`] returns what
+/// is still held.
+pub struct Recorder<'w> {
+    sender: Option<mpsc::UnboundedSender<Event>>,
+    writer: JoinHandle<Result<(), StoreError>>,
+    watch: &'w mut dyn EventSink,
+    hold: Option<&'w (dyn Fn() -> bool + Sync)>,
+    held: Vec<Event>,
+}
+
+impl<'w> Recorder<'w> {
+    /// Records through `log` and shows each event to `watch`.
+    pub fn new(mut log: EventLog, watch: &'w mut dyn EventSink) -> Self {
+        let (sender, mut receiver) = mpsc::unbounded_channel::<Event>();
+        let writer = tokio::spawn(async move {
+            let mut failed = None;
+            while let Some(event) = receiver.recv().await {
+                // After a failure, later events are not written (their
+                // numbers would have a gap), but the channel is drained.
+                if failed.is_none()
+                    && let Err(error) = log.record(&event).await
+                {
+                    failed = Some(error);
+                }
+            }
+            failed.map_or(Ok(()), Err)
+        });
+        Recorder {
+            sender: Some(sender),
+            writer,
+            watch,
+            hold: None,
+            held: Vec::new(),
+        }
+    }
+
+    /// Holds events back while `released` says no.
+    pub fn hold_until(mut self, released: &'w (dyn Fn() -> bool + Sync)) -> Self {
+        self.hold = Some(released);
+        self
+    }
+
+    fn pass(&mut self, event: Event) {
+        self.watch.event(&event);
+        if let Some(sender) = &self.sender {
+            // The writer only stops when the sender is dropped.
+            let _ = sender.send(event);
+        }
+    }
+
+    /// Waits until every event passed on is written; returns the events
+    /// still held, and whether writing failed.
+    pub async fn finish(mut self) -> (Vec<Event>, Result<(), StoreError>) {
+        self.sender = None;
+        let written = match (&mut self.writer).await {
+            Ok(result) => result,
+            Err(error) => Err(StoreError::Refused(format!(
+                "the event writer stopped: {error}"
+            ))),
+        };
+        (std::mem::take(&mut self.held), written)
+    }
+}
+
+impl EventSink for Recorder<'_> {
+    fn event(&mut self, event: &Event) {
+        if let Some(released) = self.hold
+            && !released()
+        {
+            self.held.push(event.clone());
+            return;
+        }
+        for held in std::mem::take(&mut self.held) {
+            self.pass(held);
+        }
+        self.pass(event.clone());
+    }
+}

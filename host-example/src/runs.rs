@@ -1,0 +1,137 @@
+//! Runs, independent of how they are asked for: start one
+//! ([`Host::start_run`]), list them, show one. A run resolves its grant once
+//! through the gates, is stored with it, and drives the agent loop with the
+//! configured model; every event is recorded as it happens
+//! ([`crate::recorder`]). A write proposal suspends it: its state and the
+//! proposal are stored until [`crate::approvals`] decides.
+
+use argon2::password_hash::rand_core::{OsRng, RngCore};
+use tool_core::agent::{Agent, Event, EventSink, Finished, Message, RunEnd};
+use tool_core::gates::Gates;
+use tool_core::{Proposal, RunId};
+
+use crate::host::{DEFAULT_ROUNDS, Host, HostError};
+use crate::recorder::{EventLog, Recorder};
+use crate::store::{RunRequest, RunSummary, StoredRun};
+
+/// What asking a run came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunEnded {
+    /// The run is over (completed, truncated, or failed: see
+    /// [`Finished::status`]).
+    Finished(Finished),
+    /// A write call proposed a change; the run waits for a decision.
+    Suspended(Proposal),
+}
+
+/// A run started or resumed, and how it ended this time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunReport {
+    /// The run.
+    pub run: RunId,
+    /// How it ended, or that it waits.
+    pub ended: RunEnded,
+}
+
+/// A run with its events, for `runs show`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunDetail {
+    /// The run as stored.
+    pub run: StoredRun,
+    /// Its events, in order.
+    pub events: Vec<Event>,
+}
+
+impl Host {
+    /// Starts a run as `user`: resolves its grant through the gates with
+    /// the settings as they are now and the skills `request` names, stores
+    /// the run, then drives the agent loop until the model answers or a
+    /// write call suspends it. `watch` sees every event as it happens.
+    ///
+    /// # Errors
+    ///
+    /// Before the run is stored: an unknown user or skill, no or an
+    /// unusable model configuration, a corrupt setting. A provider's
+    /// failure is not an error: the run ends failed ([`RunEnded::Finished`]
+    /// with [`RunStatus::Failed`](tool_core::agent::RunStatus::Failed)),
+    /// its conversation kept.
+    pub async fn start_run(
+        &self,
+        user: &str,
+        request: RunRequest,
+        watch: &mut dyn EventSink,
+    ) -> Result<RunReport, HostError> {
+        let setup = self.setup(user, &request.skills).await?;
+        let model = self.model().await?;
+        let run = new_run_id();
+        let grant = Gates::new(self.registry(), setup.inputs()).resolve().grant;
+        self.store().create_run(&run, user, &grant).await?;
+        self.store().save_run_request(&run, &request).await?;
+
+        let messages = vec![setup.system_prompt(), Message::user(&request.prompt)];
+        let cx = self.context(&run, &setup.actor);
+        let agent = Agent::new(self.registry(), &model).max_rounds(request.max_rounds);
+        let log = EventLog::new(self.store().clone(), run.clone(), user);
+        let mut recorder = Recorder::new(log, watch);
+        let end = agent
+            .start(messages, setup.inputs(), &cx, &mut recorder)
+            .await;
+        let (_, written) = recorder.finish().await;
+        let ended = self.conclude(&run, end).await?;
+        written?;
+        Ok(RunReport { run, ended })
+    }
+
+    /// Stores how a run invocation ended: a finished run's outcome and
+    /// conversation, or a suspended run's state and its proposal.
+    pub(crate) async fn conclude(&self, run: &RunId, end: RunEnd) -> Result<RunEnded, HostError> {
+        match end {
+            RunEnd::Finished(finished) => {
+                self.store().finish_run(run, &finished).await?;
+                Ok(RunEnded::Finished(finished))
+            }
+            RunEnd::Suspended(state) => {
+                let proposal = state.proposal().clone();
+                self.store().save_proposal(run, &proposal).await?;
+                self.store().suspend_run(run, &state).await?;
+                Ok(RunEnded::Suspended(proposal))
+            }
+        }
+    }
+
+    /// The newest `limit` runs, newest first.
+    pub async fn runs(&self, limit: usize) -> Result<Vec<RunSummary>, HostError> {
+        Ok(self.store().runs(limit).await?)
+    }
+
+    /// One run and its events.
+    pub async fn run_detail(&self, id: &str) -> Result<RunDetail, HostError> {
+        let id = RunId(id.to_owned());
+        let run = self
+            .store()
+            .run(&id)
+            .await?
+            .ok_or_else(|| HostError::UnknownRun(id.0.clone()))?;
+        let events = self.store().run_events(&id).await?;
+        Ok(RunDetail { run, events })
+    }
+}
+
+impl RunRequest {
+    /// `prompt` with no skills and the default round cap.
+    pub fn new(prompt: impl Into<String>) -> Self {
+        RunRequest {
+            prompt: prompt.into(),
+            skills: Vec::new(),
+            max_rounds: DEFAULT_ROUNDS,
+        }
+    }
+}
+
+/// `run-` and 16 random hex digits.
+fn new_run_id() -> RunId {
+    let mut bytes = [0u8; 8];
+    OsRng.fill_bytes(&mut bytes);
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    RunId(format!("run-{hex}"))
+}
