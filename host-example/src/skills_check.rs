@@ -363,6 +363,51 @@ pub fn render_text(findings: &[Finding]) -> String {
     findings.iter().map(|f| format!("{f}\n")).collect()
 }
 
+/// One finding per diagnostic, each with the line of the file it points
+/// at and a caret under the column, the way a compiler shows it: for a
+/// person at a terminal. A file that can no longer be read falls back to
+/// the plain line.
+pub fn render_annotated(findings: &[Finding]) -> String {
+    use annotate_snippets::{Level, Renderer, Snippet};
+
+    let mut out = String::new();
+    for finding in findings {
+        let path = finding.file.to_string_lossy();
+        let line_number = finding.position.line;
+        let source = std::fs::read_to_string(&finding.file).ok();
+        let Some(line) = source
+            .as_deref()
+            .and_then(|text| text.lines().nth(line_number.saturating_sub(1)))
+        else {
+            out.push_str(&format!("{finding}\n"));
+            continue;
+        };
+        // Column is 1-based, in characters; the span is in bytes.
+        let start = line
+            .char_indices()
+            .nth(finding.position.column.saturating_sub(1))
+            .map_or(line.len(), |(at, _)| at);
+        let end = line[start..]
+            .chars()
+            .next()
+            .map_or(start, |c| start + c.len_utf8());
+        let level = match finding.severity() {
+            Severity::Error => Level::Error,
+            _ => Level::Warning,
+        };
+        let title = format!("[{}] {}", finding.code.id(), finding.message);
+        let message = level.title(&title).snippet(
+            Snippet::source(line)
+                .line_start(line_number)
+                .origin(&path)
+                .annotation(level.span(start..end)),
+        );
+        out.push_str(&Renderer::plain().render(message).to_string());
+        out.push_str("\n\n");
+    }
+    out
+}
+
 #[derive(Serialize)]
 struct JsonFinding<'a> {
     file: Cow<'a, str>,

@@ -258,3 +258,40 @@ fn examples_that_come_out_the_other_way_are_errors_in_text_and_json() {
         );
     }
 }
+
+#[test]
+fn a_terminal_gets_the_source_line_with_a_caret_under_the_span() {
+    let dir = scratch("annotated");
+    write_skill(
+        &dir.join("broken"),
+        b"---\nname: broken\ndescription: Checks things. Use when a check is needed.\nallowed-tools: Read *\n---\nBody.\n",
+    );
+    let registry = host_example::registry().unwrap();
+    let known = host_example::skills_check::known_tools(&registry);
+    let checked = host_example::skills_check::check_dirs(&[dir], &known).unwrap();
+    let plain = host_example::skills_check::render_text(&checked.findings);
+    let annotated = host_example::skills_check::render_annotated(&checked.findings);
+    // The plain form names the position; the annotated one shows the line
+    // itself and puts the mark under that column (`^` for an error).
+    let finding = checked
+        .findings
+        .iter()
+        .find(|f| f.position.line == 4 && f.severity() == tool_core::skills::Severity::Error)
+        .unwrap_or_else(|| panic!("an error on line 4 in {plain}"));
+    let block = annotated
+        .split("\n\n")
+        .find(|block| block.contains(finding.code.id()))
+        .unwrap_or_else(|| panic!("no block for {} in {annotated}", finding.code.id()));
+    let lines: Vec<&str> = block.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("allowed-tools: Read *"))
+        .unwrap_or_else(|| panic!("the source line in {block}"));
+    let text_start = lines[at].find("allowed-tools").unwrap();
+    let caret = lines[at + 1].find('^').expect("a caret under the span");
+    assert_eq!(caret - text_start, finding.position.column - 1, "{block}");
+    assert!(
+        plain.contains(&format!(":4:{}:", finding.position.column)),
+        "{plain}"
+    );
+}

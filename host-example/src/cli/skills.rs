@@ -1,5 +1,6 @@
 //! `host-example skills check [--format text|json] DIR…`.
 
+use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -49,6 +50,11 @@ pub fn run(command: Command) -> ExitCode {
         }
     };
     match format {
+        // A person at a terminal gets the source line and a caret; a pipe
+        // or a file gets one `file:line:col` line per finding.
+        FormatArg::Text if std::io::stdout().is_terminal() => {
+            print!("{}", skills_check::render_annotated(&checked.findings));
+        }
         FormatArg::Text => print!("{}", skills_check::render_text(&checked.findings)),
         FormatArg::Json => println!("{}", skills_check::render_json(&checked.findings)),
     }
