@@ -69,6 +69,7 @@
 #![forbid(unsafe_code)]
 
 mod accounts;
+pub mod change_rules;
 mod changes;
 mod configuration;
 mod data;

@@ -2,11 +2,10 @@
 //! state under the write lock, and swapped in only when all of it applied.
 
 use async_trait::async_trait;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{MemorySite, integrity};
+use crate::change_rules::{built, check_expected, check_record_fields, updated};
 use crate::{
     ChangeSet, Changes, FieldKind, Fields, Operation, Record, SiteData, SiteError, TableSchema,
     Target,
@@ -73,7 +72,8 @@ fn update(
                 .iter_mut()
                 .find(|page| page.id == *id)
                 .ok_or_else(not_found)?;
-            update_typed(page, target, expected, new)
+            *page = updated(&*page, target, expected, new)?;
+            Ok(())
         }
         Target::Element(id) => {
             let element = data
@@ -81,7 +81,8 @@ fn update(
                 .iter_mut()
                 .find(|element| element.id == *id)
                 .ok_or_else(not_found)?;
-            update_typed(element, target, expected, new)
+            *element = updated(&*element, target, expected, new)?;
+            Ok(())
         }
         Target::File(id) => {
             let file = data
@@ -89,7 +90,8 @@ fn update(
                 .iter_mut()
                 .find(|file| file.id == *id)
                 .ok_or_else(not_found)?;
-            update_typed(file, target, expected, new)
+            *file = updated(&*file, target, expected, new)?;
+            Ok(())
         }
         Target::Record { table, id } => {
             let schema = schema(data, target, table)?.clone();
@@ -98,11 +100,7 @@ fn update(
                 .iter_mut()
                 .find(|record| record.table == *table && record.id == *id)
                 .ok_or_else(not_found)?;
-            check_expected(
-                target,
-                &record.values.clone().into_iter().collect(),
-                expected,
-            )?;
+            check_expected(target, |field| record.values.get(field), expected)?;
             check_record_fields(&schema, target, new)?;
             record.values.extend(new.clone());
             Ok(())
@@ -117,19 +115,19 @@ fn insert(data: &mut SiteData, target: &Target, values: &Fields) -> Result<(), S
             if data.pages.iter().any(|page| page.id == *id) {
                 return Err(taken());
             }
-            data.pages.push(build(target, id.0, values)?);
+            data.pages.push(built(target, id.0, values)?);
         }
         Target::Element(id) => {
             if data.elements.iter().any(|element| element.id == *id) {
                 return Err(taken());
             }
-            data.elements.push(build(target, id.0, values)?);
+            data.elements.push(built(target, id.0, values)?);
         }
         Target::File(id) => {
             if data.files.iter().any(|file| file.id == *id) {
                 return Err(taken());
             }
-            data.files.push(build(target, id.0, values)?);
+            data.files.push(built(target, id.0, values)?);
         }
         Target::Record { table, id } => {
             let schema = schema(data, target, table)?;
@@ -160,96 +158,4 @@ fn schema<'a>(
         .iter()
         .find(|schema| schema.name == table)
         .ok_or_else(|| SiteError::not_found(target.to_string()))
-}
-
-/// Updates a page, element or file through its serialized form, so the
-/// field names are those a tool reads, and deserializing back checks types.
-fn update_typed<T: Serialize + DeserializeOwned>(
-    entity: &mut T,
-    target: &Target,
-    expected: &Fields,
-    new: &Fields,
-) -> Result<(), SiteError> {
-    let Value::Object(mut object) = serde_json::to_value(&*entity).map_err(storage)? else {
-        return Err(SiteError::Storage(format!("{target} is not an object")));
-    };
-    check_expected(target, &object, expected)?;
-    for (field, value) in new {
-        if field == "id" {
-            return Err(SiteError::invalid(
-                target.to_string(),
-                "the id cannot change",
-            ));
-        }
-        let Some(slot) = object.get_mut(field) else {
-            return Err(SiteError::invalid(
-                target.to_string(),
-                format!("no field `{field}`"),
-            ));
-        };
-        *slot = value.clone();
-    }
-    *entity = serde_json::from_value(Value::Object(object))
-        .map_err(|error| SiteError::invalid(target.to_string(), error.to_string()))?;
-    Ok(())
-}
-
-fn build<T: DeserializeOwned>(target: &Target, id: u64, values: &Fields) -> Result<T, SiteError> {
-    let mut object: Map<String, Value> = values.clone().into_iter().collect();
-    object.insert("id".to_owned(), Value::from(id));
-    serde_json::from_value(Value::Object(object))
-        .map_err(|error| SiteError::invalid(target.to_string(), error.to_string()))
-}
-
-fn check_expected(
-    target: &Target,
-    stored: &Map<String, Value>,
-    expected: &Fields,
-) -> Result<(), SiteError> {
-    for (field, want) in expected {
-        let actual = stored.get(field).unwrap_or(&Value::Null);
-        if actual != want {
-            return Err(SiteError::Conflict {
-                target: target.to_string(),
-                field: field.clone(),
-                expected: want.clone(),
-                actual: actual.clone(),
-            });
-        }
-    }
-    Ok(())
-}
-
-fn check_record_fields(
-    schema: &TableSchema,
-    target: &Target,
-    values: &Fields,
-) -> Result<(), SiteError> {
-    for (field, value) in values {
-        let Some(declared) = schema.field(field) else {
-            return Err(SiteError::invalid(
-                target.to_string(),
-                format!("no field `{field}`"),
-            ));
-        };
-        let fits = value.is_null()
-            || match &declared.kind {
-                FieldKind::String => value.is_string(),
-                FieldKind::Bool => value.is_boolean(),
-                FieldKind::Int | FieldKind::Datetime | FieldKind::Relation { .. } => {
-                    value.is_i64() || value.is_u64()
-                }
-            };
-        if !fits {
-            return Err(SiteError::invalid(
-                target.to_string(),
-                format!("`{field}` must be {:?}, not {value}", declared.kind),
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn storage(error: serde_json::Error) -> SiteError {
-    SiteError::Storage(error.to_string())
 }

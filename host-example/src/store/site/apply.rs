@@ -4,13 +4,13 @@
 //! as read inside it, the history appended last. Any failure returns before
 //! `COMMIT`, and dropping the transaction rolls everything back.
 //!
-//! The checks are [`MemorySite`](site_model::MemorySite)'s, field for
-//! field: the same conflicts, the same `Invalid` reasons, the same links a
-//! write may not break.
+//! The checks are [`MemorySite`](site_model::MemorySite)'s: the same
+//! functions ([`site_model::change_rules`]), so the same conflicts and the
+//! same `Invalid` reasons; and the same links a write may not break.
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::Value;
+use site_model::change_rules::{built, check_expected, check_record_fields, updated};
 use site_model::{
     ChangeSet, Changes, ContentElement, FieldKind, Fields, File, Operation, Page, Record,
     SiteError, TableSchema, Target, async_trait,
@@ -110,20 +110,20 @@ async fn update(
         Target::Page(id) => {
             let sql = format!("SELECT data FROM site_pages WHERE id = $1{lock}");
             let page: Page = load(conn, &sql, db_id(id.0)).await?.ok_or_else(not_found)?;
-            let page = update_typed(page, target, expected, new)?;
+            let page = updated(&page, target, expected, new)?;
             rows::update_page(conn, &page).await.map_err(storage)
         }
         Target::Element(id) => {
             let sql = format!("SELECT data FROM site_elements WHERE id = $1{lock}");
             let element: ContentElement =
                 load(conn, &sql, db_id(id.0)).await?.ok_or_else(not_found)?;
-            let element = update_typed(element, target, expected, new)?;
+            let element = updated(&element, target, expected, new)?;
             rows::update_element(conn, &element).await.map_err(storage)
         }
         Target::File(id) => {
             let sql = format!("SELECT data FROM site_files WHERE id = $1{lock}");
             let file: File = load(conn, &sql, db_id(id.0)).await?.ok_or_else(not_found)?;
-            let file = update_typed(file, target, expected, new)?;
+            let file = updated(&file, target, expected, new)?;
             rows::update_file(conn, &file).await.map_err(storage)
         }
         Target::Record { table, id } => {
@@ -156,7 +156,7 @@ async fn insert(
             if exists(conn, "SELECT id FROM site_pages WHERE id = $1", db_id(id.0)).await? {
                 return Err(taken());
             }
-            let page: Page = build(target, id.0, values)?;
+            let page: Page = built(target, id.0, values)?;
             rows::insert_page(conn, &page).await.map_err(storage)
         }
         Target::Element(id) => {
@@ -169,14 +169,14 @@ async fn insert(
             {
                 return Err(taken());
             }
-            let element: ContentElement = build(target, id.0, values)?;
+            let element: ContentElement = built(target, id.0, values)?;
             rows::insert_element(conn, &element).await.map_err(storage)
         }
         Target::File(id) => {
             if exists(conn, "SELECT id FROM site_files WHERE id = $1", db_id(id.0)).await? {
                 return Err(taken());
             }
-            let file: File = build(target, id.0, values)?;
+            let file: File = built(target, id.0, values)?;
             rows::insert_file(conn, &file).await.map_err(storage)
         }
         Target::Record { table, id } => {
@@ -213,96 +213,6 @@ async fn schema(
         .map_err(storage)?
         .ok_or_else(|| SiteError::not_found(target.to_string()))?;
     decode(&row)
-}
-
-/// Updates a page, element or file through its serialized form, so the
-/// field names are those a tool reads, and deserializing back checks types.
-fn update_typed<T: Serialize + DeserializeOwned>(
-    entity: T,
-    target: &Target,
-    expected: &Fields,
-    new: &Fields,
-) -> Result<T, SiteError> {
-    let Value::Object(mut object) = serde_json::to_value(&entity).map_err(storage)? else {
-        return Err(SiteError::Storage(format!("{target} is not an object")));
-    };
-    check_expected(target, |field| object.get(field), expected)?;
-    for (field, value) in new {
-        if field == "id" {
-            return Err(SiteError::invalid(
-                target.to_string(),
-                "the id cannot change",
-            ));
-        }
-        let Some(slot) = object.get_mut(field) else {
-            return Err(SiteError::invalid(
-                target.to_string(),
-                format!("no field `{field}`"),
-            ));
-        };
-        *slot = value.clone();
-    }
-    serde_json::from_value(Value::Object(object))
-        .map_err(|error| SiteError::invalid(target.to_string(), error.to_string()))
-}
-
-fn build<T: DeserializeOwned>(target: &Target, id: u64, values: &Fields) -> Result<T, SiteError> {
-    let mut object: Map<String, Value> = values.clone().into_iter().collect();
-    object.insert("id".to_owned(), Value::from(id));
-    serde_json::from_value(Value::Object(object))
-        .map_err(|error| SiteError::invalid(target.to_string(), error.to_string()))
-}
-
-/// The compare of compare-and-set: the first field whose stored value is
-/// not the expected one is the conflict.
-fn check_expected<'a>(
-    target: &Target,
-    stored: impl Fn(&str) -> Option<&'a Value>,
-    expected: &Fields,
-) -> Result<(), SiteError> {
-    for (field, want) in expected {
-        let actual = stored(field).unwrap_or(&Value::Null);
-        if actual != want {
-            return Err(SiteError::Conflict {
-                target: target.to_string(),
-                field: field.clone(),
-                expected: want.clone(),
-                actual: actual.clone(),
-            });
-        }
-    }
-    Ok(())
-}
-
-fn check_record_fields(
-    schema: &TableSchema,
-    target: &Target,
-    values: &Fields,
-) -> Result<(), SiteError> {
-    for (field, value) in values {
-        let Some(declared) = schema.field(field) else {
-            return Err(SiteError::invalid(
-                target.to_string(),
-                format!("no field `{field}`"),
-            ));
-        };
-        let fits = value.is_null()
-            || match &declared.kind {
-                FieldKind::String => value.is_string(),
-                FieldKind::Bool => value.is_boolean(),
-                FieldKind::Int | FieldKind::Datetime | FieldKind::Relation { .. } => {
-                    value.is_i64() || value.is_u64()
-                }
-                _ => false,
-            };
-        if !fits {
-            return Err(SiteError::invalid(
-                target.to_string(),
-                format!("`{field}` must be {:?}, not {value}", declared.kind),
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// The links a written target may not break, read inside the transaction
