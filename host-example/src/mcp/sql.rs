@@ -78,6 +78,7 @@ impl SqlStore {
                 trust_zone: self.database.trust_zone().await?,
                 ..RunConfig::default()
             },
+            oauth: self.database.oauth_settings().await?.map(Arc::new),
         });
         let mut cached = self.settings.lock().unwrap_or_else(|e| e.into_inner());
         if cached.as_ref().is_none_or(|c| c.generation <= generation) {

@@ -16,6 +16,7 @@ use tool_core::gates::{GroupSettings, HostSettings, RunConfig, ToolSettings};
 use tool_core::skills::TrustLevel;
 
 use super::{Store, StoreError, now};
+use crate::mcp::OAuthSettings;
 use crate::model::ModelConfig;
 
 /// A setting the host knows.
@@ -35,11 +36,14 @@ pub enum SettingKey {
     SkillsFolders,
     /// The model behind the agent (a `ModelConfig`), or `null`.
     Model,
+    /// The OAuth issuer whose access tokens MCP over HTTP accepts (an
+    /// `OAuthSettings`), or `null`.
+    OAuth,
 }
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 7] = [
+    pub const ALL: [SettingKey; 8] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -47,6 +51,7 @@ impl SettingKey {
         SettingKey::TrustZone,
         SettingKey::SkillsFolders,
         SettingKey::Model,
+        SettingKey::OAuth,
     ];
 
     /// Its name in the table and on the command line.
@@ -59,6 +64,7 @@ impl SettingKey {
             SettingKey::TrustZone => "trust_zone",
             SettingKey::SkillsFolders => "skills_folders",
             SettingKey::Model => "model",
+            SettingKey::OAuth => "oauth",
         }
     }
 
@@ -83,7 +89,7 @@ impl SettingKey {
             SettingKey::SkillTrustFloor => serde_json::to_value(settings.skill_trust_floor),
             SettingKey::TrustZone => serde_json::to_value(RunConfig::default().trust_zone),
             SettingKey::SkillsFolders => Ok(Value::Array(Vec::new())),
-            SettingKey::Model => Ok(Value::Null),
+            SettingKey::Model | SettingKey::OAuth => Ok(Value::Null),
         };
         value.expect("defaults serialize")
     }
@@ -104,6 +110,7 @@ impl SettingKey {
             SettingKey::TrustZone => canonical::<DataClass>(value),
             SettingKey::SkillsFolders => canonical::<Vec<PathBuf>>(value),
             SettingKey::Model => canonical::<Option<ModelConfig>>(value),
+            SettingKey::OAuth => canonical::<Option<OAuthSettings>>(value),
         }
     }
 }
@@ -251,6 +258,11 @@ impl Store {
             .setting(SettingKey::SkillsFolders)
             .await?
             .unwrap_or_default())
+    }
+
+    /// The OAuth issuer MCP over HTTP accepts tokens of, if one is set.
+    pub async fn oauth_settings(&self) -> Result<Option<OAuthSettings>, StoreError> {
+        Ok(self.setting(SettingKey::OAuth).await?.flatten())
     }
 
     /// The model configuration, if one is set.
