@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::watch;
-use tool_core::calls::CancelToken;
 use tool_core::approval::{Approval, ApprovalError, ApprovalStore};
+use tool_core::calls::CancelToken;
 use tool_core::gates::{
     Denial, Gates, Grant, HostSettings, RunConfig, RunInputs, Selection, Toggle,
 };

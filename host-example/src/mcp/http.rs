@@ -118,8 +118,7 @@ async fn unauthorized<S: Store>(backend: &Backend<S>) -> Response {
             return StatusCode::SERVICE_UNAVAILABLE.into_response();
         }
     };
-    let challenge =
-        HeaderValue::from_str(&challenge).unwrap_or(HeaderValue::from_static("Bearer"));
+    let challenge = HeaderValue::from_str(&challenge).unwrap_or(HeaderValue::from_static("Bearer"));
     (
         StatusCode::UNAUTHORIZED,
         [(header::WWW_AUTHENTICATE, challenge)],
