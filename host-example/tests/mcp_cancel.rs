@@ -116,10 +116,8 @@ fn http_client_killed_mid_call_cancels_it() {
             return;
         };
         let tag = format!("http-{mode}");
-        assert_eq!(
-            client.send(json!({"op": "info"}))["protocol"].is_string(),
-            true
-        );
+        let info = client.send(json!({"op": "info"}));
+        assert!(info["protocol"].is_string(), "{info}");
         client.send_only(
             &json!({"op": "call", "name": "wait_for_cancel", "arguments": {"tag": tag}}),
         );

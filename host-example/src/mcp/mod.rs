@@ -5,6 +5,7 @@
 //! | --- | --- |
 //! | `backend.rs` | [`Store`], the host's storage, and [`Backend`], the rules over it: grants cached per settings generation, the gated call, approval, audit |
 //! | `sql.rs` | [`SqlStore`] and [`SqlBackend`]: the host's database, as `host-example mcp` and `host-example serve` use it |
+//! | `audit_writer.rs` | group commit: calls finishing together share one audit transaction |
 //! | `memory.rs` | [`MemoryStore`] and [`MemoryBackend`], a host without a database (tests) |
 //! | `server.rs` | [`McpServer`], rmcp's `ServerHandler`: `tools/list`, `tools/call`, `list_changed` |
 //! | `results.rs` | an outcome as a `tools/call` result |
@@ -14,6 +15,7 @@
 //!
 //! Every transport calls the same [`Backend`]; none re-checks a rule.
 
+mod audit_writer;
 mod backend;
 mod hangup;
 pub mod http;
