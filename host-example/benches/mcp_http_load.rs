@@ -166,8 +166,12 @@ async fn load(url: &str, calls: usize, concurrency: usize) -> Report {
     let started = Instant::now();
     let mut workers = tokio::task::JoinSet::new();
     for _ in 0..concurrency {
-        let (http, endpoint, token, next) =
-            (http.clone(), endpoint.clone(), token.clone(), Arc::clone(&next));
+        let (http, endpoint, token, next) = (
+            http.clone(),
+            endpoint.clone(),
+            token.clone(),
+            Arc::clone(&next),
+        );
         workers.spawn(async move {
             let mut latencies = Vec::new();
             loop {

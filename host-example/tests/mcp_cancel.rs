@@ -168,7 +168,6 @@ fn stdio_input_closed_mid_call_cancels_it() {
             .unwrap();
         // The client closes the server's input: serving ends once the call
         // has ended and is audited.
-        drop(send);
         client_out.shutdown().await.unwrap();
         drop(client_out);
         serving.await.unwrap().unwrap();

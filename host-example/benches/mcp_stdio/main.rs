@@ -78,7 +78,10 @@ impl Client {
         let marker = format!("\"id\":{id}");
         loop {
             self.line.clear();
-            assert!(self.stdout.read_line(&mut self.line).unwrap() > 0, "the server ended");
+            assert!(
+                self.stdout.read_line(&mut self.line).unwrap() > 0,
+                "the server ended"
+            );
             if self.line.contains(&marker) {
                 return &self.line;
             }
@@ -113,7 +116,10 @@ impl Drop for Client {
 
 fn database() -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}?mode=rwc", dir.path().join("bench.db").display());
+    let url = format!(
+        "sqlite://{}?mode=rwc",
+        dir.path().join("bench.db").display()
+    );
     let status = Command::new(env!("CARGO_BIN_EXE_host-example"))
         .args(["--database", &url, "db", "migrate"])
         .stdout(Stdio::null())

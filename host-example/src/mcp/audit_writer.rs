@@ -46,11 +46,7 @@ impl AuditWriter {
             }
         };
         if let Some((entry, _)) = job {
-            return self
-                .database
-                .audit(&entry)
-                .await
-                .map_err(|e| e.to_string());
+            return self.database.audit(&entry).await.map_err(|e| e.to_string());
         }
         committed
             .await

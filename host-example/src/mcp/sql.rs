@@ -227,7 +227,12 @@ impl Store for SqlStore {
     }
 
     fn record(&self, entry: AuditEntry) -> BoxFuture<'_, Result<(), StoreError>> {
-        Box::pin(async move { self.audit.write(audit_entry(entry)).await.map_err(StoreError) })
+        Box::pin(async move {
+            self.audit
+                .write(audit_entry(entry))
+                .await
+                .map_err(StoreError)
+        })
     }
 }
 
