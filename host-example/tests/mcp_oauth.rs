@@ -249,6 +249,30 @@ fn http_accepts_the_issuers_tokens_for_this_server_only() {
         assert!(!statuses.is_empty(), "{mode}: {answer}");
         assert!(statuses.iter().all(|s| s == 401), "{mode}: {answer}");
     }
+    // An issuer whose keys cannot be fetched lets nothing through: 503 for
+    // its tokens, while the host's own tokens keep working.
+    let unreachable = json!({
+        "issuer": issuer,
+        "resource": resource,
+        "jwks_uri": "http://127.0.0.1:9/jwks",
+    });
+    host.run(&[
+        "--user",
+        "admin",
+        "settings",
+        "set",
+        "oauth",
+        &unreachable.to_string(),
+    ]);
+    let (status, _, body) = runtime.block_on(post(&resource, Some(&format!("Bearer {good}"))));
+    assert_eq!((status, body.as_str()), (503, ""));
+    assert_eq!(
+        runtime
+            .block_on(post(&resource, Some(&format!("Bearer {token}"))))
+            .0,
+        200
+    );
+
     let tail = host.run(&["audit", "tail", "-n", "50"]);
     assert!(
         tail.lines()
