@@ -5,19 +5,20 @@
 #
 #   tool-core/benches/callgrind.sh [PATH...]
 #
-# Needs valgrind. Deterministic, so the machine's load does not move it.
+# Needs valgrind; `tokenize` and `regex` read the skills corpus
+# ($SKILLS_CORPUS). Deterministic, so the machine's load does not move it.
 set -eu
 cd "$(dirname "$0")/../.."
 binary=$(cargo bench -p tool-core --bench instructions --no-run --message-format=json 2>/dev/null |
     sed -n 's/.*"executable":"\([^"]*instructions[^"]*\)".*/\1/p' | tail -n 1)
 [ -n "$binary" ] || { echo "could not build the instructions driver" >&2; exit 1; }
-paths=${*:-bare registry gated check granted-3 granted-1000 unscoped scoped resolve}
+paths=${*:-bare registry gated check granted-3 granted-1000 unscoped scoped resolve tokenize regex}
 count() {
     valgrind --tool=callgrind --callgrind-out-file=/dev/null "$binary" "$1" "$2" 2>&1 |
         sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 for path in $paths; do
-    case $path in resolve) n=200 ;; *) n=20000 ;; esac
+    case $path in resolve | tokenize | regex) n=200 ;; *) n=20000 ;; esac
     base=$(count "$path" 0)
     total=$(count "$path" "$n")
     echo "$path $(( (total - base) / n )) instructions per call"

@@ -7,11 +7,14 @@
 //! Run without a path (as `cargo bench` does), it only lists the paths.
 
 mod common;
+mod corpus;
 
 use std::hint::black_box;
 
 use futures_executor::block_on;
+use regex::Regex;
 use tool_core::gates::{Gates, HostSettings, RunConfig, RunInputs, Selection};
+use tool_core::skills::tokenize;
 use tool_core::{RunId, ToolContext};
 
 const PATHS: &[&str] = &[
@@ -24,6 +27,8 @@ const PATHS: &[&str] = &[
     "unscoped",
     "scoped",
     "resolve",
+    "tokenize",
+    "regex",
 ];
 
 fn main() {
@@ -104,6 +109,29 @@ fn run(path: &str, count: usize) {
             repeat(&mut || {
                 let resolution = Gates::new(black_box(&registry), black_box(inputs)).resolve();
                 black_box(resolution.grant.len());
+            });
+        }
+        // One pass over every `allowed-tools` value of the skills corpus,
+        // as in `tokenizer.rs`.
+        "tokenize" => {
+            let inputs = corpus::inputs();
+            repeat(&mut || {
+                for input in &inputs {
+                    black_box(tokenize(black_box(input)));
+                }
+            });
+        }
+        "regex" => {
+            let inputs = corpus::inputs();
+            let one_line = Regex::new(corpus::ONE_LINE).expect("valid regex");
+            repeat(&mut || {
+                for input in &inputs {
+                    let tokens: Vec<&str> = one_line
+                        .find_iter(black_box(input))
+                        .map(|m| m.as_str())
+                        .collect();
+                    black_box(tokens);
+                }
             });
         }
         other => panic!("no path `{other}`; one of {PATHS:?}"),
