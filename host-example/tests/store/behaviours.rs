@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use host_example::skill_approval::UnapprovedSkills;
 use host_example::store::{
     AuditEntry, AuditKind, DEMO_PASSWORD, LATEST_VERSION, SettingKey, Store, StoreError,
 };
@@ -417,6 +418,18 @@ pub async fn settings_round_trip(url: &str) {
         .await
         .unwrap();
     assert_eq!(store.skills_folders().await.unwrap().len(), 1);
+    assert_eq!(
+        store.unapproved_skills().await.unwrap(),
+        UnapprovedSkills::Refuse
+    );
+    store
+        .set_setting("unapproved_skills", r#""allow""#)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.unapproved_skills().await.unwrap(),
+        UnapprovedSkills::Allow
+    );
     // A value that does not fit is refused and stores nothing.
     let before = store.settings().await.unwrap();
     for (key, value) in [
@@ -424,6 +437,7 @@ pub async fn settings_round_trip(url: &str) {
         ("trust_zone", "not json"),
         ("model", r#"{"model": "x"}"#),
         ("sites", r#"["ftp://example.com"]"#),
+        ("unapproved_skills", r#""sometimes""#),
     ] {
         let error = store.set_setting(key, value).await.unwrap_err();
         assert!(
