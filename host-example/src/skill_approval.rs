@@ -146,9 +146,7 @@ impl Host {
         let known = known_tools(self.registry());
         let found = skills_check::check_dirs(dirs, &known).map_err(|e| refuse(e.to_string()))?;
         if let Some(error) = found.findings.iter().find(|f| f.is_error()) {
-            return Err(refuse(format!(
-                "{error} (see `host-example skills check`)"
-            )));
+            return Err(refuse(format!("{error} (see `host-example skills check`)")));
         }
         if found.skill_files.is_empty() {
             return Err(refuse(
@@ -170,9 +168,7 @@ impl Host {
             let read = SkillFolder::read(folder).map_err(|e| refuse(e.to_string()))?;
             let findings = check_skill_bytes(skill_file, &read.skill_file, &name, &known);
             if let Some(error) = findings.iter().find(|f| f.is_error()) {
-                return Err(refuse(format!(
-                    "{error} (see `host-example skills check`)"
-                )));
+                return Err(refuse(format!("{error} (see `host-example skills check`)")));
             }
             approvals.push(SkillApproval {
                 name,

@@ -156,7 +156,10 @@ impl SkillDigest {
             return Vec::new();
         }
         let mut changes = Vec::new();
-        let (mut now, mut then) = (self.files.iter().peekable(), approved.files.iter().peekable());
+        let (mut now, mut then) = (
+            self.files.iter().peekable(),
+            approved.files.iter().peekable(),
+        );
         loop {
             match (now.peek(), then.peek()) {
                 (Some(n), Some(t)) if n.path == t.path => {

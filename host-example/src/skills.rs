@@ -108,9 +108,9 @@ pub fn load(
             }
             (verdict, Ok(read)) => {
                 if verdict == Verdict::UnapprovedAllowed {
-                    loaded
-                        .notes
-                        .push(RunNote::SkillUnapprovedUsed { skill: name.clone() });
+                    loaded.notes.push(RunNote::SkillUnapprovedUsed {
+                        skill: name.clone(),
+                    });
                 }
                 parse(folder, name, &read.skill_file)?
             }

@@ -150,8 +150,14 @@ async fn approved(context: &Context, format: FormatArg) -> Result<(), Failure> {
     let approvals = host.skill_approvals().await?;
     match format {
         FormatArg::Text => {
-            let mut table =
-                plain_table(["NAME", "SHA256", "FILES", "APPROVED BY", "APPROVED", "FOLDER"]);
+            let mut table = plain_table([
+                "NAME",
+                "SHA256",
+                "FILES",
+                "APPROVED BY",
+                "APPROVED",
+                "FOLDER",
+            ]);
             for approval in approvals {
                 table.add_row([
                     approval.name,

@@ -78,7 +78,10 @@ pub fn check_approvals(
                 }
             }
             Verdict::Refused(Distrust::Unhashable { reason }) => {
-                let at = read.as_ref().err().map_or(skill_file.as_path(), |e| e.path());
+                let at = read
+                    .as_ref()
+                    .err()
+                    .map_or(skill_file.as_path(), |e| e.path());
                 checked.findings.push(finding(
                     at,
                     CheckCode::Unhashable,

@@ -54,7 +54,10 @@ const COLUMNS: &str = "name, folder, digest, files, approved_by, approved_at";
 impl Store {
     /// Records `approvals`, all or none, each replacing any earlier
     /// approval of its skill, stamped now.
-    pub async fn save_skill_approvals(&self, approvals: &[SkillApproval]) -> Result<(), StoreError> {
+    pub async fn save_skill_approvals(
+        &self,
+        approvals: &[SkillApproval],
+    ) -> Result<(), StoreError> {
         let at = now();
         let mut tx = self.begin_write().await?;
         for approval in approvals {

@@ -50,7 +50,14 @@ impl Skills {
 fn run_with_skill(host: &Host) -> (Value, String) {
     let model = FakeModel::start([answering("Done.")]);
     host.setting("model", &model.setting());
-    let out = host.ok(&["run", "Audit the pages", "--user", "admin", "--skill", "review"]);
+    let out = host.ok(&[
+        "run",
+        "Audit the pages",
+        "--user",
+        "admin",
+        "--skill",
+        "review",
+    ]);
     let seen = model.seen();
     assert_eq!(seen.len(), 1);
     // `run RUN finished…`: runs started in one second list in any order.

@@ -18,6 +18,11 @@ use sqlx::Row;
 use tool_core::approval::{ApprovalStore, ClaimError, Decision};
 use tool_core::{Actor, DataClass, ProposalId, RunId};
 
+pub use crate::skill_approvals::{
+    a_hand_edited_skill_approval_is_corrupt_not_trusted, run_notes_round_trip_in_order,
+    skill_approvals_round_trip_and_approving_again_replaces,
+};
+
 fn demo() -> SiteData {
     SiteData::from_json(site_model::demo::DATA).unwrap()
 }
