@@ -182,6 +182,11 @@ impl<'r> Gates<'r> {
         }
     }
 
+    /// The effective skills whose `allowed-tools` gate 6 consults.
+    pub(crate) fn consulted_skills(&self) -> &[String] {
+        &self.consulted_skills
+    }
+
     /// Why `tool` would not be offered now, if it would not.
     pub fn denial(&self, tool: &str) -> Option<Denial> {
         match self.registry.index_of(tool) {
@@ -261,9 +266,7 @@ impl<'r> Gates<'r> {
         arguments: Value,
         cx: &ToolContext,
     ) -> Result<Outcome, ToolError> {
-        let sink = cx.decision_sink();
-        let traced = tracing::enabled!(target: "tool_core::decision", tracing::Level::INFO);
-        if sink.is_none() && !traced {
+        if !DecisionRecord::wanted(cx) {
             return self.checked_call(grant, tool, arguments, cx).await;
         }
         let started = Instant::now();
@@ -279,9 +282,10 @@ impl<'r> Gates<'r> {
                 scoped: matches!(grant.tools.get(tool), Some(Allowance::Scoped(_))),
             },
         };
-        let record = DecisionRecord {
+        DecisionRecord {
             run: cx.run().clone(),
             actor: cx.actor().map(|actor| actor.id.clone()),
+            approver: None,
             tool: tool.to_owned(),
             definition: registered.map(RegisteredTool::definition_hash),
             arguments: redacted,
@@ -289,32 +293,8 @@ impl<'r> Gates<'r> {
             skills: self.consulted_skills.clone(),
             duration: started.elapsed(),
             outcome: OutcomeKind::of(&outcome),
-        };
-        if traced {
-            let (gate, rule) = match &record.decision {
-                GateDecision::Allowed { .. } => (None, None),
-                GateDecision::Refused { gate, rule } => {
-                    (Some(gate.to_string()), Some(rule.to_string()))
-                }
-            };
-            tracing::info!(
-                target: "tool_core::decision",
-                run = %record.run,
-                actor = record.actor.as_deref(),
-                tool,
-                definition = record.definition.map(|d| d.to_string()),
-                arguments = %record.arguments,
-                decision = if gate.is_some() { "deny" } else { "allow" },
-                gate,
-                rule,
-                skills = ?record.skills,
-                duration_us = u64::try_from(record.duration.as_micros()).unwrap_or(u64::MAX),
-                outcome = ?record.outcome,
-            );
         }
-        if let Some(sink) = sink {
-            sink.record(&record);
-        }
+        .emit(cx);
         outcome
     }
 
