@@ -18,6 +18,7 @@ use tool_core::skills::TrustLevel;
 use super::{Store, StoreError, now};
 use crate::mcp::OAuthSettings;
 use crate::model::ModelConfig;
+use crate::skill_approval::UnapprovedSkills;
 
 /// A setting the host knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -36,6 +37,9 @@ pub enum SettingKey {
     SkillsFolders,
     /// The model behind the agent (a `ModelConfig`), or `null`.
     Model,
+    /// What runs do with a skill no administrator approved: `"refuse"`
+    /// (the default) or `"allow"`.
+    UnapprovedSkills,
     /// The OAuth issuer whose access tokens MCP over HTTP accepts (an
     /// `OAuthSettings`), or `null`.
     OAuth,
@@ -43,7 +47,7 @@ pub enum SettingKey {
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 8] = [
+    pub const ALL: [SettingKey; 9] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -51,6 +55,7 @@ impl SettingKey {
         SettingKey::TrustZone,
         SettingKey::SkillsFolders,
         SettingKey::Model,
+        SettingKey::UnapprovedSkills,
         SettingKey::OAuth,
     ];
 
@@ -64,6 +69,7 @@ impl SettingKey {
             SettingKey::TrustZone => "trust_zone",
             SettingKey::SkillsFolders => "skills_folders",
             SettingKey::Model => "model",
+            SettingKey::UnapprovedSkills => "unapproved_skills",
             SettingKey::OAuth => "oauth",
         }
     }
@@ -90,6 +96,7 @@ impl SettingKey {
             SettingKey::TrustZone => serde_json::to_value(RunConfig::default().trust_zone),
             SettingKey::SkillsFolders => Ok(Value::Array(Vec::new())),
             SettingKey::Model | SettingKey::OAuth => Ok(Value::Null),
+            SettingKey::UnapprovedSkills => serde_json::to_value(UnapprovedSkills::default()),
         };
         value.expect("defaults serialize")
     }
@@ -110,6 +117,7 @@ impl SettingKey {
             SettingKey::TrustZone => canonical::<DataClass>(value),
             SettingKey::SkillsFolders => canonical::<Vec<PathBuf>>(value),
             SettingKey::Model => canonical::<Option<ModelConfig>>(value),
+            SettingKey::UnapprovedSkills => canonical::<UnapprovedSkills>(value),
             SettingKey::OAuth => canonical::<Option<OAuthSettings>>(value),
         }
     }
@@ -256,6 +264,14 @@ impl Store {
     pub async fn skills_folders(&self) -> Result<Vec<PathBuf>, StoreError> {
         Ok(self
             .setting(SettingKey::SkillsFolders)
+            .await?
+            .unwrap_or_default())
+    }
+
+    /// What runs do with a skill no administrator approved.
+    pub async fn unapproved_skills(&self) -> Result<UnapprovedSkills, StoreError> {
+        Ok(self
+            .setting(SettingKey::UnapprovedSkills)
             .await?
             .unwrap_or_default())
     }
