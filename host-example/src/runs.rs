@@ -7,7 +7,7 @@
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use tool_core::agent::{Agent, Event, EventSink, Finished, Message, RunEnd};
-use tool_core::gates::Gates;
+use tool_core::gates::{Gates, Selection};
 use tool_core::{Proposal, RunId};
 
 use crate::host::{DEFAULT_ROUNDS, Host, HostError};
@@ -44,9 +44,10 @@ pub struct RunDetail {
 
 impl Host {
     /// Starts a run as `user`: resolves its grant through the gates with
-    /// the settings as they are now and the skills `request` names, stores
-    /// the run, then drives the agent loop until the model answers or a
-    /// write call suspends it. `watch` sees every event as it happens.
+    /// the settings as they are now, the skills `request` names and its
+    /// pick of tools, stores the run, then drives the agent loop until the
+    /// model answers or a write call suspends it. `watch` sees every event
+    /// as it happens; it is `Send`, so a front door can spawn the run.
     ///
     /// # Errors
     ///
@@ -59,10 +60,11 @@ impl Host {
         &self,
         user: &str,
         request: RunRequest,
-        watch: &mut dyn EventSink,
+        watch: &mut (dyn EventSink + Send),
     ) -> Result<RunReport, HostError> {
-        let setup = self.setup(user, &request.skills).await?;
-        let model = self.model().await?;
+        let mut setup = self.setup(user, &request.skills).await?;
+        setup.selection = request.tools.clone();
+        let model = self.model().await?.capture_raw(request.capture_raw);
         let run = new_run_id();
         let grant = Gates::new(self.registry(), setup.inputs()).resolve().grant;
         self.store().create_run(&run, user, &grant).await?;
@@ -70,7 +72,10 @@ impl Host {
 
         let messages = vec![setup.system_prompt(), Message::user(&request.prompt)];
         let cx = self.context(&run, &setup.actor);
-        let agent = Agent::new(self.registry(), &model).max_rounds(request.max_rounds);
+        let agent = Agent::new(self.registry(), &model)
+            .max_rounds(request.max_rounds)
+            .context_window(model.config().window())
+            .skill_bytes(setup.skill_bytes());
         let log = EventLog::new(self.store().clone(), run.clone(), user);
         let mut recorder = Recorder::new(log, watch);
         let end = agent
@@ -124,6 +129,8 @@ impl RunRequest {
             prompt: prompt.into(),
             skills: Vec::new(),
             max_rounds: DEFAULT_ROUNDS,
+            tools: Selection::All,
+            capture_raw: false,
         }
     }
 }
