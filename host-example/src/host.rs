@@ -143,10 +143,12 @@ pub const DEFAULT_ROUNDS: u32 = DEFAULT_MAX_ROUNDS;
 impl Host {
     /// The host over `store`, with every linked tool.
     pub fn new(store: Store) -> Result<Host, HostError> {
-        Ok(Host {
-            store,
-            registry: crate::registry()?,
-        })
+        Ok(Host::with_registry(store, crate::registry()?))
+    }
+
+    /// The host over `store` with `registry`.
+    pub fn with_registry(store: Store, registry: Registry) -> Host {
+        Host { store, registry }
     }
 
     /// Its store.

@@ -6,11 +6,14 @@
 //! proposal are stored until [`crate::approvals`] decides.
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
-use tool_core::agent::{Agent, Event, EventSink, Finished, Message, RunEnd};
+use serde_json::Value;
+use tool_core::agent::{
+    Agent, DryRun, Event, EventSink, Finished, Message, ModelRequest, RunEnd,
+};
 use tool_core::gates::{Gates, Selection};
 use tool_core::{Proposal, RunId};
 
-use crate::host::{DEFAULT_ROUNDS, Host, HostError};
+use crate::host::{DEFAULT_ROUNDS, Host, HostError, RunSetup};
 use crate::recorder::{EventLog, Recorder};
 use crate::store::{RunRequest, RunSummary, StoredRun};
 
@@ -31,6 +34,15 @@ pub struct RunReport {
     pub run: RunId,
     /// How it ended, or that it waits.
     pub ended: RunEnded,
+}
+
+/// What a run would send first ([`Host::dry_run`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DryRunReport {
+    /// The first request as the agent loop assembles it.
+    pub dry: DryRun,
+    /// The JSON body the model client would post for it.
+    pub body: Value,
 }
 
 /// A run with its events, for `runs show`.
@@ -62,8 +74,7 @@ impl Host {
         request: RunRequest,
         watch: &mut (dyn EventSink + Send),
     ) -> Result<RunReport, HostError> {
-        let mut setup = self.setup(user, &request.skills).await?;
-        setup.selection = request.tools.clone();
+        let setup = self.run_setup(user, &request).await?;
         let model = self.model().await?.capture_raw(request.capture_raw);
         let run = new_run_id();
         let grant = Gates::new(self.registry(), setup.inputs()).resolve().grant;
@@ -85,6 +96,37 @@ impl Host {
         let ended = self.conclude(&run, end).await?;
         written?;
         Ok(RunReport { run, ended })
+    }
+
+    /// What starting `request` as `user` would send first, without
+    /// storing a run or asking the model: the first request as the agent
+    /// loop assembles it ([`Agent::dry_run`]) and the body the model client
+    /// would post for it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Host::start_run`] before the run is stored.
+    pub async fn dry_run(&self, user: &str, request: &RunRequest) -> Result<DryRunReport, HostError> {
+        let setup = self.run_setup(user, request).await?;
+        let model = self.model().await?;
+        let messages = vec![setup.system_prompt(), Message::user(&request.prompt)];
+        let dry = Agent::new(self.registry(), &model)
+            .context_window(model.config().window())
+            .skill_bytes(setup.skill_bytes())
+            .dry_run(messages, setup.inputs());
+        let body = model.request_body(&ModelRequest {
+            messages: &dry.messages,
+            tools: dry.tools.clone(),
+        });
+        Ok(DryRunReport { dry, body })
+    }
+
+    /// A run's inputs: `user`'s, the skills and the pick of tools of
+    /// `request`, the settings read now.
+    async fn run_setup(&self, user: &str, request: &RunRequest) -> Result<RunSetup, HostError> {
+        let mut setup = self.setup(user, &request.skills).await?;
+        setup.selection = request.tools.clone();
+        Ok(setup)
     }
 
     /// Stores how a run invocation ended: a finished run's outcome and

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
+use host_example::host::Host;
 use host_example::store::Store;
 use scripted_model::ScriptedModel;
 use host_example::web::{self, WebState};
@@ -129,7 +130,8 @@ fn browser_pages() {
         .await;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        let app = web::router(WebState::new(store, registry.clone()));
+        let host = Host::new(store).unwrap();
+        let app = web::router(WebState::new(Arc::new(host)));
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         (address, model)
     });
