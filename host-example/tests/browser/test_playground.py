@@ -95,7 +95,25 @@ def test_a_run_streams_its_steps_live_and_ends_with_the_answer(page):
     assert page.locator("#steps li.response details pre.thinking").count() == 2
     assert page.locator("#steps li.response details pre.raw").count() == 2
     page.locator("#steps li.response details").first.click()
+    page.locator("#inspector").scroll_into_view_if_needed()
+    page.evaluate("document.getElementById('inspector').scrollIntoView()")
     screenshot(page, "playground-run")
+
+
+def test_a_write_call_suspends_the_run_with_its_proposal(page):
+    sign_in(page, "admin")
+    page.goto(url("/playground"))
+    page.fill("textarea[name=prompt]", 'CALL update_page_metadata {"page": 2, "title": "Proposed in the playground"}')
+    page.click("button.run")
+    page.wait_for_selector("#steps li.stored")
+    assert step_kinds(page) == ["budget", "request", "response", "tool", "suspended", "stored"]
+    suspended = page.inner_text("#steps li.suspended")
+    assert "update_page_metadata waits for an approval" in suspended
+    assert "Proposed in the playground" in suspended
+    assert page.inner_text("#summary [data-field=status]") == "suspended"
+    # It waits in the inbox like any run's proposal.
+    page.goto(url("/approvals"))
+    assert page.locator("article.card", has_text="Proposed in the playground").count() == 1
 
 
 def test_a_model_answer_with_markup_is_text(page):

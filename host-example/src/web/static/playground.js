@@ -129,7 +129,13 @@ const render = {
   },
 };
 
+// The wall time keeps counting between steps (while the model thinks).
+const wall = { ms: 0, at: 0, running: true };
+
 function showSummary(summary) {
+  wall.ms = summary.wall_ms;
+  wall.at = performance.now();
+  wall.running = summary.status === "running";
   for (const [field, value] of Object.entries(summary)) {
     const cell = document.querySelector(`#summary [data-field="${field}"]`);
     if (cell) cell.textContent = value === null ? "unknown" : String(value);
@@ -144,8 +150,13 @@ function inspect(inspector) {
     if (show) show(s);
     if (s.summary) showSummary(s.summary);
   };
+  const ticking = setInterval(() => {
+    const cell = document.querySelector('#summary [data-field="wall_ms"]');
+    if (wall.running && wall.at && cell) cell.textContent = String(Math.round(wall.ms + performance.now() - wall.at));
+  }, 250);
   source.addEventListener("end", () => {
     source.close();
+    clearInterval(ticking);
     inspector.dataset.done = "true";
   });
 }
