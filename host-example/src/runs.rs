@@ -7,9 +7,7 @@
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use serde_json::Value;
-use tool_core::agent::{
-    Agent, DryRun, Event, EventSink, Finished, Message, ModelRequest, RunEnd,
-};
+use tool_core::agent::{Agent, DryRun, Event, EventSink, Finished, Message, ModelRequest, RunEnd};
 use tool_core::gates::{Gates, Selection};
 use tool_core::{Proposal, RunId};
 
@@ -106,7 +104,11 @@ impl Host {
     /// # Errors
     ///
     /// As [`Host::start_run`] before the run is stored.
-    pub async fn dry_run(&self, user: &str, request: &RunRequest) -> Result<DryRunReport, HostError> {
+    pub async fn dry_run(
+        &self,
+        user: &str,
+        request: &RunRequest,
+    ) -> Result<DryRunReport, HostError> {
         let setup = self.run_setup(user, request).await?;
         let model = self.model().await?;
         let messages = vec![setup.system_prompt(), Message::user(&request.prompt)];

@@ -24,8 +24,8 @@ use std::sync::Arc;
 
 use host_example::host::Host;
 use host_example::store::Store;
-use scripted_model::ScriptedModel;
 use host_example::web::{self, WebState};
+use scripted_model::ScriptedModel;
 use serde_json::{Value, json};
 use site_model::Site;
 use tool_core::gates::{Gates, RunConfig, RunInputs, Selection};

@@ -243,7 +243,10 @@ fn thinking_is_read_and_the_raw_answer_kept_only_when_asked() {
         let second = client.complete(ask(&messages)).await.unwrap();
         assert_eq!(second.thinking.as_deref(), Some("Six times seven."));
         let raw = second.raw.expect("kept when asked");
-        assert_eq!(raw["choices"][0]["message"]["reasoning"], "Six times seven.");
+        assert_eq!(
+            raw["choices"][0]["message"]["reasoning"],
+            "Six times seven."
+        );
         assert_eq!(raw["usage"]["total_tokens"], 19);
         let third = client.complete(ask(&messages)).await.unwrap();
         assert_eq!(third.thinking, None);

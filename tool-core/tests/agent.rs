@@ -1077,18 +1077,16 @@ fn a_dry_run_assembles_the_first_request_exactly_without_asking_the_model() {
 
     // A real run sends exactly that as its first request.
     let model = Scripted::new([answer("Three.")]).openai();
-    let end = block_on(Agent::new(&registry, &model).start(
-        messages,
-        host.inputs(),
-        &host.cx(),
-        &mut (),
-    ));
+    let end =
+        block_on(Agent::new(&registry, &model).start(messages, host.inputs(), &host.cx(), &mut ()));
     let _ = finished(end);
     let seen = model.seen();
     assert_eq!(seen[0].messages, dry.messages);
     assert_eq!(seen[0].tools, dry.tools);
     assert!(
-        dry.tools.as_ref().is_some_and(|tools| tools[0]["type"] == "function"),
+        dry.tools
+            .as_ref()
+            .is_some_and(|tools| tools[0]["type"] == "function"),
         "the tools are in the model's provider's form"
     );
 }
@@ -1130,7 +1128,10 @@ fn every_round_opens_with_a_context_budget_whose_parts_sum_to_its_total() {
             _ => None,
         })
         .collect();
-    assert_eq!(budgets.iter().map(|(round, _)| *round).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(
+        budgets.iter().map(|(round, _)| *round).collect::<Vec<_>>(),
+        [1, 2]
+    );
     let seen = model.seen();
     for ((_, budget), request) in budgets.iter().zip(&seen) {
         assert_eq!(budget.limits, window);
@@ -1152,14 +1153,23 @@ fn every_round_opens_with_a_context_budget_whose_parts_sum_to_its_total() {
             budget.total(),
             budget.system_prompt + budget.skills + budget.tool_schemas + budget.transcript
         );
-        assert_eq!(budget.left(), 10_000 - 1_000 - 1_000 - budget.total() as i64);
+        assert_eq!(
+            budget.left(),
+            10_000 - 1_000 - 1_000 - budget.total() as i64
+        );
     }
     // The transcript grows by the call and its result.
-    assert_eq!(budgets[0].1.transcript, MESSAGE_OVERHEAD_TOKENS + estimate_tokens("Read it"));
+    assert_eq!(
+        budgets[0].1.transcript,
+        MESSAGE_OVERHEAD_TOKENS + estimate_tokens("Read it")
+    );
     assert!(budgets[1].1.transcript > budgets[0].1.transcript);
     // The budget is sent before its request, after the round starts.
     let kinds = kinds(&events);
-    assert_eq!(&kinds[..3], ["round_started", "context_budget", "request_sent"]);
+    assert_eq!(
+        &kinds[..3],
+        ["round_started", "context_budget", "request_sent"]
+    );
 }
 
 #[test]

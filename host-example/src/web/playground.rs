@@ -193,7 +193,8 @@ pub(super) async fn live(
     Path(id): Path<String>,
 ) -> Response {
     let Some(live) = state.live.get(&id, &user.name) else {
-        let body = html! { p { "No such run in this playground: it may be from before a restart." } };
+        let body =
+            html! { p { "No such run in this playground: it may be from before a restart." } };
         return (
             StatusCode::NOT_FOUND,
             layout::page("Playground", Some(&user), body),
