@@ -217,7 +217,8 @@ impl Host {
                 (r.skills.clone(), r.max_rounds)
             });
         let setup = self.setup(&stored.user, &skills).await?;
-        let client = self.model().await?;
+        let model = stored.request.as_ref().and_then(|r| r.model.as_deref());
+        let client = self.model_named(model).await?;
         let approvals = WatchedApprovals {
             inner: self.store().approvals(),
             outcome: Mutex::new(None),

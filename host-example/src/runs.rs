@@ -73,7 +73,10 @@ impl Host {
         watch: &mut (dyn EventSink + Send),
     ) -> Result<RunReport, HostError> {
         let setup = self.run_setup(user, &request).await?;
-        let model = self.model().await?.capture_raw(request.capture_raw);
+        let model = self
+            .model_named(request.model.as_deref())
+            .await?
+            .capture_raw(request.capture_raw);
         let run = new_run_id();
         let grant = Gates::new(self.registry(), setup.inputs()).resolve().grant;
         self.store().create_run(&run, user, &grant).await?;
@@ -110,7 +113,7 @@ impl Host {
         request: &RunRequest,
     ) -> Result<DryRunReport, HostError> {
         let setup = self.run_setup(user, request).await?;
-        let model = self.model().await?;
+        let model = self.model_named(request.model.as_deref()).await?;
         let messages = vec![setup.system_prompt(), Message::user(&request.prompt)];
         let dry = Agent::new(self.registry(), &model)
             .context_window(model.config().window())
@@ -173,6 +176,7 @@ impl RunRequest {
             prompt: prompt.into(),
             skills: Vec::new(),
             max_rounds: DEFAULT_ROUNDS,
+            model: None,
             tools: Selection::All,
             capture_raw: false,
         }

@@ -109,6 +109,13 @@ fn browser_pages() {
         let model = ScriptedModel::start().await;
         store.set_setting("model", &model.setting()).await.unwrap();
         store
+            .set_setting(
+                "models",
+                &format!(r#"{{"second": {}}}"#, model.setting_named("second")),
+            )
+            .await
+            .unwrap();
+        store
             .set_setting("tools", r#"{"update_page_metadata": {"state": "enabled"}}"#)
             .await
             .unwrap();

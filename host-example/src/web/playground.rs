@@ -32,6 +32,8 @@ const MAX_ROUNDS: u32 = 50;
 /// from the raw pairs).
 #[derive(Debug, Clone)]
 pub(super) struct Draft {
+    /// A configuration of the `models` setting; `None`: the `model` one.
+    model: Option<String>,
     prompt: String,
     skills: BTreeSet<String>,
     groups: BTreeSet<String>,
@@ -43,6 +45,7 @@ pub(super) struct Draft {
 impl Default for Draft {
     fn default() -> Self {
         Draft {
+            model: None,
             prompt: String::new(),
             skills: BTreeSet::new(),
             groups: BTreeSet::new(),
@@ -58,6 +61,7 @@ impl Draft {
         let mut draft = Draft::default();
         for (key, value) in pairs {
             match key.as_str() {
+                "model" => draft.model = Some(value).filter(|name| !name.is_empty()),
                 "prompt" => draft.prompt = value,
                 "skills" => {
                     draft.skills.insert(value);
@@ -99,6 +103,7 @@ impl Draft {
                 Selection::Only(picked)
             },
             capture_raw: self.capture_raw,
+            model: self.model.clone(),
             ..RunRequest::new(self.prompt.clone())
         }
     }
@@ -152,7 +157,10 @@ pub(super) async fn run(
     let (offered, model) = match async {
         Ok::<_, crate::store::StoreError>((
             offered(&state, &user).await?,
-            state.store.model_config().await?,
+            state
+                .store
+                .model_config_named(draft.model.as_deref())
+                .await?,
         ))
     }
     .await
@@ -237,11 +245,12 @@ async fn render(state: &WebState, user: &SignedIn, draft: &Draft, outcome: Outco
     let loaded = async {
         Ok::<_, crate::store::StoreError>((
             state.store.model_config().await?,
+            state.store.model_configs().await?,
             state.store.skills_folders().await?,
             offered(state, user).await?,
         ))
     };
-    let (model, folders, offered) = match loaded.await.or_failure() {
+    let (model, models, folders, offered) = match loaded.await.or_failure() {
         Ok(loaded) => loaded,
         Err(response) => return response,
     };
@@ -253,8 +262,13 @@ async fn render(state: &WebState, user: &SignedIn, draft: &Draft, outcome: Outco
                 "Model configuration "
                 select name="model" {
                     @match &model {
-                        Some(model) => option value="model" selected { (model.model) " at " (model.base_url) },
-                        None => option value="" { "none configured (setting model)" },
+                        Some(model) => option value="" selected[draft.model.is_none()] { "model: " (model.model) " at " (model.base_url) },
+                        None => option value="" selected[draft.model.is_none()] { "none configured (setting model)" },
+                    }
+                    @for (name, model) in &models {
+                        option value=(name) selected[draft.model.as_deref() == Some(name.as_str())] {
+                            (name) ": " (model.model) " at " (model.base_url)
+                        }
                     }
                 }
             }

@@ -43,6 +43,18 @@ def test_a_dry_run_shows_the_tools_offered(page):
     screenshot(page, "playground-dry-run")
 
 
+def test_the_model_configuration_is_picked(page):
+    sign_in(page, "admin")
+    page.goto(url("/playground"))
+    options = page.eval_on_selector_all("select[name=model] option", "els => els.map(e => e.value)")
+    assert options == ["", "second"]
+    page.fill("textarea[name=prompt]", "Hello")
+    page.select_option("select[name=model]", "second")
+    page.click("button.dry")
+    assert '"model": "second"' in page.inner_text("pre.request")
+    assert page.input_value("select[name=model]") == "second"
+
+
 def test_a_group_switched_off_is_gone_from_the_playground(page):
     sign_in(page, "admin")
     page.goto(url("/playground"))
