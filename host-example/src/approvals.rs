@@ -217,6 +217,10 @@ impl Host {
                 (r.skills.clone(), r.max_rounds)
             });
         let setup = self.setup(&stored.user, &skills).await?;
+        // A skill changed while the run waited takes its tools away now.
+        for note in &setup.notes {
+            self.store().record_run_note(run, note).await?;
+        }
         let model = stored.request.as_ref().and_then(|r| r.model.as_deref());
         let client = self.model_named(model).await?;
         let approvals = WatchedApprovals {

@@ -17,6 +17,7 @@ use tool_core::skills::TrustLevel;
 
 use super::{Store, StoreError, now};
 use crate::model::ModelConfig;
+use crate::skill_approval::UnapprovedSkills;
 
 /// A setting the host knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -38,11 +39,14 @@ pub enum SettingKey {
     /// Further model configurations a run may pick by name:
     /// `{"large": {"base_url": …, "model": …}}`.
     Models,
+    /// What runs do with a skill no administrator approved: `"refuse"`
+    /// (the default) or `"allow"`.
+    UnapprovedSkills,
 }
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 8] = [
+    pub const ALL: [SettingKey; 9] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -51,6 +55,7 @@ impl SettingKey {
         SettingKey::SkillsFolders,
         SettingKey::Model,
         SettingKey::Models,
+        SettingKey::UnapprovedSkills,
     ];
 
     /// Its name in the table and on the command line.
@@ -64,6 +69,7 @@ impl SettingKey {
             SettingKey::SkillsFolders => "skills_folders",
             SettingKey::Model => "model",
             SettingKey::Models => "models",
+            SettingKey::UnapprovedSkills => "unapproved_skills",
         }
     }
 
@@ -90,6 +96,7 @@ impl SettingKey {
             SettingKey::SkillsFolders => Ok(Value::Array(Vec::new())),
             SettingKey::Model => Ok(Value::Null),
             SettingKey::Models => Ok(Value::Object(serde_json::Map::new())),
+            SettingKey::UnapprovedSkills => serde_json::to_value(UnapprovedSkills::default()),
         };
         value.expect("defaults serialize")
     }
@@ -111,6 +118,7 @@ impl SettingKey {
             SettingKey::SkillsFolders => canonical::<Vec<PathBuf>>(value),
             SettingKey::Model => canonical::<Option<ModelConfig>>(value),
             SettingKey::Models => canonical::<BTreeMap<String, ModelConfig>>(value),
+            SettingKey::UnapprovedSkills => canonical::<UnapprovedSkills>(value),
         }
     }
 }
@@ -256,6 +264,14 @@ impl Store {
     pub async fn skills_folders(&self) -> Result<Vec<PathBuf>, StoreError> {
         Ok(self
             .setting(SettingKey::SkillsFolders)
+            .await?
+            .unwrap_or_default())
+    }
+
+    /// What runs do with a skill no administrator approved.
+    pub async fn unapproved_skills(&self) -> Result<UnapprovedSkills, StoreError> {
+        Ok(self
+            .setting(SettingKey::UnapprovedSkills)
             .await?
             .unwrap_or_default())
     }
