@@ -221,7 +221,8 @@ impl Host {
         for note in &setup.notes {
             self.store().record_run_note(run, note).await?;
         }
-        let client = self.model().await?;
+        let model = stored.request.as_ref().and_then(|r| r.model.as_deref());
+        let client = self.model_named(model).await?;
         let approvals = WatchedApprovals {
             inner: self.store().approvals(),
             outcome: Mutex::new(None),

@@ -6,11 +6,12 @@
 //! proposal are stored until [`crate::approvals`] decides.
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
-use tool_core::agent::{Agent, Event, EventSink, Finished, Message, RunEnd};
-use tool_core::gates::Gates;
+use serde_json::Value;
+use tool_core::agent::{Agent, DryRun, Event, EventSink, Finished, Message, ModelRequest, RunEnd};
+use tool_core::gates::{Gates, Selection};
 use tool_core::{Proposal, RunId};
 
-use crate::host::{DEFAULT_ROUNDS, Host, HostError};
+use crate::host::{DEFAULT_ROUNDS, Host, HostError, RunSetup};
 use crate::recorder::{EventLog, Recorder};
 use crate::store::{RunNote, RunRequest, RunSummary, StoredRun};
 
@@ -33,6 +34,15 @@ pub struct RunReport {
     pub ended: RunEnded,
 }
 
+/// What a run would send first ([`Host::dry_run`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DryRunReport {
+    /// The first request as the agent loop assembles it.
+    pub dry: DryRun,
+    /// The JSON body the model client would post for it.
+    pub body: Value,
+}
+
 /// A run with its events, for `runs show`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunDetail {
@@ -46,9 +56,10 @@ pub struct RunDetail {
 
 impl Host {
     /// Starts a run as `user`: resolves its grant through the gates with
-    /// the settings as they are now and the skills `request` names, stores
-    /// the run, then drives the agent loop until the model answers or a
-    /// write call suspends it. `watch` sees every event as it happens.
+    /// the settings as they are now, the skills `request` names and its
+    /// pick of tools, stores the run, then drives the agent loop until the
+    /// model answers or a write call suspends it. `watch` sees every event
+    /// as it happens; it is `Send`, so a front door can spawn the run.
     ///
     /// # Errors
     ///
@@ -61,10 +72,13 @@ impl Host {
         &self,
         user: &str,
         request: RunRequest,
-        watch: &mut dyn EventSink,
+        watch: &mut (dyn EventSink + Send),
     ) -> Result<RunReport, HostError> {
-        let setup = self.setup(user, &request.skills).await?;
-        let model = self.model().await?;
+        let setup = self.run_setup(user, &request).await?;
+        let model = self
+            .model_named(request.model.as_deref())
+            .await?
+            .capture_raw(request.capture_raw);
         let run = new_run_id();
         let grant = Gates::new(self.registry(), setup.inputs()).resolve().grant;
         self.store().create_run(&run, user, &grant).await?;
@@ -75,7 +89,10 @@ impl Host {
 
         let messages = vec![setup.system_prompt(), Message::user(&request.prompt)];
         let cx = self.context(&run, &setup.actor);
-        let agent = Agent::new(self.registry(), &model).max_rounds(request.max_rounds);
+        let agent = Agent::new(self.registry(), &model)
+            .max_rounds(request.max_rounds)
+            .context_window(model.config().window())
+            .skill_bytes(setup.skill_bytes());
         let log = EventLog::new(self.store().clone(), run.clone(), user);
         let mut recorder = Recorder::new(log, watch);
         let end = agent
@@ -85,6 +102,41 @@ impl Host {
         let ended = self.conclude(&run, end).await?;
         written?;
         Ok(RunReport { run, ended })
+    }
+
+    /// What starting `request` as `user` would send first, without
+    /// storing a run or asking the model: the first request as the agent
+    /// loop assembles it ([`Agent::dry_run`]) and the body the model client
+    /// would post for it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Host::start_run`] before the run is stored.
+    pub async fn dry_run(
+        &self,
+        user: &str,
+        request: &RunRequest,
+    ) -> Result<DryRunReport, HostError> {
+        let setup = self.run_setup(user, request).await?;
+        let model = self.model_named(request.model.as_deref()).await?;
+        let messages = vec![setup.system_prompt(), Message::user(&request.prompt)];
+        let dry = Agent::new(self.registry(), &model)
+            .context_window(model.config().window())
+            .skill_bytes(setup.skill_bytes())
+            .dry_run(messages, setup.inputs());
+        let body = model.request_body(&ModelRequest {
+            messages: &dry.messages,
+            tools: dry.tools.clone(),
+        });
+        Ok(DryRunReport { dry, body })
+    }
+
+    /// A run's inputs: `user`'s, the skills and the pick of tools of
+    /// `request`, the settings read now.
+    async fn run_setup(&self, user: &str, request: &RunRequest) -> Result<RunSetup, HostError> {
+        let mut setup = self.setup(user, &request.skills).await?;
+        setup.selection = request.tools.clone();
+        Ok(setup)
     }
 
     /// Stores how a run invocation ended: a finished run's outcome and
@@ -130,6 +182,9 @@ impl RunRequest {
             prompt: prompt.into(),
             skills: Vec::new(),
             max_rounds: DEFAULT_ROUNDS,
+            model: None,
+            tools: Selection::All,
+            capture_raw: false,
         }
     }
 }

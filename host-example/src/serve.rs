@@ -11,6 +11,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tool_core::RegistryError;
 
+use crate::host::Host;
 use crate::mcp::{self, SqlBackend, SqlStore};
 use crate::store;
 use crate::web::{self, WebState};
@@ -37,7 +38,8 @@ impl HostState {
             crate::registry()?,
             SqlStore::new(database.clone()),
         ));
-        let web = WebState::new(database.clone(), Arc::new(crate::registry()?));
+        let host = Host::with_registry(database.clone(), crate::registry()?);
+        let web = WebState::new(Arc::new(host));
         Ok(HostState { database, mcp, web })
     }
 }

@@ -6,7 +6,7 @@ use sqlx::Row;
 use sqlx::any::AnyRow;
 use tool_core::RunId;
 use tool_core::agent::{Event, Finished, Message, RunState, Usage};
-use tool_core::gates::Grant;
+use tool_core::gates::{Grant, Selection};
 
 use super::{Store, StoreError, from_json, now, to_json};
 
@@ -49,6 +49,17 @@ pub struct RunRequest {
     pub skills: Vec<String>,
     /// The round cap.
     pub max_rounds: u32,
+    /// The model configuration by name (setting `models`); `None`: the
+    /// `model` setting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Which tools the run is offered (of those the gates allow).
+    #[serde(default)]
+    pub tools: Selection,
+    /// Whether the model keeps each answer's JSON as it came (for the
+    /// playground's inspector).
+    #[serde(default)]
+    pub capture_raw: bool,
 }
 
 /// One line of the runs list.

@@ -37,6 +37,9 @@ pub enum SettingKey {
     SkillsFolders,
     /// The model behind the agent (a `ModelConfig`), or `null`.
     Model,
+    /// Further model configurations a run may pick by name:
+    /// `{"large": {"base_url": …, "model": …}}`.
+    Models,
     /// What runs do with a skill no administrator approved: `"refuse"`
     /// (the default) or `"allow"`.
     UnapprovedSkills,
@@ -47,7 +50,7 @@ pub enum SettingKey {
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 9] = [
+    pub const ALL: [SettingKey; 10] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -55,6 +58,7 @@ impl SettingKey {
         SettingKey::TrustZone,
         SettingKey::SkillsFolders,
         SettingKey::Model,
+        SettingKey::Models,
         SettingKey::UnapprovedSkills,
         SettingKey::OAuth,
     ];
@@ -69,6 +73,7 @@ impl SettingKey {
             SettingKey::TrustZone => "trust_zone",
             SettingKey::SkillsFolders => "skills_folders",
             SettingKey::Model => "model",
+            SettingKey::Models => "models",
             SettingKey::UnapprovedSkills => "unapproved_skills",
             SettingKey::OAuth => "oauth",
         }
@@ -96,6 +101,7 @@ impl SettingKey {
             SettingKey::TrustZone => serde_json::to_value(RunConfig::default().trust_zone),
             SettingKey::SkillsFolders => Ok(Value::Array(Vec::new())),
             SettingKey::Model | SettingKey::OAuth => Ok(Value::Null),
+            SettingKey::Models => Ok(Value::Object(serde_json::Map::new())),
             SettingKey::UnapprovedSkills => serde_json::to_value(UnapprovedSkills::default()),
         };
         value.expect("defaults serialize")
@@ -117,6 +123,7 @@ impl SettingKey {
             SettingKey::TrustZone => canonical::<DataClass>(value),
             SettingKey::SkillsFolders => canonical::<Vec<PathBuf>>(value),
             SettingKey::Model => canonical::<Option<ModelConfig>>(value),
+            SettingKey::Models => canonical::<BTreeMap<String, ModelConfig>>(value),
             SettingKey::UnapprovedSkills => canonical::<UnapprovedSkills>(value),
             SettingKey::OAuth => canonical::<Option<OAuthSettings>>(value),
         }
@@ -284,6 +291,23 @@ impl Store {
     /// The model configuration, if one is set.
     pub async fn model_config(&self) -> Result<Option<ModelConfig>, StoreError> {
         Ok(self.setting(SettingKey::Model).await?.flatten())
+    }
+
+    /// The further model configurations, by name (setting `models`).
+    pub async fn model_configs(&self) -> Result<BTreeMap<String, ModelConfig>, StoreError> {
+        Ok(self.setting(SettingKey::Models).await?.unwrap_or_default())
+    }
+
+    /// The model configuration called `name` (setting `models`), or the
+    /// `model` setting for `None`.
+    pub async fn model_config_named(
+        &self,
+        name: Option<&str>,
+    ) -> Result<Option<ModelConfig>, StoreError> {
+        match name {
+            None => self.model_config().await,
+            Some(name) => Ok(self.model_configs().await?.remove(name)),
+        }
     }
 }
 

@@ -108,7 +108,7 @@ async fn decide_stored(
     };
     let decisions = store.approvals();
     let approval = Approval {
-        registry: &state.registry,
+        registry: state.registry(),
         run: RunInputs {
             settings: &settings,
             actor: Some(&proposer),

@@ -12,7 +12,9 @@
 mod approvals;
 mod content;
 mod decisions;
+mod inspector;
 mod layout;
+mod live;
 mod playground;
 mod session;
 mod signin;
@@ -26,17 +28,21 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use tool_core::Registry;
 
+use crate::host::Host;
 use crate::store::Store;
+use live::LiveRuns;
 
 pub use session::Sessions;
 
-/// What every page reads: the host's store and registry, and the sessions
-/// of signed-in browsers.
+/// What every page reads: the host's middle layer (its store and
+/// registry), the sessions of signed-in browsers, and the playground's
+/// live runs.
 #[derive(Clone)]
 pub struct WebState {
+    host: Arc<Host>,
     store: Store,
-    registry: Arc<Registry>,
     sessions: Arc<Sessions>,
+    live: Arc<LiveRuns>,
 }
 
 impl std::fmt::Debug for WebState {
@@ -47,13 +53,18 @@ impl std::fmt::Debug for WebState {
 }
 
 impl WebState {
-    /// The pages over `store` and `registry`, with no one signed in.
-    pub fn new(store: Store, registry: Arc<Registry>) -> WebState {
+    /// The pages over `host`, with no one signed in.
+    pub fn new(host: Arc<Host>) -> WebState {
         WebState {
-            store,
-            registry,
+            store: host.store().clone(),
+            host,
             sessions: Arc::new(Sessions::default()),
+            live: Arc::new(LiveRuns::default()),
         }
+    }
+
+    fn registry(&self) -> &Registry {
+        self.host.registry()
     }
 
     /// The host's store.
@@ -85,7 +96,11 @@ pub fn router(state: WebState) -> Router {
         .route("/content/files", get(content::files))
         .route("/playground", get(playground::page))
         .route("/playground/dry-run", post(playground::dry_run))
+        .route("/playground/run", post(playground::run))
+        .route("/playground/live/{id}", get(playground::live))
+        .route("/playground/live/{id}/events", get(live::events))
         .route("/static/app.css", get(stylesheet))
+        .route("/static/playground.js", get(playground_script))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             session::csrf,
@@ -96,6 +111,10 @@ pub fn router(state: WebState) -> Router {
 
 async fn stylesheet() -> Response {
     static_file("text/css", include_str!("static/app.css"))
+}
+
+async fn playground_script() -> Response {
+    static_file("text/javascript", include_str!("static/playground.js"))
 }
 
 fn static_file(mime: &'static str, body: &'static str) -> Response {

@@ -423,6 +423,17 @@ pub async fn settings_round_trip(url: &str) {
         .await
         .unwrap();
     assert_eq!(store.skills_folders().await.unwrap().len(), 1);
+    store
+        .set_setting(
+            "models",
+            r#"{"large": {"base_url": "http://localhost:8000/v1", "model": "big"}}"#,
+        )
+        .await
+        .unwrap();
+    let named = |name| store.model_config_named(name);
+    assert_eq!(named(Some("large")).await.unwrap().unwrap().model, "big");
+    assert_eq!(named(None).await.unwrap().unwrap().model, "qwen3:8b");
+    assert_eq!(named(Some("small")).await.unwrap(), None);
     assert_eq!(
         store.unapproved_skills().await.unwrap(),
         UnapprovedSkills::Refuse
@@ -441,6 +452,7 @@ pub async fn settings_round_trip(url: &str) {
         ("trust_zone", r#""secret""#),
         ("trust_zone", "not json"),
         ("model", r#"{"model": "x"}"#),
+        ("models", r#"{"large": {"model": "x"}}"#),
         ("sites", r#"["ftp://example.com"]"#),
         ("unapproved_skills", r#""sometimes""#),
     ] {
