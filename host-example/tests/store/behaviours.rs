@@ -446,6 +446,18 @@ pub async fn settings_round_trip(url: &str) {
         store.unapproved_skills().await.unwrap(),
         UnapprovedSkills::Allow
     );
+    assert_eq!(store.oauth_settings().await.unwrap(), None);
+    store
+        .set_setting(
+            "oauth",
+            r#"{"issuer": "https://id.example", "resource": "https://host.example/mcp",
+                "jwks_uri": "https://id.example/jwks.json"}"#,
+        )
+        .await
+        .unwrap();
+    let oauth = store.oauth_settings().await.unwrap().unwrap();
+    assert_eq!(oauth.issuer, "https://id.example");
+    assert_eq!(oauth.resource, "https://host.example/mcp");
     // A value that does not fit is refused and stores nothing.
     let before = store.settings().await.unwrap();
     for (key, value) in [
@@ -455,6 +467,11 @@ pub async fn settings_round_trip(url: &str) {
         ("models", r#"{"large": {"model": "x"}}"#),
         ("sites", r#"["ftp://example.com"]"#),
         ("unapproved_skills", r#""sometimes""#),
+        ("oauth", r#"{"issuer": "https://id.example"}"#),
+        (
+            "oauth",
+            r#"{"issuer": "i", "resource": "ftp://x/mcp", "jwks_uri": "https://id.example/k"}"#,
+        ),
     ] {
         let error = store.set_setting(key, value).await.unwrap_err();
         assert!(
