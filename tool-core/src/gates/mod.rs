@@ -48,7 +48,6 @@ use crate::{Actor, Egress, Outcome, RegisteredTool, Registry, ToolContext, ToolE
 
 pub use crate::skills::Allowance;
 pub use denial::{Denial, Gate};
-pub(crate) use grant::check_format;
 pub use grant::{GRANT_FORMAT, Grant};
 pub use settings::{
     AllowedEffects, GroupSettings, HostSettings, RunConfig, RunInputs, Selection, Toggle,
@@ -171,7 +170,7 @@ impl<'r> Gates<'r> {
         }
         Resolution {
             grant: Grant {
-                format: GRANT_FORMAT,
+                format: crate::stored_format::Format::CURRENT,
                 tools: GrantedTools(tools),
             },
             denials,
