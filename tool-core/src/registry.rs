@@ -20,6 +20,7 @@ use crate::calls::{
 };
 use crate::export::{ExportIssue, Exports, Provider};
 use crate::registration::{DynTool, Handler, Registration};
+use crate::skills::KnownTool;
 use crate::validation::ArgumentValidator;
 use crate::{
     ArgumentProblem, Declaration, DefinitionSite, Effect, Outcome, Proposal, ProposalId,
@@ -624,6 +625,20 @@ impl Registry {
     /// warning at build.
     pub fn export_issues(&self) -> &[ExportIssue] {
         &self.export_issues
+    }
+
+    /// The registered tools as `allowed-tools` sees them: each name and the
+    /// kind of its scope argument, in name order. What gate 6 resolves
+    /// skills against, and what [`check_skill_tools`](crate::skills::check_skill_tools)
+    /// checks a skill against.
+    pub fn known_tools(&self) -> Vec<KnownTool<'_>> {
+        self.tools
+            .iter()
+            .map(|tool| KnownTool {
+                name: tool.name(),
+                scope: tool.declaration().scope.as_ref().map(|scope| scope.kind),
+            })
+            .collect()
     }
 
     /// How many tools.

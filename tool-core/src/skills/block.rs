@@ -1,6 +1,6 @@
 //! The skill block: the effective skills' text, under the prompt's byte budget.
 
-use crate::skills::allow_list::EffectiveSkills;
+use crate::skills::effective::EffectiveSkills;
 
 /// A skill left out of the skill block because it did not fit.
 #[derive(Debug, Clone, PartialEq, Eq)]
