@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use tool_core::skills::{SkillRef, TrustLevel, read_skill};
+use tool_core::skills::{SkillRef, TrustLevel};
 
 use crate::skills_check::find_skill_folders;
 
@@ -81,28 +81,10 @@ fn read(folder: &Path, name: &str) -> Result<SkillRef, SkillsError> {
         path: path.display().to_string(),
         reason: error.to_string(),
     })?;
-    let report = read_skill(&text, name);
-    let valid = report.is_valid();
-    let manifest = match (valid, report.manifest) {
-        (true, Some(manifest)) => manifest,
-        _ => {
-            let reason = report
-                .diagnostics
-                .iter()
-                .find(|d| d.is_error())
-                .map_or_else(|| "no manifest".to_owned(), |d| d.message.clone());
-            return Err(SkillsError::Invalid {
-                name: name.to_owned(),
-                reason,
-            });
-        }
-    };
-    Ok(SkillRef {
-        id: name.to_owned(),
-        enabled: true,
-        orphaned: false,
-        trust: CONFIGURED_TRUST,
-        allowed_tools: manifest.allowed_tools,
-        text: manifest.body,
+    SkillRef::read(&text, name, CONFIGURED_TRUST).map_err(|invalid| SkillsError::Invalid {
+        name: name.to_owned(),
+        reason: invalid
+            .first_error()
+            .map_or_else(|| "no manifest".to_owned(), |d| d.message.clone()),
     })
 }

@@ -14,10 +14,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use tool_core::Registry;
-use tool_core::skills::{
-    Code, KnownTool, Position, Severity, check_allowed_tools, check_examples, read_skill,
-};
+use tool_core::skills::{Code, KnownTool, Position, Severity, check_skill_tools, read_skill};
 
 /// The file every skill folder holds.
 pub const SKILL_FILE: &str = "SKILL.md";
@@ -25,8 +22,7 @@ pub const SKILL_FILE: &str = "SKILL.md";
 /// What a finding is about: a rule of the skills reader, or the file itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CheckCode {
-    /// A diagnostic of [`read_skill`], [`check_allowed_tools`] or
-    /// [`check_examples`] (`S…`).
+    /// A diagnostic of [`read_skill`] or [`check_skill_tools`] (`S…`).
     Skill(Code),
     /// The `SKILL.md`, or a folder below a DIR, could not be read (`F001`).
     Unreadable,
@@ -183,18 +179,6 @@ impl Checked {
     }
 }
 
-/// The registered tools as `allowed-tools` sees them.
-pub fn known_tools(registry: &Registry) -> Vec<KnownTool<'_>> {
-    registry
-        .tools()
-        .iter()
-        .map(|tool| KnownTool {
-            name: tool.name(),
-            scope: tool.declaration().scope.as_ref().map(|scope| scope.kind),
-        })
-        .collect()
-}
-
 /// Checks every skill folder below each of `dirs`. Every DIR is tried before
 /// anything is checked, so a mistyped one fails the run without half a report.
 pub fn check_dirs(dirs: &[PathBuf], known: &[KnownTool<'_>]) -> Result<Checked, CheckError> {
@@ -324,8 +308,7 @@ pub fn check_skill_bytes(
     let report = read_skill(text, folder_name);
     let mut diagnostics = report.diagnostics;
     if let Some(manifest) = &report.manifest {
-        diagnostics.extend(check_allowed_tools(&manifest.allowed_tools, known));
-        diagnostics.extend(check_examples(manifest, known));
+        diagnostics.extend(check_skill_tools(manifest, known));
     }
     diagnostics
         .into_iter()

@@ -41,7 +41,7 @@ pub fn run(command: Command) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let known = skills_check::known_tools(&registry);
+    let known = registry.known_tools();
     let checked = match skills_check::check_dirs(&dirs, &known) {
         Ok(checked) => checked,
         Err(error) => {
