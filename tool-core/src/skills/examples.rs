@@ -189,6 +189,7 @@ fn example(expected: Expected, pattern: ToolPattern) -> Result<CallExample, Diag
 ///
 /// A tool the host does not register is taken to be registered with the
 /// kind the skill states for it (`allowed-tools-kind-Bash: command`).
+#[must_use = "the diagnostics are the check's only result"]
 pub fn check_examples(manifest: &SkillManifest, known: &[KnownTool<'_>]) -> Vec<Diagnostic> {
     let examples = &manifest.examples;
     if examples.examples.is_empty() {

@@ -44,6 +44,7 @@ pub(crate) fn is_tool_of(name: &str, server: &str) -> bool {
 /// `allowed-tools` ([`check_allowed_tools`], S040–S042), then its call
 /// examples ([`check_examples`](crate::skills::check_examples), S060–S063).
 /// For a host's registry, `known` is [`Registry::known_tools`](crate::Registry::known_tools).
+#[must_use = "the diagnostics are the check's only result"]
 pub fn check_skill_tools(manifest: &SkillManifest, known: &[KnownTool<'_>]) -> Vec<Diagnostic> {
     let mut diagnostics = check_allowed_tools(&manifest.allowed_tools, known);
     diagnostics.extend(check_examples(manifest, known));
@@ -53,6 +54,7 @@ pub fn check_skill_tools(manifest: &SkillManifest, known: &[KnownTool<'_>]) -> V
 /// Reports each token of `allowed-tools` that resolves to no registered tool
 /// (with a "did you mean" for a near name), and each scope on a tool that has
 /// no `scope` field. Such tokens grant nothing.
+#[must_use = "the diagnostics are the check's only result"]
 pub fn check_allowed_tools(tools: &AllowedTools, known: &[KnownTool<'_>]) -> Vec<Diagnostic> {
     match tools {
         AllowedTools::Absent => Vec::new(),
