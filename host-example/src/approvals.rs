@@ -217,6 +217,10 @@ impl Host {
                 (r.skills.clone(), r.max_rounds)
             });
         let setup = self.setup(&stored.user, &skills).await?;
+        // A skill changed while the run waited takes its tools away now.
+        for note in &setup.notes {
+            self.store().record_run_note(run, note).await?;
+        }
         let client = self.model().await?;
         let approvals = WatchedApprovals {
             inner: self.store().approvals(),

@@ -32,6 +32,7 @@ fn setup(skills: Vec<SkillRef>) -> RunSetup {
         config: RunConfig::default(),
         skills,
         selection: Selection::All,
+        notes: Vec::new(),
     }
 }
 

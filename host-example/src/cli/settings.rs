@@ -14,9 +14,10 @@ pub enum Command {
     /// Set a setting to a JSON value, checked against the setting's type
     /// before it is stored (needs --user naming an administrator).
     /// The settings: groups, tools, sites, skill_trust_floor, trust_zone,
-    /// skills_folders, model.
+    /// skills_folders, model, unapproved_skills.
     #[command(after_help = "Examples:
   host-example --user admin settings set trust_zone '\"confidential\"'
+  host-example --user admin settings set unapproved_skills '\"allow\"'
   host-example --user admin settings set groups '{\"system\": {\"state\": \"disabled\"}}'
   host-example --user admin settings set model '{\"base_url\": \"http://localhost:11434/v1\", \"model\": \"qwen3:8b\"}'")]
     Set {

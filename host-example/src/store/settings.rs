@@ -17,6 +17,7 @@ use tool_core::skills::TrustLevel;
 
 use super::{Store, StoreError, now};
 use crate::model::ModelConfig;
+use crate::skill_approval::UnapprovedSkills;
 
 /// A setting the host knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -35,11 +36,14 @@ pub enum SettingKey {
     SkillsFolders,
     /// The model behind the agent (a `ModelConfig`), or `null`.
     Model,
+    /// What runs do with a skill no administrator approved: `"refuse"`
+    /// (the default) or `"allow"`.
+    UnapprovedSkills,
 }
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 7] = [
+    pub const ALL: [SettingKey; 8] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -47,6 +51,7 @@ impl SettingKey {
         SettingKey::TrustZone,
         SettingKey::SkillsFolders,
         SettingKey::Model,
+        SettingKey::UnapprovedSkills,
     ];
 
     /// Its name in the table and on the command line.
@@ -59,6 +64,7 @@ impl SettingKey {
             SettingKey::TrustZone => "trust_zone",
             SettingKey::SkillsFolders => "skills_folders",
             SettingKey::Model => "model",
+            SettingKey::UnapprovedSkills => "unapproved_skills",
         }
     }
 
@@ -84,6 +90,7 @@ impl SettingKey {
             SettingKey::TrustZone => serde_json::to_value(RunConfig::default().trust_zone),
             SettingKey::SkillsFolders => Ok(Value::Array(Vec::new())),
             SettingKey::Model => Ok(Value::Null),
+            SettingKey::UnapprovedSkills => serde_json::to_value(UnapprovedSkills::default()),
         };
         value.expect("defaults serialize")
     }
@@ -104,6 +111,7 @@ impl SettingKey {
             SettingKey::TrustZone => canonical::<DataClass>(value),
             SettingKey::SkillsFolders => canonical::<Vec<PathBuf>>(value),
             SettingKey::Model => canonical::<Option<ModelConfig>>(value),
+            SettingKey::UnapprovedSkills => canonical::<UnapprovedSkills>(value),
         }
     }
 }
@@ -249,6 +257,14 @@ impl Store {
     pub async fn skills_folders(&self) -> Result<Vec<PathBuf>, StoreError> {
         Ok(self
             .setting(SettingKey::SkillsFolders)
+            .await?
+            .unwrap_or_default())
+    }
+
+    /// What runs do with a skill no administrator approved.
+    pub async fn unapproved_skills(&self) -> Result<UnapprovedSkills, StoreError> {
+        Ok(self
+            .setting(SettingKey::UnapprovedSkills)
             .await?
             .unwrap_or_default())
     }
