@@ -19,7 +19,7 @@ use site_model::Timestamp;
 
 use crate::host::{Host, HostError};
 use crate::skill_digest::{DigestError, FileChange, SkillDigest, SkillFolder};
-use crate::skills_check::{self, check_skill_bytes, known_tools};
+use crate::skills_check::{self, check_skill_bytes};
 use crate::store::{AuditEntry, AuditKind, SkillApproval};
 
 /// What runs do with a skill no administrator approved (the setting
@@ -143,7 +143,7 @@ impl Host {
     ) -> Result<Vec<SkillApproval>, HostError> {
         self.store().require_admin(actor, "skills approve").await?;
         let refuse = |reason: String| HostError::Approve(ApproveError(reason));
-        let known = known_tools(self.registry());
+        let known = self.registry().known_tools();
         let found = skills_check::check_dirs(dirs, &known).map_err(|e| refuse(e.to_string()))?;
         if let Some(error) = found.findings.iter().find(|f| f.is_error()) {
             return Err(refuse(format!("{error} (see `host-example skills check`)")));

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use tool_core::skills::{AllowedTools, SkillRef, TrustLevel, read_skill};
+use tool_core::skills::{AllowedTools, SkillRef, TrustLevel};
 
 use crate::skill_approval::{UnapprovedSkills, Verdict, judge};
 use crate::skill_digest::SkillFolder;
@@ -160,28 +160,10 @@ fn parse(folder: &Path, name: &str, bytes: &[u8]) -> Result<SkillRef, SkillsErro
         path: folder.join(SKILL_FILE).display().to_string(),
         reason: format!("not UTF-8 text: {error}"),
     })?;
-    let report = read_skill(text, name);
-    let valid = report.is_valid();
-    let manifest = match (valid, report.manifest) {
-        (true, Some(manifest)) => manifest,
-        _ => {
-            let reason = report
-                .diagnostics
-                .iter()
-                .find(|d| d.is_error())
-                .map_or_else(|| "no manifest".to_owned(), |d| d.message.clone());
-            return Err(SkillsError::Invalid {
-                name: name.to_owned(),
-                reason,
-            });
-        }
-    };
-    Ok(SkillRef {
-        id: name.to_owned(),
-        enabled: true,
-        orphaned: false,
-        trust: CONFIGURED_TRUST,
-        allowed_tools: manifest.allowed_tools,
-        text: manifest.body,
+    SkillRef::read(text, name, CONFIGURED_TRUST).map_err(|invalid| SkillsError::Invalid {
+        name: name.to_owned(),
+        reason: invalid
+            .first_error()
+            .map_or_else(|| "no manifest".to_owned(), |d| d.message.clone()),
     })
 }

@@ -21,10 +21,7 @@ mod approvals;
 pub use approvals::check_approvals;
 
 use serde::Serialize;
-use tool_core::Registry;
-use tool_core::skills::{
-    Code, KnownTool, Position, Severity, check_allowed_tools, check_examples, read_skill,
-};
+use tool_core::skills::{Code, KnownTool, Position, Severity, check_skill_tools, read_skill};
 
 /// The file every skill folder holds.
 pub const SKILL_FILE: &str = "SKILL.md";
@@ -33,8 +30,7 @@ pub const SKILL_FILE: &str = "SKILL.md";
 /// or the skill's approval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CheckCode {
-    /// A diagnostic of [`read_skill`], [`check_allowed_tools`] or
-    /// [`check_examples`] (`S…`).
+    /// A diagnostic of [`read_skill`] or [`check_skill_tools`] (`S…`).
     Skill(Code),
     /// The `SKILL.md`, or a folder below a DIR, could not be read (`F001`).
     Unreadable,
@@ -212,18 +208,6 @@ impl Checked {
     }
 }
 
-/// The registered tools as `allowed-tools` sees them.
-pub fn known_tools(registry: &Registry) -> Vec<KnownTool<'_>> {
-    registry
-        .tools()
-        .iter()
-        .map(|tool| KnownTool {
-            name: tool.name(),
-            scope: tool.declaration().scope.as_ref().map(|scope| scope.kind),
-        })
-        .collect()
-}
-
 /// Checks every skill folder below each of `dirs`. Every DIR is tried before
 /// anything is checked, so a mistyped one fails the run without half a report.
 pub fn check_dirs(dirs: &[PathBuf], known: &[KnownTool<'_>]) -> Result<Checked, CheckError> {
@@ -353,8 +337,7 @@ pub fn check_skill_bytes(
     let report = read_skill(text, folder_name);
     let mut diagnostics = report.diagnostics;
     if let Some(manifest) = &report.manifest {
-        diagnostics.extend(check_allowed_tools(&manifest.allowed_tools, known));
-        diagnostics.extend(check_examples(manifest, known));
+        diagnostics.extend(check_skill_tools(manifest, known));
     }
     diagnostics
         .into_iter()

@@ -1,17 +1,44 @@
 //! A host that only depends on tool crates sees their tools.
 
+use std::collections::BTreeSet;
 use std::process::Command;
 
 #[test]
 fn registry_holds_the_tools_of_every_linked_crate() {
     let registry = host_example::registry().unwrap();
     let names: Vec<&str> = registry.tools().iter().map(|t| t.name()).collect();
-    for expected in ["get_env", "get_env_raw", "get_system_status"] {
+    // One tool of each crate `registry()` links: a crate whose link line
+    // did nothing would be missing here, since nothing else in the host
+    // names it (nor does this test, which would link it by itself).
+    for expected in [
+        "get_env",
+        "get_env_raw",
+        "get_system_status",
+        "update_page_metadata",
+        "create_translation_draft",
+    ] {
         assert!(
             names.contains(&expected),
             "{expected} missing from {names:?}"
         );
     }
+    let crates: BTreeSet<&str> = registry
+        .tools()
+        .iter()
+        .map(|t| t.site().crate_name)
+        .collect();
+    assert_eq!(
+        crates,
+        BTreeSet::from(["tools-builtin", "tools-editing"]),
+        "the registry holds the tools of exactly the linked crates"
+    );
+    let editing: Vec<&str> = registry
+        .tools()
+        .iter()
+        .filter(|t| t.declaration().group == "editing")
+        .map(|t| t.name())
+        .collect();
+    assert_eq!(editing.len(), 5, "{editing:?}");
     let mut sorted = names.clone();
     sorted.sort_unstable();
     assert_eq!(names, sorted);

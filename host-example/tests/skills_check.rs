@@ -267,7 +267,7 @@ fn a_terminal_gets_the_source_line_with_a_caret_under_the_span() {
         b"---\nname: broken\ndescription: Checks things. Use when a check is needed.\nallowed-tools: Read *\n---\nBody.\n",
     );
     let registry = host_example::registry().unwrap();
-    let known = host_example::skills_check::known_tools(&registry);
+    let known = registry.known_tools();
     let checked = host_example::skills_check::check_dirs(&[dir], &known).unwrap();
     let plain = host_example::skills_check::render_text(&checked.findings);
     let annotated = host_example::skills_check::render_annotated(&checked.findings);

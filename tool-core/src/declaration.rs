@@ -207,22 +207,6 @@ impl fmt::Display for DefinitionSite {
     }
 }
 
-/// `^[A-Za-z0-9_-]{1,64}$`, the strictest rule the big providers share.
-///
-/// The derive checks the same rule at compile time; this checks tools added
-/// at run time.
-pub fn is_valid_tool_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-}
-
-/// `^[a-z][a-z0-9_-]{0,63}$`: a crate-like group name.
-pub fn is_valid_group_name(group: &str) -> bool {
-    group.len() <= 64
-        && group.bytes().next().is_some_and(|b| b.is_ascii_lowercase())
-        && group
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
-}
+/// The derive checks the same rules at compile time (one definition, the
+/// `tool-rules` crate); these check tools added at run time.
+pub use tool_rules::{is_valid_group_name, is_valid_tool_name};

@@ -145,6 +145,7 @@ pub mod redact;
 mod registration;
 mod registry;
 pub mod skills;
+mod stored_format;
 mod tool;
 mod validation;
 

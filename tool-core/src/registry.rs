@@ -20,6 +20,7 @@ use crate::calls::{
 };
 use crate::export::{ExportIssue, Exports, Provider};
 use crate::registration::{DynTool, Handler, Registration};
+use crate::skills::KnownTool;
 use crate::validation::ArgumentValidator;
 use crate::{
     ArgumentProblem, Declaration, DefinitionSite, Effect, Outcome, Proposal, ProposalId,
@@ -27,7 +28,7 @@ use crate::{
 };
 use guard::{guarded, panic_message};
 
-const DESCRIPTION_MAX: usize = 1024;
+use tool_rules::DESCRIPTION_MAX;
 
 /// Collects the tools of a registry; [`build`](Self::build) checks them all.
 #[must_use = "a builder does nothing until `build` is called"]
@@ -133,8 +134,7 @@ impl RegistryBuilder {
     /// Checks every tool and builds the registry, or reports **every**
     /// problem at once.
     pub fn build(self) -> Result<Registry, RegistryError> {
-        let mut problems = Vec::new();
-        let mut export_issues = Vec::new();
+        let mut found = Found::default();
         let mut tools = Vec::with_capacity(self.linked.len() + self.dynamic.len());
         for registration in self.linked {
             let declaration = &registration.declaration;
@@ -152,14 +152,12 @@ impl RegistryBuilder {
                     )
                 })
             });
-            if let Some(tool) = check_tool(
+            if let Some(tool) = found.check_tool(
                 declaration.clone(),
                 registration.site,
                 schema,
                 output.transpose(),
                 Kind::Linked(registration.handler),
-                &mut problems,
-                &mut export_issues,
             ) {
                 tools.push(tool);
             }
@@ -170,21 +168,15 @@ impl RegistryBuilder {
             let output = Ok(tool.output_schema());
             let site = tool.site();
             if declaration.effect == Effect::Write {
-                problems.push(BuildProblem::UnsupportedDynamicWrite {
+                found.problems.push(BuildProblem::UnsupportedDynamicWrite {
                     name: declaration.name.to_string(),
                     site,
                 });
                 continue;
             }
-            if let Some(tool) = check_tool(
-                declaration,
-                site,
-                schema,
-                output,
-                Kind::Dynamic(tool),
-                &mut problems,
-                &mut export_issues,
-            ) {
+            if let Some(tool) =
+                found.check_tool(declaration, site, schema, output, Kind::Dynamic(tool))
+            {
                 tools.push(tool);
             }
         }
@@ -194,6 +186,10 @@ impl RegistryBuilder {
         tools.sort_by(|a, b| {
             (a.declaration.name.as_ref(), a.site).cmp(&(b.declaration.name.as_ref(), b.site))
         });
+        let Found {
+            mut problems,
+            mut export_issues,
+        } = found;
         for pair in tools.windows(2) {
             if pair[0].declaration.name == pair[1].declaration.name {
                 problems.push(BuildProblem::DuplicateName {
@@ -235,124 +231,139 @@ impl RegistryBuilder {
     }
 }
 
-fn check_tool(
-    declaration: Declaration,
-    site: DefinitionSite,
-    schema: Result<Value, String>,
-    output: Result<Option<Value>, String>,
-    kind: Kind,
-    problems: &mut Vec<BuildProblem>,
-    export_issues: &mut Vec<ExportIssue>,
-) -> Option<RegisteredTool> {
-    let before = problems.len();
-    let name = declaration.name.to_string();
-    if !is_valid_tool_name(&name) {
-        problems.push(BuildProblem::InvalidName {
-            name: name.clone(),
-            site,
-        });
-    }
-    if !is_valid_group_name(&declaration.group) {
-        problems.push(BuildProblem::InvalidGroup {
-            name: name.clone(),
-            group: declaration.group.to_string(),
-            site,
-        });
-    }
-    if let Some(timeout) = declaration.timeout
-        && (timeout.is_zero() || timeout > MAX_TOOL_TIMEOUT)
-    {
-        problems.push(BuildProblem::InvalidTimeout {
-            name: name.clone(),
-            timeout,
-            site,
-        });
-    }
-    let length = declaration.description.chars().count();
-    if length == 0 || length > DESCRIPTION_MAX {
-        problems.push(BuildProblem::InvalidDescription {
-            name: name.clone(),
-            length,
-            site,
-        });
-    }
-    let schema = match schema {
-        Ok(schema) => schema,
-        Err(reason) => {
-            problems.push(BuildProblem::InvalidSchema { name, site, reason });
-            return None;
-        }
-    };
-    if schema.get("type").and_then(Value::as_str) != Some("object") {
-        problems.push(BuildProblem::SchemaNotObject {
-            name: name.clone(),
-            site,
-            found: schema
-                .get("type")
-                .map_or_else(|| "no `type`".to_owned(), Value::to_string),
-        });
-    }
-    if let Some(scope) = &declaration.scope {
-        let property = schema
-            .get("properties")
-            .and_then(|p| p.get(scope.property.as_ref()));
-        if property.is_none() {
-            problems.push(BuildProblem::ScopeNotInSchema {
+/// What checking the tools found besides the tools themselves: the
+/// problems that refuse the registry, and the export issues that only warn.
+#[derive(Default)]
+struct Found {
+    problems: Vec<BuildProblem>,
+    export_issues: Vec<ExportIssue>,
+}
+
+impl Found {
+    /// Checks one tool, recording what is wrong with it; the tool, when
+    /// nothing is.
+    fn check_tool(
+        &mut self,
+        declaration: Declaration,
+        site: DefinitionSite,
+        schema: Result<Value, String>,
+        output: Result<Option<Value>, String>,
+        kind: Kind,
+    ) -> Option<RegisteredTool> {
+        let Found {
+            problems,
+            export_issues,
+        } = self;
+        let before = problems.len();
+        let name = declaration.name.to_string();
+        if !is_valid_tool_name(&name) {
+            problems.push(BuildProblem::InvalidName {
                 name: name.clone(),
-                scope: scope.property.to_string(),
                 site,
             });
         }
-    }
-    let output = match output {
-        Ok(output) => output,
-        Err(reason) => {
-            problems.push(BuildProblem::InvalidSchema { name, site, reason });
-            return None;
+        if !is_valid_group_name(&declaration.group) {
+            problems.push(BuildProblem::InvalidGroup {
+                name: name.clone(),
+                group: declaration.group.to_string(),
+                site,
+            });
         }
-    };
-    match crate::export::check(&declaration, &schema, output.as_ref()) {
-        Ok(issues) => {
-            for issue in &issues {
-                tracing::warn!(target: "tool_core::registry", %issue, "export falls back");
-            }
-            export_issues.extend(issues);
+        if let Some(timeout) = declaration.timeout
+            && (timeout.is_zero() || timeout > MAX_TOOL_TIMEOUT)
+        {
+            problems.push(BuildProblem::InvalidTimeout {
+                name: name.clone(),
+                timeout,
+                site,
+            });
         }
-        Err(reason) => problems.push(BuildProblem::Unexportable {
-            name: name.clone(),
-            site,
-            reason,
-        }),
-    }
-    // A run-time tool's schema comes from outside (an MCP server, say), so
-    // it is compiled now and a bad one is a build problem. A derived tool's
-    // schema is schemars' own output; compiling it on first call keeps the
-    // build of a large registry cheap (it was 38% of building 10,000 tools).
-    let validator = if matches!(kind, Kind::Dynamic(_)) {
-        match ArgumentValidator::compile(&schema) {
-            Ok(validator) => Some(OnceLock::from(Ok(validator))),
+        let length = declaration.description.chars().count();
+        if length == 0 || length > DESCRIPTION_MAX {
+            problems.push(BuildProblem::InvalidDescription {
+                name: name.clone(),
+                length,
+                site,
+            });
+        }
+        let schema = match schema {
+            Ok(schema) => schema,
             Err(reason) => {
                 problems.push(BuildProblem::InvalidSchema { name, site, reason });
-                None
+                return None;
+            }
+        };
+        if schema.get("type").and_then(Value::as_str) != Some("object") {
+            problems.push(BuildProblem::SchemaNotObject {
+                name: name.clone(),
+                site,
+                found: schema
+                    .get("type")
+                    .map_or_else(|| "no `type`".to_owned(), Value::to_string),
+            });
+        }
+        if let Some(scope) = &declaration.scope {
+            let property = schema
+                .get("properties")
+                .and_then(|p| p.get(scope.property.as_ref()));
+            if property.is_none() {
+                problems.push(BuildProblem::ScopeNotInSchema {
+                    name: name.clone(),
+                    scope: scope.property.to_string(),
+                    site,
+                });
             }
         }
-    } else {
-        Some(OnceLock::new())
-    };
-    match validator {
-        Some(validator) if problems.len() == before => Some(RegisteredTool {
-            name: Arc::from(declaration.name.as_ref()),
-            declaration,
-            site,
-            schema,
-            exports: Exports::default(),
-            validator,
-            output_schema: output,
-            output_validator: OnceLock::new(),
-            definition: OnceLock::new(),
-            kind,
-        }),
-        _ => None,
+        let output = match output {
+            Ok(output) => output,
+            Err(reason) => {
+                problems.push(BuildProblem::InvalidSchema { name, site, reason });
+                return None;
+            }
+        };
+        match crate::export::check(&declaration, &schema, output.as_ref()) {
+            Ok(issues) => {
+                for issue in &issues {
+                    tracing::warn!(target: "tool_core::registry", %issue, "export falls back");
+                }
+                export_issues.extend(issues);
+            }
+            Err(reason) => problems.push(BuildProblem::Unexportable {
+                name: name.clone(),
+                site,
+                reason,
+            }),
+        }
+        // A run-time tool's schema comes from outside (an MCP server, say), so
+        // it is compiled now and a bad one is a build problem. A derived tool's
+        // schema is schemars' own output; compiling it on first call keeps the
+        // build of a large registry cheap (it was 38% of building 10,000 tools).
+        let validator = if matches!(kind, Kind::Dynamic(_)) {
+            match ArgumentValidator::compile(&schema) {
+                Ok(validator) => Some(OnceLock::from(Ok(validator))),
+                Err(reason) => {
+                    problems.push(BuildProblem::InvalidSchema { name, site, reason });
+                    None
+                }
+            }
+        } else {
+            Some(OnceLock::new())
+        };
+        match validator {
+            Some(validator) if problems.len() == before => Some(RegisteredTool {
+                name: Arc::from(declaration.name.as_ref()),
+                declaration,
+                site,
+                schema,
+                exports: Exports::default(),
+                validator,
+                output_schema: output,
+                output_validator: OnceLock::new(),
+                definition: OnceLock::new(),
+                kind,
+            }),
+            _ => None,
+        }
     }
 }
 
@@ -626,6 +637,20 @@ impl Registry {
     /// warning at build.
     pub fn export_issues(&self) -> &[ExportIssue] {
         &self.export_issues
+    }
+
+    /// The registered tools as `allowed-tools` sees them: each name and the
+    /// kind of its scope argument, in name order. What gate 6 resolves
+    /// skills against, and what [`check_skill_tools`](crate::skills::check_skill_tools)
+    /// checks a skill against.
+    pub fn known_tools(&self) -> Vec<KnownTool<'_>> {
+        self.tools
+            .iter()
+            .map(|tool| KnownTool {
+                name: tool.name(),
+                scope: tool.declaration().scope.as_ref().map(|scope| scope.kind),
+            })
+            .collect()
     }
 
     /// How many tools.

@@ -1,13 +1,17 @@
-//! A skill left out of the prompt for the byte budget is logged, and still
-//! counts for the allow-list (gate 6, `tool_core::gates`).
+//! The skill block: the skills' text under the prompt's byte budget. A
+//! skill left out for the budget is logged, and still counts for gate 6
+//! (`tool_core::gates`); host-example's `tests/skill_block.rs` checks that a
+//! host's run keeps it.
+
+mod skills_support;
 
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
+use skills_support::{Allowed, registry_of};
 use tool_core::ScopeKind;
 use tool_core::skills::{
-    AllowedTools, Dropped, EffectiveSkills, KnownTool, SkillRef, TrustLevel, compose_skill_block,
-    tokenize,
+    AllowedTools, Dropped, EffectiveSkills, SkillRef, TrustLevel, compose_skill_block, tokenize,
 };
 
 /// One event as recorded: its level, target and fields.
@@ -82,19 +86,10 @@ fn skill(id: &str, allowed_tools: &str, text: &str) -> SkillRef {
     }
 }
 
-const KNOWN: &[KnownTool<'static>] = &[
-    KnownTool {
-        name: "read_notes",
-        scope: None,
-    },
-    KnownTool {
-        name: "run_report",
-        scope: Some(ScopeKind::Command),
-    },
-    KnownTool {
-        name: "send_mail",
-        scope: None,
-    },
+const KNOWN: &[(&str, Option<ScopeKind>)] = &[
+    ("read_notes", None),
+    ("run_report", Some(ScopeKind::Command)),
+    ("send_mail", None),
 ];
 
 #[test]
@@ -132,23 +127,17 @@ fn a_skill_dropped_for_the_budget_is_logged_with_its_size_and_still_allows_its_t
     let message = warning.fields["message"].as_str().unwrap();
     assert!(message.contains("byte budget"), "{message}");
 
-    // The dropped skill's grant stands: the allow-list of the same effective
-    // skills, taken after the block dropped `reports`, still holds what only
-    // `reports` grants (without it, `run_report` is not allowed at all).
-    let allow = effective.allow_list(KNOWN);
+    // The dropped skill's grant stands: a run with the same skills is
+    // granted what only `reports` grants (without it, `run_report` is not
+    // allowed at all), and nothing else is widened.
+    let registry = registry_of(KNOWN);
+    let allowed = Allowed::with_floor(&registry, &skills, TrustLevel(0));
     let without_reports = [skills[0].clone(), skills[2].clone()];
-    let narrower = EffectiveSkills::select(&without_reports, TrustLevel(0)).allow_list(KNOWN);
+    let narrower = Allowed::with_floor(&registry, &without_reports, TrustLevel(0));
     assert!(!narrower.admits("run_report"));
-    assert_ne!(allow, narrower);
-    // Nothing else is widened.
-    assert!(allow.admits("read_notes"));
-    assert!(allow.admits("run_report"));
-    assert!(allow.admits_call(
-        "run_report",
-        Some((ScopeKind::Command, "quarterly --year 2025"))
-    ));
-    assert!(!allow.admits_call("run_report", Some((ScopeKind::Command, "payroll"))));
-    assert!(!allow.admits("send_mail"));
+    assert_eq!(allowed.granted(), ["read_notes", "run_report"]);
+    assert!(allowed.admits_call("run_report", Some("quarterly --year 2025")));
+    assert!(!allowed.admits_call("run_report", Some("payroll")));
 }
 
 #[test]
@@ -167,7 +156,6 @@ fn every_drop_is_logged() {
         skill("second", "send_mail", &"y".repeat(400)),
     ];
     let effective = EffectiveSkills::select(&skills, TrustLevel(0));
-    let allow = effective.allow_list(KNOWN);
     let ((block, dropped), events) = capture_skill_events(|| compose_skill_block(&effective, 100));
     assert_eq!(block, "");
     let logged: Vec<(&Value, &Value)> = events
@@ -183,5 +171,25 @@ fn every_drop_is_logged() {
         assert_eq!(*skill, want_skill);
         assert_eq!(*bytes, want_bytes);
     }
-    assert!(allow.admits("read_notes") && allow.admits("send_mail"));
+    let registry = registry_of(KNOWN);
+    let allowed = Allowed::with_floor(&registry, &skills, TrustLevel(0));
+    assert_eq!(allowed.granted(), ["read_notes", "send_mail"]);
+}
+
+#[test]
+fn skill_block_respects_the_byte_budget() {
+    let skills = [skill("a", "", "Text of a."), skill("b", "", "Text of b.")];
+    let effective = EffectiveSkills::select(&skills, TrustLevel(0));
+    let (all, dropped) = compose_skill_block(&effective, usize::MAX);
+    assert!(dropped.is_empty());
+    assert!(all.contains("Text of a.") && all.contains("Text of b."));
+    let (block, dropped) = compose_skill_block(&effective, all.len() - 1);
+    assert!(block.len() < all.len());
+    assert_eq!(
+        dropped,
+        [Dropped {
+            id: "b".into(),
+            bytes: all.len() - block.len()
+        }]
+    );
 }

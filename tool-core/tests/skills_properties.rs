@@ -2,29 +2,24 @@
 //! a skill file holds can panic the host (ARCHITECTURE.md, "Invariants"),
 //! and the tokenizer and the allow-list behave predictably.
 
-use proptest::prelude::*;
-use tool_core::skills::{
-    AllowList, AllowedTools, EffectiveSkills, KnownTool, SkillRef, TrustLevel, read_skill, tokenize,
-};
+mod skills_support;
 
-const KNOWN: &[KnownTool<'static>] = &[
-    KnownTool {
-        name: "Read",
-        scope: None,
-    },
-    KnownTool {
-        name: "Bash",
-        scope: Some(tool_core::ScopeKind::Command),
-    },
-    KnownTool {
-        name: "mcp__srv__one",
-        scope: None,
-    },
-    KnownTool {
-        name: "mcp__srv__two",
-        scope: Some(tool_core::ScopeKind::Text),
-    },
+use std::sync::LazyLock;
+
+use proptest::prelude::*;
+use skills_support::{Allowed, registry_of};
+use tool_core::skills::{AllowedTools, SkillRef, TrustLevel, read_skill, tokenize};
+use tool_core::{Registry, ScopeKind};
+
+const KNOWN: &[(&str, Option<ScopeKind>)] = &[
+    ("Read", None),
+    ("Bash", Some(ScopeKind::Command)),
+    ("mcp__srv__one", None),
+    ("mcp__srv__two", Some(ScopeKind::Text)),
 ];
+
+/// Built once: every case resolves against the same tools.
+static REGISTRY: LazyLock<Registry> = LazyLock::new(|| registry_of(KNOWN));
 
 const CALLS: &[(&str, Option<&str>)] = &[
     ("Read", None),
@@ -46,7 +41,8 @@ fn token() -> impl Strategy<Value = String> {
     "(Read|Bash|bash|mcp__srv|mcp__srv__\\*|mcp__srv__two|Nope)(\\((ls|git diff:\\*|/tmp/\\*\\*|\\*|x y)\\))?"
 }
 
-fn allow_list(tokens: &[String]) -> AllowList {
+/// Gate 6 for a run whose one skill allows `tokens`.
+fn allowed(tokens: &[String]) -> Allowed<'static> {
     let skills = [SkillRef {
         id: "s".into(),
         enabled: true,
@@ -55,7 +51,7 @@ fn allow_list(tokens: &[String]) -> AllowList {
         allowed_tools: AllowedTools::Declared(tokenize(&tokens.join(" ")).0),
         text: String::new(),
     }];
-    EffectiveSkills::select(&skills, TrustLevel(0)).allow_list(KNOWN)
+    Allowed::with_floor(&REGISTRY, &skills, TrustLevel(0))
 }
 
 proptest! {
@@ -92,14 +88,13 @@ proptest! {
         tokens in proptest::collection::vec(token(), 0..6),
         extra in token(),
     ) {
-        let before = allow_list(&tokens);
+        let before = allowed(&tokens);
         let mut more = tokens.clone();
         more.push(extra);
-        let after = allow_list(&more);
+        let after = allowed(&more);
         for (tool, value) in CALLS {
             prop_assert!(!before.admits(tool) || after.admits(tool));
-            let scope = value.map(|v| (tool_core::ScopeKind::Text, v));
-            prop_assert!(!before.admits_call(tool, scope) || after.admits_call(tool, scope));
+            prop_assert!(!before.admits_call(tool, *value) || after.admits_call(tool, *value));
         }
     }
 }

@@ -9,14 +9,12 @@ use syn::{Data, DeriveInput, Expr, Fields, Ident, Lit, LitBool, LitStr, Meta, Pa
 use crate::attr::{DataClass, Effect, Egress, ScopeKind, Spanned, ToolAttrs};
 use crate::ctxt::Ctxt;
 
-/// The provider rule every big provider accepts; kept in step with
-/// `tool_core::declaration::is_valid_tool_name`, which checks run-time tools.
-const NAME_MAX: usize = 64;
-/// Matches what the hosts' settings expect of a group: a crate-like name.
-const GROUP_MAX: usize = 64;
-const DESCRIPTION_MAX: usize = 1024;
-/// One hour, kept in step with `tool_core::calls::MAX_TOOL_TIMEOUT`.
-const TIMEOUT_MAX_MILLIS: u64 = 3_600_000;
+// The rules themselves are tool-rules', which tool-core checks run-time
+// tools with; this file only words the errors.
+use tool_rules::{
+    DESCRIPTION_MAX, GROUP_NAME_MAX as GROUP_MAX, TIMEOUT_MAX_MILLIS, TOOL_NAME_MAX as NAME_MAX,
+    is_tool_name_char, is_valid_group_name as is_valid_group,
+};
 
 /// Everything `expand.rs` needs, checked.
 pub struct Model<'a> {
@@ -269,10 +267,7 @@ fn check_name(cx: &Ctxt, name: &str, at: &dyn ToTokens, source: NameSource) {
         NameSource::Derived => "; set one with `name = \"...\"`",
     };
     let length = name.chars().count();
-    if let Some(bad) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
-    {
+    if let Some(bad) = name.chars().find(|c| !is_tool_name_char(*c)) {
         cx.error_spanned_by(
             at,
             format!(
@@ -297,16 +292,6 @@ fn check_name(cx: &Ctxt, name: &str, at: &dyn ToTokens, source: NameSource) {
             ),
         );
     }
-}
-
-/// `^[a-z][a-z0-9_-]{0,63}$`; kept in step with
-/// `tool_core::declaration::is_valid_group_name`.
-fn is_valid_group(group: &str) -> bool {
-    group.len() <= GROUP_MAX
-        && group.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-        && group
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
 }
 
 fn check_group(cx: &Ctxt, lit: &LitStr) {

@@ -16,6 +16,7 @@ fn case() -> Case {
         proposer: "clara",
         valid: json!({"page": 20, "column": 0, "ctype": "text", "header": "Opening hours", "body": "<p>Mon–Fri 9–18</p>", "after": 54}),
         invalid: json!({"page": 20, "column": 0, "ctype": "html", "header": "Opening hours"}),
+        invalid_says: "type `html` is not allowed here",
         forbidden: json!({"page": 2, "column": 0, "ctype": "text", "header": "x"}),
         missing: json!({"page": 9999, "column": 0, "ctype": "text", "header": "x"}),
         outsider: "nils",

@@ -16,6 +16,7 @@ fn case() -> Case {
         proposer: "clara",
         valid: json!({"kind": "page", "id": 20, "language": "de", "title": "Reparaturen", "body": "Wir reparieren jedes Rad."}),
         invalid: json!({"kind": "page", "id": 20, "language": "fr", "title": "Réparations"}),
+        invalid_says: "no translation language `fr`",
         forbidden: json!({"kind": "page", "id": 2, "language": "de", "title": "Produkte"}),
         missing: json!({"kind": "page", "id": 9999, "language": "de", "title": "Produkte"}),
         outsider: "nils",

@@ -17,6 +17,7 @@ fn case() -> Case {
         // between its two elements.
         valid: json!({"element": 62, "page": 21, "column": 0, "after": 56}),
         invalid: json!({"element": 62, "page": 21, "column": 7, "after": 56}),
+        invalid_says: "the page layout has no such column",
         forbidden: json!({"element": 8, "page": 21, "column": 0}),
         missing: json!({"element": 9999, "page": 21, "column": 0}),
         outsider: "nils",

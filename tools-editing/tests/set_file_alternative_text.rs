@@ -15,6 +15,7 @@ fn case() -> Case {
         proposer: "clara",
         valid: json!({"file": 2, "alternative": "Der Commuter 500 in Schiefergrau", "language": "de", "title": "Commuter 500 (grey)"}),
         invalid: json!({"file": 2, "alternative": "Der Commuter 500", "language": "fr"}),
+        invalid_says: "the site has no language `fr`",
         forbidden: json!({"file": 14, "alternative": "x"}),
         missing: json!({"file": 9999, "alternative": "x"}),
         outsider: "petra",

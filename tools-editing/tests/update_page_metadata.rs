@@ -15,6 +15,7 @@ fn case() -> Case {
         proposer: "clara",
         valid: json!({"page": 20, "title": "Repairs and servicing", "slug": "repairs-servicing"}),
         invalid: json!({"page": 20, "title": "Repairs and servicing", "slug": "warranty"}),
+        invalid_says: "`slug` is taken by a sibling of the page",
         forbidden: json!({"page": 2, "title": "Bikes"}),
         missing: json!({"page": 9999, "title": "Bikes"}),
         outsider: "nils",
@@ -76,10 +77,15 @@ fn a_field_outside_the_allow_list_refuses_the_call() {
 fn a_malformed_slug_is_refused() {
     let host = Host::new("clara");
     for slug in ["Repairs", "a--b", "-a", "a b", ""] {
+        let error = host
+            .propose("update_page_metadata", json!({"page": 20, "slug": slug}))
+            .unwrap_err();
         assert!(
-            host.propose("update_page_metadata", json!({"page": 20, "slug": slug}))
-                .is_err(),
-            "{slug}"
+            error
+                .model_text()
+                .contains("`slug` must be lower-case letters and digits"),
+            "{slug}: {}",
+            error.model_text()
         );
     }
 }

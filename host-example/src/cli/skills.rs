@@ -88,7 +88,7 @@ fn check(
     dirs: &[PathBuf],
 ) -> Result<ExitCode, Failure> {
     let registry = host_example::registry().map_err(|error| Failure::new(error.to_string()))?;
-    let known = skills_check::known_tools(&registry);
+    let known = registry.known_tools();
     let mut checked = match skills_check::check_dirs(dirs, &known) {
         Ok(checked) => checked,
         Err(error) => {

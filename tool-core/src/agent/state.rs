@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::{Message, ModelError, ToolCall, Usage};
 use crate::Proposal;
 use crate::gates::Grant;
+use crate::stored_format::{Format, Versioned};
 
 /// What a run invocation ([`Agent::start`](super::Agent::start) or
 /// [`Agent::resume`](super::Agent::resume)) came to.
@@ -101,9 +102,10 @@ pub const RUN_STATE_FORMAT: u32 = 1;
 ///
 /// The run's grant is stored with it; resuming narrows it to what the
 /// gates allow then (`stored ∩ now`, [`Grant::resume`]).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RunState {
-    format: u32,
+    format: Format<RunState>,
     pub(super) messages: Vec<Message>,
     pub(super) grant: Grant,
     pub(super) round: u32,
@@ -113,33 +115,9 @@ pub struct RunState {
     pub(super) decisions: Vec<ProposalDecision>,
 }
 
-impl<'de> Deserialize<'de> for RunState {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Stored {
-            format: u32,
-            messages: Vec<Message>,
-            grant: Grant,
-            round: u32,
-            usage: Usage,
-            pending: PendingApproval,
-            remaining: Vec<ToolCall>,
-            decisions: Vec<ProposalDecision>,
-        }
-        let stored = Stored::deserialize(deserializer)?;
-        crate::gates::check_format("run state", stored.format, RUN_STATE_FORMAT)?;
-        Ok(RunState {
-            format: stored.format,
-            messages: stored.messages,
-            grant: stored.grant,
-            round: stored.round,
-            usage: stored.usage,
-            pending: stored.pending,
-            remaining: stored.remaining,
-            decisions: stored.decisions,
-        })
-    }
+impl Versioned for RunState {
+    const WHAT: &'static str = "run state";
+    const FORMAT: u32 = RUN_STATE_FORMAT;
 }
 
 impl RunState {
@@ -153,7 +131,7 @@ impl RunState {
         decisions: Vec<ProposalDecision>,
     ) -> Self {
         RunState {
-            format: RUN_STATE_FORMAT,
+            format: Format::CURRENT,
             messages,
             grant,
             round,

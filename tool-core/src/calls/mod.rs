@@ -84,7 +84,7 @@ pub use timer::{ManualTimer, ThreadTimer, Timer};
 
 /// The longest timeout a tool may declare: one hour. The derive refuses a
 /// longer one at compile time, the registry one of a run-time tool.
-pub const MAX_TOOL_TIMEOUT: Duration = Duration::from_secs(3600);
+pub const MAX_TOOL_TIMEOUT: Duration = Duration::from_millis(tool_rules::TIMEOUT_MAX_MILLIS);
 
 /// Which bound ended a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::skills::Allowance;
+use crate::stored_format::{Format, Versioned};
 
 /// The version of the serialized [`Grant`] format this build writes and
 /// reads.
@@ -15,10 +16,11 @@ pub const GRANT_FORMAT: u32 = 1;
 
 /// The tools a run may use, resolved once when it starts and stored with
 /// it. Same inputs, same bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[must_use = "a grant limits a run only when the run uses it"]
 pub struct Grant {
-    pub(super) format: u32,
+    pub(super) format: Format<Grant>,
     pub(super) tools: GrantedTools,
 }
 
@@ -118,47 +120,16 @@ impl<'de> Deserialize<'de> for GrantedTools {
     }
 }
 
-impl<'de> Deserialize<'de> for Grant {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Stored {
-            format: u32,
-            tools: GrantedTools,
-        }
-        let stored = Stored::deserialize(deserializer)?;
-        // A grant from a newer format may mean something this build cannot
-        // read; refusing it is safer than guessing. The host then decides
-        // (for instance, to end the run), never silently widens it.
-        check_format("grant", stored.format, GRANT_FORMAT)?;
-        Ok(Grant {
-            format: stored.format,
-            tools: stored.tools,
-        })
-    }
-}
-
-/// Refuses a stored value of another format version than this build
-/// writes: guessing at a newer format's meaning could widen what it grants.
-pub(crate) fn check_format<E: serde::de::Error>(
-    what: &str,
-    found: u32,
-    supported: u32,
-) -> Result<(), E> {
-    if found == supported {
-        Ok(())
-    } else {
-        Err(E::custom(format!(
-            "{what} format {found} is not supported (this build reads format {supported})"
-        )))
-    }
+impl Versioned for Grant {
+    const WHAT: &'static str = "grant";
+    const FORMAT: u32 = GRANT_FORMAT;
 }
 
 impl Grant {
     /// A grant of no tools: a plain completion.
     pub fn empty() -> Self {
         Grant {
-            format: GRANT_FORMAT,
+            format: Format::CURRENT,
             tools: GrantedTools::default(),
         }
     }
@@ -200,7 +171,7 @@ impl Grant {
             })
             .collect();
         Grant {
-            format: GRANT_FORMAT,
+            format: Format::CURRENT,
             tools: GrantedTools::new(tools),
         }
     }

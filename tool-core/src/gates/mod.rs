@@ -43,12 +43,11 @@ use serde_json::Value;
 use crate::calls::{DecisionRecord, GateDecision, OutcomeKind};
 use crate::egress::EgressGuard;
 use crate::redact::redact_json;
-use crate::skills::{AllowedTools, EffectiveSkills, KnownTool};
+use crate::skills::{AllowedTools, EffectiveSkills, allowances};
 use crate::{Actor, Egress, Outcome, RegisteredTool, Registry, ToolContext, ToolError};
 
 pub use crate::skills::Allowance;
 pub use denial::{Denial, Gate};
-pub(crate) use grant::check_format;
 pub use grant::{GRANT_FORMAT, Grant};
 pub use settings::{
     AllowedEffects, GroupSettings, HostSettings, RunConfig, RunInputs, Selection, Toggle,
@@ -105,27 +104,20 @@ pub struct Gates<'r> {
 impl<'r> Gates<'r> {
     /// Runs every gate for every registered tool.
     pub fn new(registry: &'r Registry, inputs: RunInputs<'_>) -> Self {
-        let known: Vec<KnownTool<'_>> = registry
-            .tools()
-            .iter()
-            .map(|tool| KnownTool {
-                name: tool.name(),
-                scope: tool.declaration().scope.as_ref().map(|scope| scope.kind),
-            })
-            .collect();
         // The registry is sorted by name, as the lookups need.
+        let known = registry.known_tools();
         let effective = EffectiveSkills::select(inputs.skills, inputs.settings.skill_trust_floor);
         let consulted_skills = effective
             .iter()
             .filter(|skill| matches!(skill.allowed_tools, AllowedTools::Declared(_)))
             .map(|skill| skill.id.clone())
             .collect();
-        let allowances = effective.allowances(&known, |name| registry.index_of(name));
+        let skill_verdicts = allowances(&effective, &known, |name| registry.index_of(name));
         let verdicts = registry
             .tools()
             .iter()
             .enumerate()
-            .map(|(i, tool)| verdict(tool, &inputs, allowances.verdict(i)))
+            .map(|(i, tool)| verdict(tool, &inputs, skill_verdicts.verdict(i)))
             .collect();
         let unknown_selected = match inputs.selection {
             Selection::All => Vec::new(),
@@ -174,7 +166,7 @@ impl<'r> Gates<'r> {
         }
         Resolution {
             grant: Grant {
-                format: GRANT_FORMAT,
+                format: crate::stored_format::Format::CURRENT,
                 tools: GrantedTools::new(tools),
             },
             denials,

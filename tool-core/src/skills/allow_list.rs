@@ -1,134 +1,66 @@
 //! Gate 6: the tools that the effective skills allow (see [`crate::gates`]).
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use serde::{Deserialize, Serialize};
 
 use crate::ScopeKind;
 use crate::skills::allowed_tools::AllowedTools;
-use crate::skills::resolve::{KnownTool, Resolved, is_tool_of, resolve, sorted};
+use crate::skills::effective::EffectiveSkills;
+use crate::skills::resolve::{KnownTool, Resolved, is_tool_of, resolve};
 use crate::skills::scope::ScopePattern;
 
-/// How far a host trusts a skill's source; higher is more trusted.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
-#[serde(transparent)]
-pub struct TrustLevel(pub u8);
-
-/// A skill as a run sees it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SkillRef {
-    /// The skill's identity; two entries with one id are one skill.
-    pub id: String,
-    /// Whether an administrator left it switched on.
-    pub enabled: bool,
-    /// Whether its files are gone from where it was installed.
-    pub orphaned: bool,
-    /// How far its source is trusted.
-    pub trust: TrustLevel,
-    /// Its `allowed-tools`.
-    pub allowed_tools: AllowedTools,
-    /// The text that goes into the prompt's skill block.
-    #[serde(default)]
-    pub text: String,
-}
-
-/// The skills that count for a run: enabled, not orphaned, trusted at least
-/// to the floor, each id once (the first entry wins).
-#[derive(Debug, Clone)]
-pub struct EffectiveSkills<'a> {
-    skills: Vec<&'a SkillRef>,
-}
-
-impl<'a> EffectiveSkills<'a> {
-    /// Picks the effective skills out of `skills`, in their order.
-    pub fn select(skills: &'a [SkillRef], trust_floor: TrustLevel) -> Self {
-        let mut ids = BTreeSet::new();
-        let skills = skills
-            .iter()
-            .filter(|s| s.enabled && !s.orphaned && s.trust >= trust_floor)
-            .filter(|s| ids.insert(s.id.as_str()))
-            .collect();
-        EffectiveSkills { skills }
-    }
-
-    /// The effective skills, in order.
-    pub fn iter(&self) -> impl Iterator<Item = &'a SkillRef> + '_ {
-        self.skills.iter().copied()
-    }
-
-    /// The allow-list for gate 6: no opinion when no effective skill declares
-    /// `allowed-tools`, otherwise the union of the declared lists, resolved
-    /// against the registered tools. Tokens that resolve to nothing grant
-    /// nothing, so an unknown name never widens the list.
-    pub fn allow_list(&self, known: &[KnownTool<'_>]) -> AllowList {
-        let known = sorted(known);
-        let find = |name: &str| known.binary_search_by(|k| k.name.cmp(name)).ok();
-        match self.allowances(&known, find) {
-            SkillsVerdicts::NoOpinion => AllowList::NoOpinion,
-            SkillsVerdicts::ByPosition(allowances) => AllowList::Only(
-                known
-                    .iter()
-                    .zip(allowances)
-                    .filter_map(|(tool, allowance)| Some((tool.name.to_owned(), allowance?)))
-                    .collect(),
-            ),
+/// Gate 6's allow-list, by position in `known`, which must be sorted by
+/// name (a registry's tools are): no opinion when no effective skill
+/// declares `allowed-tools`, otherwise the union of the declared lists.
+/// Tokens that resolve to nothing grant nothing, so an unknown name never
+/// widens the list. `find` gives a name's position in `known` (the
+/// registry's index, on the gates' hot path). No name is copied.
+pub(crate) fn allowances(
+    skills: &EffectiveSkills<'_>,
+    known: &[KnownTool<'_>],
+    find: impl Fn(&str) -> Option<usize>,
+) -> SkillsVerdicts {
+    let mut declared = false;
+    let mut allowances: Vec<Option<Allowance>> = Vec::new();
+    for skill in skills.iter() {
+        let AllowedTools::Declared(patterns) = &skill.allowed_tools else {
+            continue;
+        };
+        if !declared {
+            declared = true;
+            allowances = vec![None; known.len()];
         }
-    }
-
-    /// The allow-list by position in `known`, which must be sorted by name
-    /// (a registry's tools are): no opinion, or what each tool is allowed. `find` gives a name's position in `known` (the registry's
-    /// index, on the gates' hot path). No name is copied.
-    pub(crate) fn allowances(
-        &self,
-        known: &[KnownTool<'_>],
-        find: impl Fn(&str) -> Option<usize>,
-    ) -> SkillsVerdicts {
-        let mut declared = false;
-        let mut allowances: Vec<Option<Allowance>> = Vec::new();
-        for skill in &self.skills {
-            let AllowedTools::Declared(patterns) = &skill.allowed_tools else {
-                continue;
-            };
-            if !declared {
-                declared = true;
-                allowances = vec![None; known.len()];
-            }
-            for pattern in patterns {
-                match resolve(pattern, known, &find) {
-                    Some(Resolved::Whole(range)) => {
-                        for slot in &mut allowances[range] {
-                            *slot = Some(Allowance::Whole);
-                        }
+        for pattern in patterns {
+            match resolve(pattern, known, &find) {
+                Some(Resolved::Whole(range)) => {
+                    for slot in &mut allowances[range] {
+                        *slot = Some(Allowance::Whole);
                     }
-                    Some(Resolved::Server { candidates, server }) => {
-                        for i in candidates {
-                            if is_tool_of(known[i].name, server) {
-                                allowances[i] = Some(Allowance::Whole);
-                            }
-                        }
-                    }
-                    Some(Resolved::Scoped(i)) => {
-                        let allowance =
-                            allowances[i].get_or_insert_with(|| Allowance::Scoped(Vec::new()));
-                        // A whole grant already covers every scope.
-                        if let (Allowance::Scoped(scopes), Some(scope)) =
-                            (allowance, &pattern.scope)
-                            && !scopes.contains(scope)
-                        {
-                            scopes.push(scope.clone());
-                        }
-                    }
-                    None => {}
                 }
+                Some(Resolved::Server { candidates, server }) => {
+                    for i in candidates {
+                        if is_tool_of(known[i].name, server) {
+                            allowances[i] = Some(Allowance::Whole);
+                        }
+                    }
+                }
+                Some(Resolved::Scoped(i)) => {
+                    let allowance =
+                        allowances[i].get_or_insert_with(|| Allowance::Scoped(Vec::new()));
+                    // A whole grant already covers every scope.
+                    if let (Allowance::Scoped(scopes), Some(scope)) = (allowance, &pattern.scope)
+                        && !scopes.contains(scope)
+                    {
+                        scopes.push(scope.clone());
+                    }
+                }
+                None => {}
             }
         }
-        if declared {
-            SkillsVerdicts::ByPosition(allowances)
-        } else {
-            SkillsVerdicts::NoOpinion
-        }
+    }
+    if declared {
+        SkillsVerdicts::ByPosition(allowances)
+    } else {
+        SkillsVerdicts::NoOpinion
     }
 }
 
@@ -165,15 +97,6 @@ pub(crate) enum SkillsVerdict<'a> {
     NotAllowed,
 }
 
-/// What gate 6 lets through.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum AllowList {
-    /// No effective skill declares `allowed-tools`: the gate says yes to all.
-    NoOpinion,
-    /// Only these tools, by registered name; empty allows nothing.
-    Only(BTreeMap<String, Allowance>),
-}
-
 /// How much of one tool is allowed: by the skills, and in a run's
 /// [`Grant`](crate::gates::Grant).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -208,28 +131,6 @@ impl Allowance {
                 let both: Vec<ScopePattern> = a.iter().filter(|p| b.contains(p)).cloned().collect();
                 (!both.is_empty()).then_some(Allowance::Scoped(both))
             }
-        }
-    }
-}
-
-impl AllowList {
-    /// Whether the tool may be offered at all.
-    pub fn admits(&self, tool_name: &str) -> bool {
-        match self {
-            AllowList::NoOpinion => true,
-            AllowList::Only(grants) => grants.contains_key(tool_name),
-        }
-    }
-
-    /// Whether one call may run: a tool granted whole admits every call; a
-    /// tool granted only with scopes admits a call whose scoped argument one
-    /// of them admits, and never a call without one.
-    pub fn admits_call(&self, tool_name: &str, scope: Option<(ScopeKind, &str)>) -> bool {
-        match self {
-            AllowList::NoOpinion => true,
-            AllowList::Only(grants) => grants
-                .get(tool_name)
-                .is_some_and(|allowance| allowance.admits(scope)),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The skill block: the effective skills' text, under the prompt's byte budget.
 
-use crate::skills::allow_list::EffectiveSkills;
+use crate::skills::effective::EffectiveSkills;
 
 /// A skill left out of the skill block because it did not fit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +18,7 @@ pub struct Dropped {
 /// Compute the allow-list first, from the same [`EffectiveSkills`]: a dropped
 /// skill still contributes its `allowed-tools` (gate 6, [`crate::gates`]), which
 /// holds because this function cannot touch the allow-list.
+#[must_use = "the block is the function's only result"]
 pub fn compose_skill_block(
     skills: &EffectiveSkills<'_>,
     byte_budget: usize,

@@ -12,9 +12,10 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::ScopeKind;
-use crate::skills::allow_list::{EffectiveSkills, SkillRef, SkillsVerdict, TrustLevel};
+use crate::skills::allow_list::{SkillsVerdict, allowances};
 use crate::skills::allowed_tools::{AllowedTools, ToolPattern, ToolTarget, tokenize_located};
 use crate::skills::diagnostic::{Code, Diagnostic, Position};
+use crate::skills::effective::{EffectiveSkills, SkillRef, TrustLevel};
 use crate::skills::manifest::SkillManifest;
 use crate::skills::resolve::{KnownTool, Resolved, is_tool_of, resolve, sorted};
 use crate::skills::yaml::{FrontMatter, Node, NodeKind, ScalarKind};
@@ -188,6 +189,7 @@ fn example(expected: Expected, pattern: ToolPattern) -> Result<CallExample, Diag
 ///
 /// A tool the host does not register is taken to be registered with the
 /// kind the skill states for it (`allowed-tools-kind-Bash: command`).
+#[must_use = "the diagnostics are the check's only result"]
 pub fn check_examples(manifest: &SkillManifest, known: &[KnownTool<'_>]) -> Vec<Diagnostic> {
     let examples = &manifest.examples;
     if examples.examples.is_empty() {
@@ -212,7 +214,11 @@ pub fn check_examples(manifest: &SkillManifest, known: &[KnownTool<'_>]) -> Vec<
         allowed_tools: manifest.allowed_tools.clone(),
         text: String::new(),
     }];
-    let verdicts = EffectiveSkills::select(&skill, TrustLevel(0)).allowances(&tools, find);
+    let verdicts = allowances(
+        &EffectiveSkills::select(&skill, TrustLevel(0)),
+        &tools,
+        find,
+    );
     let patterns = match &manifest.allowed_tools {
         AllowedTools::Absent => &[][..],
         AllowedTools::Declared(patterns) => patterns.as_slice(),

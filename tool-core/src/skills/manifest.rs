@@ -58,6 +58,7 @@ pub struct SkillManifest {
 
 /// The outcome of reading a `SKILL.md`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[must_use = "the report says whether the skill may be used"]
 pub struct SkillReport {
     /// `None` when the front matter could not be read at all.
     pub manifest: Option<SkillManifest>,

@@ -4,31 +4,33 @@
 //! - [`read_skill`] reads a `SKILL.md`: YAML front matter between `---` lines,
 //!   then Markdown. Every problem is a [`Diagnostic`] with a [`Severity`], a
 //!   stable [`Code`], a message that says the fix, and a 1-based [`Position`].
+//!   [`SkillRef::read`] turns a `SKILL.md` into the skill a run uses, in one
+//!   call.
 //! - [`AllowedTools`] is the `allowed-tools` field: absent, or declared (a list
 //!   of [`ToolPattern`]s, possibly empty). [`tokenize`] reads one string of
-//!   it; [`check_allowed_tools`] checks it against the registered tools.
-//! - [`EffectiveSkills::select`] picks the skills that count for a run;
-//!   [`EffectiveSkills::allow_list`] gives the [`AllowList`] for gate 6, and
-//!   [`compose_skill_block`] the skills' text under the prompt's byte budget.
+//!   it; [`check_skill_tools`] checks a skill's tool names against the
+//!   registered tools ([`Registry::known_tools`](crate::Registry::known_tools)).
+//! - [`EffectiveSkills::select`] picks the skills that count for a run; gate 6
+//!   of [`crate::gates`] offers only what their `allowed-tools` allow, and
+//!   [`compose_skill_block`] gives the skills' text under the prompt's byte
+//!   budget.
 //!
 //! ```
 //! use tool_core::ScopeKind;
-//! use tool_core::skills::{read_skill, AllowedTools, EffectiveSkills, KnownTool, SkillRef, TrustLevel};
+//! use tool_core::skills::{read_skill, check_skill_tools, Code, KnownTool, SkillRef, TrustLevel};
 //!
 //! let text = "---\nname: review\ndescription: Reviews diffs.\nallowed-tools: Read Bash(git diff:*)\n---\nBody\n";
-//! let report = read_skill(text, "review");
-//! assert!(report.is_valid());
-//! let allowed_tools = report.manifest.map_or(AllowedTools::Absent, |m| m.allowed_tools);
 //!
-//! let skills = [SkillRef {
-//!     id: "review".into(), enabled: true, orphaned: false, trust: TrustLevel(1),
-//!     allowed_tools, text: String::new(),
-//! }];
+//! // The skill a run uses: give it to the run's `RunInputs::skills`.
+//! let skill = SkillRef::read(text, "review", TrustLevel(1)).expect("a valid skill");
+//! assert_eq!(skill.text, "Body\n");
+//!
+//! // Its tool names against the host's tools (`registry.known_tools()`).
+//! let manifest = read_skill(text, "review").manifest.expect("front matter");
 //! let known = [KnownTool { name: "Read", scope: None }, KnownTool { name: "Bash", scope: Some(ScopeKind::Command) }];
-//! let allow = EffectiveSkills::select(&skills, TrustLevel(0)).allow_list(&known);
-//! assert!(allow.admits_call("Bash", Some((ScopeKind::Command, "git diff --stat"))));
-//! assert!(!allow.admits_call("Bash", Some((ScopeKind::Command, "git push"))));
-//! assert!(!allow.admits("Write"));
+//! assert!(check_skill_tools(&manifest, &known).is_empty());
+//! let codes: Vec<Code> = check_skill_tools(&manifest, &known[..1]).iter().map(|d| d.code).collect();
+//! assert_eq!(codes, [Code::UnresolvedTool]);
 //! ```
 //!
 //! # Diagnostic codes
@@ -95,24 +97,23 @@ mod allowed_tools;
 mod block;
 mod description;
 mod diagnostic;
+mod effective;
 mod examples;
 mod manifest;
 mod resolve;
 mod scope;
 mod yaml;
 
-#[cfg(test)]
-mod tests;
-
-pub(crate) use allow_list::SkillsVerdict;
-pub use allow_list::{AllowList, Allowance, EffectiveSkills, SkillRef, TrustLevel};
+pub use allow_list::Allowance;
+pub(crate) use allow_list::{SkillsVerdict, allowances};
 pub use allowed_tools::{AllowedTools, ToolPattern, ToolTarget, tokenize};
 pub use block::{Dropped, compose_skill_block};
 pub use diagnostic::{Code, Diagnostic, Position, Severity};
+pub use effective::{EffectiveSkills, InvalidSkill, SkillRef, TrustLevel};
 pub use examples::{
     ADMITS_KEY, CallExample, CallExamples, Expected, KIND_KEY_PREFIX, REFUSES_KEY, check_examples,
 };
 pub use manifest::{SkillManifest, SkillReport, read_skill};
-pub use resolve::{KnownTool, check_allowed_tools};
+pub use resolve::{KnownTool, check_allowed_tools, check_skill_tools};
 pub use scope::ScopePattern;
 pub use yaml::MAX_FRONT_MATTER_BYTES;

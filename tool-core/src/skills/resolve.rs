@@ -3,6 +3,8 @@
 use crate::ScopeKind;
 use crate::skills::allowed_tools::{AllowedTools, ToolPattern, ToolTarget, mcp_parts};
 use crate::skills::diagnostic::{Code, Diagnostic};
+use crate::skills::examples::check_examples;
+use crate::skills::manifest::SkillManifest;
 
 /// A registered tool, as far as `allowed-tools` cares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,9 +40,21 @@ pub(crate) fn is_tool_of(name: &str, server: &str) -> bool {
     mcp_parts(name).is_some_and(|(s, tool)| s == server && tool.is_some_and(|t| !t.is_empty()))
 }
 
+/// Checks a skill's tool names against the host's tools in one call: its
+/// `allowed-tools` ([`check_allowed_tools`], S040–S042), then its call
+/// examples ([`check_examples`](crate::skills::check_examples), S060–S063).
+/// For a host's registry, `known` is [`Registry::known_tools`](crate::Registry::known_tools).
+#[must_use = "the diagnostics are the check's only result"]
+pub fn check_skill_tools(manifest: &SkillManifest, known: &[KnownTool<'_>]) -> Vec<Diagnostic> {
+    let mut diagnostics = check_allowed_tools(&manifest.allowed_tools, known);
+    diagnostics.extend(check_examples(manifest, known));
+    diagnostics
+}
+
 /// Reports each token of `allowed-tools` that resolves to no registered tool
 /// (with a "did you mean" for a near name), and each scope on a tool that has
 /// no `scope` field. Such tokens grant nothing.
+#[must_use = "the diagnostics are the check's only result"]
 pub fn check_allowed_tools(tools: &AllowedTools, known: &[KnownTool<'_>]) -> Vec<Diagnostic> {
     match tools {
         AllowedTools::Absent => Vec::new(),

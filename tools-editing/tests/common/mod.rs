@@ -136,6 +136,8 @@ pub struct Case {
     pub valid: Value,
     /// Invalid in one part only: refused whole.
     pub invalid: Value,
+    /// What the refusal of `invalid` says, naming that part.
+    pub invalid_says: &'static str,
     /// A record the proposer may not edit, and one that does not exist.
     pub forbidden: Value,
     pub missing: Value,
@@ -183,7 +185,13 @@ pub fn approving_applies_verifies_and_records_history(case: &Case) {
 pub fn an_invalid_part_refuses_the_whole_call(case: &Case) {
     let host = Host::new(case.proposer);
     let before = host.site.snapshot();
-    assert!(host.propose(case.tool, case.invalid.clone()).is_err());
+    let error = host.propose(case.tool, case.invalid.clone()).unwrap_err();
+    assert!(
+        error.model_text().contains(case.invalid_says),
+        "{}: {}",
+        case.tool,
+        error.model_text()
+    );
     assert_eq!(host.site.snapshot(), before);
 }
 
