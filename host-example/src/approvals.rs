@@ -5,7 +5,7 @@
 //! A decision is durable and made once across every process sharing the
 //! database: the run is first taken (`suspended` → `resuming`, a
 //! compare-and-set, so one process resumes it), then
-//! [`Agent::resume`] re-gates the approver and the run's grant (stored ∩
+//! [`Agent::resume`](tool_core::agent::Agent::resume) re-gates the approver and the run's grant (stored ∩
 //! now, with the run's user and the settings as they are now) and claims
 //! the decision in [`SqlApprovals`](crate::store::SqlApprovals). Until the
 //! claim is recorded, the resumed run's events are held back and the model
@@ -15,18 +15,19 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use serde_json::Value;
 use tool_core::agent::{
-    Agent, CallResult, Event, EventSink, Model, ModelError, ModelRequest, ModelResponse,
+    CallResult, Event, EventSink, Model, ModelError, ModelRequest, ModelResponse,
 };
 use tool_core::approval::{ApprovalStore, ClaimError, Decision};
 use tool_core::export::Provider;
 use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId};
 
-use crate::host::{DEFAULT_ROUNDS, Host, HostError};
+use crate::host::{Host, HostError};
 use crate::model::OpenAiClient;
 use crate::recorder::{EventLog, Recorder};
 use crate::runs::RunReport;
-use crate::store::{AuditEntry, AuditKind, SqlApprovals, StoredProposal};
+use crate::store::{AuditEntry, AuditKind, RunRequest, SqlApprovals, StoredProposal};
 
 /// How long a process waits for another one that took the run first to
 /// record its decision.
@@ -103,13 +104,7 @@ impl Host {
         approver: &str,
         watch: &mut dyn EventSink,
     ) -> Result<Decided, HostError> {
-        self.decide(
-            id,
-            approver,
-            |approver| Decision::Approved { approver },
-            watch,
-        )
-        .await
+        self.decide(id, approver, Verdict::Approve, watch).await
     }
 
     /// Rejects proposal `id` as `approver`, with `reason` for the model,
@@ -121,32 +116,45 @@ impl Host {
         reason: &str,
         watch: &mut dyn EventSink,
     ) -> Result<Decided, HostError> {
-        let reason = reason.to_owned();
-        self.decide(
-            id,
-            approver,
-            |approver| Decision::Rejected { approver, reason },
-            watch,
-        )
-        .await
+        self.decide(id, approver, Verdict::Reject(reason.to_owned()), watch)
+            .await
     }
 
-    async fn decide(
+    /// Decides proposal `id` as `approver` and resumes its run.
+    ///
+    /// A rejection is a decision too: only an approver who
+    /// [may decide](Host::may_decide) the proposal may reject it (an
+    /// approval is re-gated on its own path). An edit is checked by the
+    /// tool again as the approval is recorded, whatever
+    /// [`Host::preview_edit`] showed.
+    pub async fn decide(
         &self,
         id: &str,
         approver: &str,
-        decision: impl FnOnce(Actor) -> Decision,
+        verdict: Verdict,
         watch: &mut dyn EventSink,
     ) -> Result<Decided, HostError> {
         let view = self.proposal(id).await?;
         if let Some(decided) = view.decision {
             return Err(HostError::AlreadyDecided(decided));
         }
-        let decision = decision(self.actor(approver).await?);
+        let approver = self.actor(approver).await?;
+        if matches!(verdict, Verdict::Reject(_))
+            && !self.may_decide(&view.stored, &approver).await?
+        {
+            let reason = MAY_NOT_DECIDE.to_owned();
+            let decision = Decision::Rejected {
+                approver,
+                reason: String::new(),
+            };
+            self.audit_refusal(&view.stored.run, &view.stored.proposal, &decision, &reason)
+                .await?;
+            return Err(HostError::Refused(reason));
+        }
         let run = view.stored.run.clone();
         self.take(&run, view.stored.proposal.id()).await?;
         let resumed = self
-            .resume_taken(&run, &view.stored.proposal, decision, watch)
+            .resume_taken(&run, &view.stored.proposal, approver, verdict, watch)
             .await;
         if resumed.is_err()
             && self
@@ -194,7 +202,8 @@ impl Host {
         &self,
         run: &RunId,
         proposal: &Proposal,
-        decision: Decision,
+        approver: Actor,
+        verdict: Verdict,
         watch: &mut dyn EventSink,
     ) -> Result<Decided, HostError> {
         let stored = self
@@ -210,13 +219,11 @@ impl Host {
         if state.proposal().id() != proposal.id() {
             return Err(not_waiting());
         }
-        let (skills, max_rounds) = stored
+        let request = stored
             .request
-            .as_ref()
-            .map_or((Vec::new(), DEFAULT_ROUNDS), |r| {
-                (r.skills.clone(), r.max_rounds)
-            });
-        let setup = self.setup(&stored.user, &skills).await?;
+            .clone()
+            .unwrap_or_else(|| RunRequest::new(String::new()));
+        let setup = self.request_setup(&stored.user, &request).await?;
         let client = self.model().await?;
         let approvals = WatchedApprovals {
             inner: self.store().approvals(),
@@ -226,7 +233,7 @@ impl Host {
             client: &client,
             approvals: &approvals,
         };
-        let agent = Agent::new(self.registry(), &model).max_rounds(max_rounds);
+        let agent = request.agent(self.registry(), &model);
         let cx = self.context(run, &setup.actor);
         let log = EventLog::new(self.store().clone(), run.clone(), stored.user.clone())
             .resuming(proposal.clone());
@@ -249,16 +256,41 @@ impl Host {
         };
         let claimed = || approvals.claimed();
         let mut recorder = Recorder::new(log, &mut capture).hold_until(&claimed);
-        let end = agent
-            .resume(
-                state,
-                decision.clone(),
-                setup.inputs(),
-                &approvals,
-                &cx,
-                &mut recorder,
-            )
-            .await;
+        let (decision, edit) = match verdict {
+            Verdict::Approve => (Decision::Approved { approver }, None),
+            Verdict::ApproveEdited(arguments) => (Decision::Approved { approver }, Some(arguments)),
+            Verdict::Reject(reason) => (Decision::Rejected { approver, reason }, None),
+        };
+        let end = match edit {
+            None => {
+                agent
+                    .resume(
+                        state,
+                        decision.clone(),
+                        setup.inputs(),
+                        &approvals,
+                        &cx,
+                        &mut recorder,
+                    )
+                    .await
+            }
+            Some(arguments) => {
+                agent
+                    .resume_edited(
+                        state,
+                        decision
+                            .approver()
+                            .cloned()
+                            .unwrap_or_else(|| setup.actor.clone()),
+                        arguments,
+                        setup.inputs(),
+                        &approvals,
+                        &cx,
+                        &mut recorder,
+                    )
+                    .await
+            }
+        };
         let (held, written) = recorder.finish().await;
         if !approvals.claimed() {
             let outcome = approvals.outcome.lock().map(|o| o.clone()).ok().flatten();
@@ -320,6 +352,22 @@ fn refusal(held: &[Event]) -> String {
         })
         .unwrap_or_else(|| "the decision was not recorded".to_owned())
 }
+
+/// What an approver says about a proposal.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Apply it as proposed.
+    Approve,
+    /// Apply it with these arguments instead (the approver's edit), after
+    /// the tool checked them as a call of the run.
+    ApproveEdited(Value),
+    /// Do not apply it; the model reads the reason.
+    Reject(String),
+}
+
+/// What an approver who may not decide a proposal is told.
+const MAY_NOT_DECIDE: &str =
+    "you may not decide this proposal (its tool or its record is not yours to change)";
 
 /// The durable store, remembering how its claim went.
 struct WatchedApprovals {

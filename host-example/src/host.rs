@@ -13,7 +13,7 @@ use tool_core::{Actor, Registry, RegistryError, RunId, ToolContext};
 
 use crate::model::{ClientError, OpenAiClient};
 use crate::skills::{self, SkillsError};
-use crate::store::{Store, StoreError};
+use crate::store::{RunRequest, Store, StoreError};
 
 /// The host's middle layer: what the command line (and any other front
 /// door) asks of runs and approvals. Built once per process.
@@ -66,6 +66,10 @@ pub enum HostError {
     /// written, and the run still waits.
     #[error("the approval was refused: {0}; nothing was written and the proposal is still pending")]
     Refused(String),
+    /// An action on a record could not start: the record is missing or
+    /// not the user's to change, or its tool is not offered to them.
+    #[error("the run was not started: {0}")]
+    NotStarted(String),
     /// The decision could not be recorded; nothing was decided or written.
     #[error("the decision could not be recorded: {0}")]
     Decision(String),
@@ -181,6 +185,18 @@ impl Host {
             skills: skills::load(&folders, skills)?,
             selection: Selection::All,
         })
+    }
+
+    /// [`Host::setup`] for a run asked `request`: its skills, and only the
+    /// tools it selects.
+    pub async fn request_setup(
+        &self,
+        user: &str,
+        request: &RunRequest,
+    ) -> Result<RunSetup, HostError> {
+        let mut setup = self.setup(user, &request.skills).await?;
+        setup.selection = request.tools.clone();
+        Ok(setup)
     }
 
     /// The model client of the stored model configuration.

@@ -6,9 +6,11 @@
 //! proposal are stored until [`crate::approvals`] decides.
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
-use tool_core::agent::{Agent, Event, EventSink, Finished, Message, RunEnd};
-use tool_core::gates::Gates;
-use tool_core::{Proposal, RunId};
+use tool_core::agent::{
+    Agent, BudgetExceeded, Event, EventSink, Finished, Message, Model, RunEnd, Spent,
+};
+use tool_core::gates::{Gates, Selection};
+use tool_core::{Proposal, Registry, RunId};
 
 use crate::host::{DEFAULT_ROUNDS, Host, HostError};
 use crate::recorder::{EventLog, Recorder};
@@ -61,7 +63,7 @@ impl Host {
         request: RunRequest,
         watch: &mut dyn EventSink,
     ) -> Result<RunReport, HostError> {
-        let setup = self.setup(user, &request.skills).await?;
+        let setup = self.request_setup(user, &request).await?;
         let model = self.model().await?;
         let run = new_run_id();
         let grant = Gates::new(self.registry(), setup.inputs()).resolve().grant;
@@ -70,7 +72,7 @@ impl Host {
 
         let messages = vec![setup.system_prompt(), Message::user(&request.prompt)];
         let cx = self.context(&run, &setup.actor);
-        let agent = Agent::new(self.registry(), &model).max_rounds(request.max_rounds);
+        let agent = request.agent(self.registry(), &model);
         let log = EventLog::new(self.store().clone(), run.clone(), user);
         let mut recorder = Recorder::new(log, watch);
         let end = agent
@@ -124,6 +126,30 @@ impl RunRequest {
             prompt: prompt.into(),
             skills: Vec::new(),
             max_rounds: DEFAULT_ROUNDS,
+            tools: Selection::All,
+            token_budget: None,
+        }
+    }
+
+    /// The agent loop this request asks for over `model`: its round cap,
+    /// and its token budget checked before every round.
+    pub fn agent<'a, M: Model>(&self, registry: &'a Registry, model: &'a M) -> Agent<'a, M> {
+        let agent = Agent::new(registry, model).max_rounds(self.max_rounds);
+        match self.token_budget {
+            None => agent,
+            Some(limit) => agent.budget(move |spent: &Spent| {
+                let used = spent
+                    .usage
+                    .input_tokens
+                    .saturating_add(spent.usage.output_tokens);
+                if used >= limit {
+                    Err(BudgetExceeded::new(format!(
+                        "{used} tokens spent, the run's budget is {limit}"
+                    )))
+                } else {
+                    Ok(())
+                }
+            }),
         }
     }
 }

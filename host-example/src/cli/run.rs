@@ -29,9 +29,9 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
     let user = context.user("run")?.to_owned();
     let host = context.host().await?;
     let request = RunRequest {
-        prompt: command.prompt,
         skills: command.skills,
         max_rounds: command.max_rounds,
+        ..RunRequest::new(command.prompt)
     };
     let mut progress = Progress::new();
     let report = host.start_run(&user, request, &mut progress).await?;
