@@ -277,7 +277,7 @@ impl Host {
         action: &Action,
         id: u64,
         note: &str,
-        watch: &mut dyn EventSink,
+        watch: &mut (dyn EventSink + Send),
     ) -> Result<RunReport, HostError> {
         let actor = self.actor(user).await?;
         if let Some(reason) = self.action_denial(action, &actor).await? {

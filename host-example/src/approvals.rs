@@ -102,7 +102,7 @@ impl Host {
         &self,
         id: &str,
         approver: &str,
-        watch: &mut dyn EventSink,
+        watch: &mut (dyn EventSink + Send),
     ) -> Result<Decided, HostError> {
         self.decide(id, approver, Verdict::Approve, watch).await
     }
@@ -114,7 +114,7 @@ impl Host {
         id: &str,
         approver: &str,
         reason: &str,
-        watch: &mut dyn EventSink,
+        watch: &mut (dyn EventSink + Send),
     ) -> Result<Decided, HostError> {
         self.decide(id, approver, Verdict::Reject(reason.to_owned()), watch)
             .await
@@ -132,7 +132,7 @@ impl Host {
         id: &str,
         approver: &str,
         verdict: Verdict,
-        watch: &mut dyn EventSink,
+        watch: &mut (dyn EventSink + Send),
     ) -> Result<Decided, HostError> {
         let view = self.proposal(id).await?;
         if let Some(decided) = view.decision {
@@ -204,7 +204,7 @@ impl Host {
         proposal: &Proposal,
         approver: Actor,
         verdict: Verdict,
-        watch: &mut dyn EventSink,
+        watch: &mut (dyn EventSink + Send),
     ) -> Result<Decided, HostError> {
         let stored = self
             .store()

@@ -25,6 +25,8 @@ pub struct PendingEntry {
     pub view: ProposalView,
     /// When it expires undecided (seconds since the Unix epoch).
     pub expires_at: i64,
+    /// The id of the model's call that made it, when its run waits on it.
+    pub call: Option<String>,
     /// The write calls the same model response made after this one: they
     /// are proposed, one by one, once this one is decided, and can be
     /// decided together with it ([`Host::decide_together`]).
@@ -91,12 +93,13 @@ impl Host {
             if !approver.admin && !self.may_decide(&stored, &approver).await? {
                 continue;
             }
-            let queued = self.queued_writes(&stored.run).await?;
+            let (call, queued) = self.queued_writes(&stored).await?;
             let created = i64::try_from(stored.proposal.created_at()).unwrap_or(i64::MAX);
             let lifetime = i64::try_from(DEFAULT_PROPOSAL_LIFETIME.as_secs()).unwrap_or(i64::MAX);
             pending.push(PendingEntry {
                 view: self.proposal(stored.proposal.id().as_str()).await?,
                 expires_at: created.saturating_add(lifetime),
+                call,
                 queued,
             });
         }
@@ -178,7 +181,7 @@ impl Host {
         approver: &str,
         verdict: Verdict,
         calls: &[String],
-        watch: &mut dyn EventSink,
+        watch: &mut (dyn EventSink + Send),
     ) -> Result<Vec<DecidedTogether>, HostError> {
         if matches!(verdict, Verdict::ApproveEdited(_)) {
             return Err(HostError::Refused(
@@ -206,21 +209,27 @@ impl Host {
         Ok(decided)
     }
 
-    /// The write calls queued behind the pending one of `run`.
-    async fn queued_writes(&self, run: &RunId) -> Result<Vec<ToolCall>, HostError> {
-        let state = self.store().run(run).await?.and_then(|r| r.state);
-        Ok(state.map_or_else(Vec::new, |state| {
-            state
-                .remaining()
-                .iter()
-                .filter(|call| {
-                    self.registry()
-                        .get(&call.name)
-                        .is_some_and(|tool| tool.declaration().effect == Effect::Write)
-                })
-                .cloned()
-                .collect()
-        }))
+    /// The call that made `stored`, when its run waits on it, and the
+    /// write calls queued behind it.
+    async fn queued_writes(
+        &self,
+        stored: &StoredProposal,
+    ) -> Result<(Option<String>, Vec<ToolCall>), HostError> {
+        let state = self.store().run(&stored.run).await?.and_then(|r| r.state);
+        let Some(state) = state.filter(|s| s.proposal().id() == stored.proposal.id()) else {
+            return Ok((None, Vec::new()));
+        };
+        let queued = state
+            .remaining()
+            .iter()
+            .filter(|call| {
+                self.registry()
+                    .get(&call.name)
+                    .is_some_and(|tool| tool.declaration().effect == Effect::Write)
+            })
+            .cloned()
+            .collect();
+        Ok((Some(state.pending().call.id.clone()), queued))
     }
 
     async fn requester(&self, run: &RunId) -> Result<String, HostError> {

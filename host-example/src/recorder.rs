@@ -192,14 +192,14 @@ pub fn cut(text: &str, max: usize) -> String {
 pub struct Recorder<'w> {
     sender: Option<mpsc::UnboundedSender<Event>>,
     writer: JoinHandle<Result<(), StoreError>>,
-    watch: &'w mut dyn EventSink,
+    watch: &'w mut (dyn EventSink + Send),
     hold: Option<&'w (dyn Fn() -> bool + Sync)>,
     held: Vec<Event>,
 }
 
 impl<'w> Recorder<'w> {
     /// Records through `log` and shows each event to `watch`.
-    pub fn new(mut log: EventLog, watch: &'w mut dyn EventSink) -> Self {
+    pub fn new(mut log: EventLog, watch: &'w mut (dyn EventSink + Send)) -> Self {
         let (sender, mut receiver) = mpsc::unbounded_channel::<Event>();
         let writer = tokio::spawn(async move {
             let mut failed = None;

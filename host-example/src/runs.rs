@@ -61,7 +61,7 @@ impl Host {
         &self,
         user: &str,
         request: RunRequest,
-        watch: &mut dyn EventSink,
+        watch: &mut (dyn EventSink + Send),
     ) -> Result<RunReport, HostError> {
         let setup = self.request_setup(user, &request).await?;
         let model = self.model().await?;

@@ -9,8 +9,8 @@ use std::time::Duration;
 use axum::Router;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use tool_core::RegistryError;
 
+use crate::host::{Host, HostError};
 use crate::mcp::{self, SqlBackend, SqlStore};
 use crate::store;
 use crate::web::{self, WebState};
@@ -32,12 +32,12 @@ pub struct HostState {
 
 impl HostState {
     /// The state over `database`, serving every tool this host links.
-    pub fn new(database: store::Store) -> Result<HostState, RegistryError> {
+    pub fn new(database: store::Store) -> Result<HostState, HostError> {
         let mcp = Arc::new(SqlBackend::new(
             crate::registry()?,
             SqlStore::new(database.clone()),
         ));
-        let web = WebState::new(database.clone(), Arc::new(crate::registry()?));
+        let web = WebState::new(Arc::new(Host::new(database.clone())?));
         Ok(HostState { database, mcp, web })
     }
 }

@@ -119,7 +119,8 @@ fn browser_pages() {
         .await;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        let app = web::router(WebState::new(store, registry.clone()));
+        let host = Arc::new(host_example::Host::new(store).unwrap());
+        let app = web::router(WebState::new(host));
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         address
     });

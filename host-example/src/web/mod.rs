@@ -1,5 +1,6 @@
 //! The browser front door: sign-in, the tools and their switches, the
-//! approvals inbox, the content browser and the playground, served as
+//! approvals inbox, the runs, the content browser with its actions on
+//! records, and the playground, served as
 //! server-rendered pages ([`maud`], which escapes every value it
 //! interpolates: nothing a model, a tool or a record writes becomes markup).
 //!
@@ -8,12 +9,17 @@
 //! session's CSRF token, checked once for all of them ([`session::csrf`]).
 //! No inline script or style: the Content-Security-Policy admits only this
 //! server's own `/static/` files.
+//!
+//! Every rule lives in the host's middle layer ([`Host`]): a page parses
+//! its form and calls it, as the command line does.
 
+mod actions;
 mod approvals;
+mod batch;
 mod content;
-mod decisions;
 mod layout;
 mod playground;
+mod runs;
 mod session;
 mod signin;
 mod tools;
@@ -24,19 +30,21 @@ use axum::Router;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
-use tool_core::Registry;
 
+use crate::host::Host;
 use crate::store::Store;
 
 pub use session::Sessions;
 
-/// What every page reads: the host's store and registry, and the sessions
-/// of signed-in browsers.
+/// What every page reads: the host's middle layer (its store and
+/// registry), the sessions of signed-in browsers, and the reports of the
+/// batches they started.
 #[derive(Clone)]
 pub struct WebState {
+    host: Arc<Host>,
     store: Store,
-    registry: Arc<Registry>,
     sessions: Arc<Sessions>,
+    batches: Arc<batch::Reports>,
 }
 
 impl std::fmt::Debug for WebState {
@@ -47,12 +55,13 @@ impl std::fmt::Debug for WebState {
 }
 
 impl WebState {
-    /// The pages over `store` and `registry`, with no one signed in.
-    pub fn new(store: Store, registry: Arc<Registry>) -> WebState {
+    /// The pages over `host`, with no one signed in.
+    pub fn new(host: Arc<Host>) -> WebState {
         WebState {
-            store,
-            registry,
+            store: host.store().clone(),
+            host,
             sessions: Arc::new(Sessions::default()),
+            batches: Arc::new(batch::Reports::default()),
         }
     }
 
@@ -74,12 +83,20 @@ pub fn router(state: WebState) -> Router {
         .route("/tools/sites", post(tools::save_sites))
         .route("/approvals", get(approvals::page))
         .route("/approvals/{id}/approve", post(approvals::approve))
-        .route("/approvals/{id}/edit", post(approvals::approve_edited))
-        .route("/approvals/{id}/reject", post(approvals::reject))
+        .route("/approvals/{id}/edit", post(approvals::preview_edit))
         .route(
-            "/approvals/run/{run}/approve-all",
-            post(approvals::approve_all),
+            "/approvals/{id}/edit/confirm",
+            post(approvals::approve_edited),
         )
+        .route("/approvals/{id}/reject", post(approvals::reject))
+        .route("/approvals/run/{run}", post(approvals::decide_run))
+        .route("/runs", get(runs::list))
+        .route("/runs/{id}", get(runs::show))
+        .route("/actions/start", post(actions::start))
+        .route("/actions/batch", get(batch::form))
+        .route("/actions/batch/preview", post(batch::preview))
+        .route("/actions/batch/start", post(batch::start))
+        .route("/actions/batch/report/{id}", get(batch::report))
         .route("/content", get(content::tree))
         .route("/content/page/{id}", get(content::page))
         .route("/content/files", get(content::files))

@@ -87,9 +87,10 @@ async fn render(state: &WebState, user: &SignedIn, draft: &Draft, dry: Option<()
         skills: &[],
         selection: &Selection::All,
     };
-    let resolution = Gates::new(&state.registry, inputs).resolve();
+    let resolution = Gates::new(state.host.registry(), inputs).resolve();
     let groups: BTreeSet<&str> = state
-        .registry
+        .host
+        .registry()
         .tools()
         .iter()
         .map(|t| t.declaration().group.as_ref())
@@ -98,7 +99,7 @@ async fn render(state: &WebState, user: &SignedIn, draft: &Draft, dry: Option<()
         json!({
             "model": model.as_ref().map(|m| m.model.as_str()),
             "messages": [{ "role": "user", "content": draft.prompt }],
-            "tools": offered_tools(&state.registry, &resolution.grant, Provider::OpenAi),
+            "tools": offered_tools(state.host.registry(), &resolution.grant, Provider::OpenAi),
             "rounds_cap": draft.rounds,
         })
     });
