@@ -233,7 +233,10 @@ impl Host {
             client: &client,
             approvals: &approvals,
         };
-        let agent = request.agent(self.registry(), &model);
+        let agent = request
+            .agent(self.registry(), &model)
+            .context_window(client.config().window())
+            .skill_bytes(setup.skill_bytes());
         let cx = self.context(run, &setup.actor);
         let log = EventLog::new(self.store().clone(), run.clone(), stored.user.clone())
             .resuming(proposal.clone());

@@ -115,14 +115,23 @@ impl RunSetup {
 
     /// The system prompt: what the host is, then the skills' text.
     pub fn system_prompt(&self) -> Message {
-        let effective = EffectiveSkills::select(&self.skills, self.settings.skill_trust_floor);
-        let (block, _dropped) = compose_skill_block(&effective, SKILL_BLOCK_BYTES);
+        let block = self.skill_block();
         let mut prompt = String::from(SYSTEM_PROMPT);
         if !block.is_empty() {
             prompt.push_str("\n\n");
             prompt.push_str(&block);
         }
         Message::system(prompt)
+    }
+
+    /// How many bytes of the system prompt are the skills' lines.
+    pub fn skill_bytes(&self) -> usize {
+        self.skill_block().len()
+    }
+
+    fn skill_block(&self) -> String {
+        let effective = EffectiveSkills::select(&self.skills, self.settings.skill_trust_floor);
+        compose_skill_block(&effective, SKILL_BLOCK_BYTES).0
     }
 }
 

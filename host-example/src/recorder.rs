@@ -189,17 +189,20 @@ pub fn cut(text: &str, max: usize) -> String {
 /// While `hold` says no, events are held back from both (a resumed run
 /// whose decision is not recorded yet); [`Recorder::finish`] returns what
 /// is still held.
-pub struct Recorder<'w> {
+///
+/// `W` is the watcher's type: a recorder over a `dyn EventSink + Send`
+/// watcher is `Send`, so the run it records can be spawned.
+pub struct Recorder<'w, W: EventSink + ?Sized = dyn EventSink> {
     sender: Option<mpsc::UnboundedSender<Event>>,
     writer: JoinHandle<Result<(), StoreError>>,
-    watch: &'w mut (dyn EventSink + Send),
+    watch: &'w mut W,
     hold: Option<&'w (dyn Fn() -> bool + Sync)>,
     held: Vec<Event>,
 }
 
-impl<'w> Recorder<'w> {
+impl<'w, W: EventSink + ?Sized> Recorder<'w, W> {
     /// Records through `log` and shows each event to `watch`.
-    pub fn new(mut log: EventLog, watch: &'w mut (dyn EventSink + Send)) -> Self {
+    pub fn new(mut log: EventLog, watch: &'w mut W) -> Self {
         let (sender, mut receiver) = mpsc::unbounded_channel::<Event>();
         let writer = tokio::spawn(async move {
             let mut failed = None;
@@ -251,7 +254,7 @@ impl<'w> Recorder<'w> {
     }
 }
 
-impl EventSink for Recorder<'_> {
+impl<W: EventSink + ?Sized> EventSink for Recorder<'_, W> {
     fn event(&mut self, event: &Event) {
         if let Some(released) = self.hold
             && !released()

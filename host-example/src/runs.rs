@@ -46,9 +46,10 @@ pub struct RunDetail {
 
 impl Host {
     /// Starts a run as `user`: resolves its grant through the gates with
-    /// the settings as they are now and the skills `request` names, stores
-    /// the run, then drives the agent loop until the model answers or a
-    /// write call suspends it. `watch` sees every event as it happens.
+    /// the settings as they are now, the skills `request` names and its
+    /// pick of tools, stores the run, then drives the agent loop until the
+    /// model answers or a write call suspends it. `watch` sees every event
+    /// as it happens; it is `Send`, so a front door can spawn the run.
     ///
     /// # Errors
     ///
@@ -64,7 +65,7 @@ impl Host {
         watch: &mut (dyn EventSink + Send),
     ) -> Result<RunReport, HostError> {
         let setup = self.request_setup(user, &request).await?;
-        let model = self.model().await?;
+        let model = self.model().await?.capture_raw(request.capture_raw);
         let run = new_run_id();
         let grant = Gates::new(self.registry(), setup.inputs()).resolve().grant;
         self.store().create_run(&run, user, &grant).await?;
@@ -72,7 +73,10 @@ impl Host {
 
         let messages = vec![setup.system_prompt(), Message::user(&request.prompt)];
         let cx = self.context(&run, &setup.actor);
-        let agent = request.agent(self.registry(), &model);
+        let agent = request
+            .agent(self.registry(), &model)
+            .context_window(model.config().window())
+            .skill_bytes(setup.skill_bytes());
         let log = EventLog::new(self.store().clone(), run.clone(), user);
         let mut recorder = Recorder::new(log, watch);
         let end = agent
@@ -128,6 +132,7 @@ impl RunRequest {
             max_rounds: DEFAULT_ROUNDS,
             tools: Selection::All,
             token_budget: None,
+            capture_raw: false,
         }
     }
 

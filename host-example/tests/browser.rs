@@ -8,14 +8,22 @@
 //! its new title, which every page must show as text). The Python tests
 //! (`tests/browser/test_*.py`) then sign in, switch, approve and look.
 //!
+//! The model configuration points at a rule-driven fake Chat Completions
+//! server ([`scripted_model`]): a test steers a run through its prompt
+//! (`CALL <tool> <json>`, `SAY <text>`, `HOLD <name>`).
+//!
 //! Without the browser or the virtualenv the test prints a note and passes,
 //! unless `CI` is set: then it fails.
+
+#[path = "support/scripted_model.rs"]
+mod scripted_model;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
 use host_example::store::Store;
+use scripted_model::ScriptedModel;
 use host_example::web::{self, WebState};
 use serde_json::{Value, json};
 use site_model::Site;
@@ -95,8 +103,10 @@ fn browser_pages() {
         folder.path().join("host.db").display()
     );
     let registry = Arc::new(host_example::registry().unwrap());
-    let address = runtime.block_on(async {
+    let (address, model) = runtime.block_on(async {
         let store = Store::open(&url).await.unwrap();
+        let model = ScriptedModel::start().await;
+        store.set_setting("model", &model.setting()).await.unwrap();
         store
             .set_setting("tools", r#"{"update_page_metadata": {"state": "enabled"}}"#)
             .await
@@ -122,7 +132,7 @@ fn browser_pages() {
         let host = Arc::new(host_example::Host::new(store).unwrap());
         let app = web::router(WebState::new(host));
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        address
+        (address, model)
     });
     let folder_of_tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
     // The README shows the committed screenshots; a test run writes beside
@@ -141,6 +151,7 @@ fn browser_pages() {
         .arg(&folder_of_tests)
         .env("BASE_URL", format!("http://{address}"))
         .env("SCREENSHOTS", &screenshots)
+        .env("MODEL_URL", &model.base_url)
         .status()
         .unwrap();
     assert!(

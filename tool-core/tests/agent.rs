@@ -108,6 +108,7 @@ fn answer(text: &str) -> Reply {
             input_tokens: 10,
             output_tokens: 5,
         },
+        ..ModelResponse::default()
     })
 }
 
@@ -119,6 +120,7 @@ fn calls(list: impl IntoIterator<Item = ToolCall>) -> Reply {
             input_tokens: 10,
             output_tokens: 5,
         },
+        ..ModelResponse::default()
     })
 }
 
@@ -321,6 +323,7 @@ fn plain_answer_without_tool_calls_completes_in_one_round() {
         kinds(&events),
         [
             "round_started",
+            "context_budget",
             "request_sent",
             "response_received",
             "finished"
@@ -387,11 +390,13 @@ fn one_round_of_calls_sends_every_result_back_with_its_call_id() {
         kinds(&events),
         [
             "round_started",
+            "context_budget",
             "request_sent",
             "response_received",
             "tool_executed",
             "tool_executed",
             "round_started",
+            "context_budget",
             "request_sent",
             "response_received",
             "finished",
@@ -496,6 +501,7 @@ fn cap_reached_with_calls_pending_ends_truncated_after_a_tool_free_closing_reque
             text: "What I found so far.".into(),
             calls: vec![call("c3", "a_read", json!({}))],
             usage: Usage::default(),
+            ..ModelResponse::default()
         }),
     ]);
     let agent = Agent::new(&registry, &model).max_rounds(2);
@@ -626,7 +632,7 @@ fn write_call_suspends_and_resumes_in_a_fresh_loop_after_approval() {
     assert!(state.remaining().is_empty());
     assert!(state.grant().allowance("b_write").is_some());
     assert_eq!(
-        kinds(&events)[3..],
+        kinds(&events)[4..],
         ["tool_executed", "suspended"],
         "{events:?}"
     );
@@ -662,6 +668,7 @@ fn write_call_suspends_and_resumes_in_a_fresh_loop_after_approval() {
             "resumed",
             "tool_executed",
             "round_started",
+            "context_budget",
             "request_sent",
             "response_received",
             "finished"
@@ -906,6 +913,7 @@ fn budget_check_runs_before_every_round_and_can_end_the_run() {
                 input_tokens: 80,
                 output_tokens: 30,
             },
+            ..ModelResponse::default()
         }),
         answer("never asked"),
     ]);
@@ -995,6 +1003,7 @@ fn usage_is_summed_over_the_run_and_saturates() {
             text: "Done.".into(),
             calls: Vec::new(),
             usage: huge,
+            ..ModelResponse::default()
         }),
     ]);
     let (end, events) = Host::new().start(&Agent::new(&registry, &model), "Go");
@@ -1044,7 +1053,7 @@ fn odd_model_input_never_panics_and_every_call_id_gets_one_result() {
     assert!(results[1..].iter().all(|(_, _, is_error)| *is_error));
     assert!(results[1].1.contains("(root)"), "{}", results[1].1);
     // The raw response, duplicate included, is in the events.
-    assert!(matches!(&events[2], Event::ResponseReceived { calls, .. } if calls.len() == 6));
+    assert!(matches!(&events[3], Event::ResponseReceived { calls, .. } if calls.len() == 6));
 }
 
 #[test]
@@ -1069,6 +1078,7 @@ fn events_are_serializable_and_stream_live_to_a_closure() {
         kinds(&live),
         [
             "round_started",
+            "context_budget",
             "request_sent",
             "response_received",
             "tool_executed",
@@ -1080,10 +1090,10 @@ fn events_are_serializable_and_stream_live_to_a_closure() {
     let back: Vec<Event> = serde_json::from_str(&json).unwrap();
     assert_eq!(back, live);
     let value: Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(value[3]["tool"], "a_admin");
-    assert_eq!(value[3]["result"]["kind"], "output");
-    assert_eq!(value[4]["result"]["kind"], "proposed");
-    assert_eq!(value[5]["proposal"]["summary"], "set r1 to v");
+    assert_eq!(value[4]["tool"], "a_admin");
+    assert_eq!(value[4]["result"]["kind"], "output");
+    assert_eq!(value[5]["result"]["kind"], "proposed");
+    assert_eq!(value[6]["proposal"]["summary"], "set r1 to v");
 }
 
 #[test]

@@ -24,6 +24,7 @@ pub struct OpenAiClient {
     config: ModelConfig,
     endpoint: Url,
     http: reqwest::Client,
+    capture_raw: bool,
 }
 
 /// Why a client could not be built from its [`ModelConfig`].
@@ -70,7 +71,36 @@ impl OpenAiClient {
             config,
             endpoint,
             http,
+            capture_raw: false,
         })
+    }
+
+    /// Keeps each answer's JSON as it came in
+    /// [`ModelResponse::raw`](tool_core::agent::ModelResponse::raw), for an
+    /// inspector (off by default: it can be large, and it is stored with
+    /// the run's events).
+    pub fn capture_raw(mut self, capture: bool) -> Self {
+        self.capture_raw = capture;
+        self
+    }
+
+    /// The JSON body [`Model::complete`] would post for `request`, byte for
+    /// byte: what a dry run shows.
+    pub fn request_body(&self, request: &ModelRequest<'_>) -> Value {
+        serde_json::to_value(self.chat_request(request)).unwrap_or_default()
+    }
+
+    fn chat_request<'r>(&'r self, request: &'r ModelRequest<'_>) -> ChatRequest<'r> {
+        ChatRequest {
+            model: &self.config.model,
+            messages: request
+                .messages
+                .iter()
+                .map(WireMessage::from_message)
+                .collect(),
+            tools: request.tools.as_deref().filter(|tools| !tools.is_empty()),
+            max_tokens: self.config.max_tokens,
+        }
     }
 
     /// The settings it was built with.
@@ -90,17 +120,7 @@ impl OpenAiClient {
             .map_err(|error| ModelError::Unavailable {
                 message: error.to_string(),
             })?;
-        let body = ChatRequest {
-            model: &self.config.model,
-            messages: request
-                .messages
-                .iter()
-                .map(WireMessage::from_message)
-                .collect(),
-            tools: request.tools.as_deref().filter(|tools| !tools.is_empty()),
-            max_tokens: self.config.max_tokens,
-        };
-        let body = serde_json::to_vec(&body).map_err(|error| ModelError::InvalidResponse {
+        let body = serde_json::to_vec(&self.chat_request(&request)).map_err(|error| ModelError::InvalidResponse {
             message: format!("the request could not be written as JSON: {error}"),
         })?;
 
@@ -154,7 +174,7 @@ impl OpenAiClient {
                 _ => 0,
             })
             .sum();
-        answer.into_model_response(earlier_calls).map_err(|reason| {
+        let mut response = answer.into_model_response(earlier_calls).map_err(|reason| {
             // Some gateways answer 200 with an error body.
             match error_message(text) {
                 Some(message) => ModelError::Refused { message },
@@ -162,7 +182,11 @@ impl OpenAiClient {
                     message: format!("{reason}; the answer starts: {}", quote(text)),
                 },
             }
-        })
+        })?;
+        if self.capture_raw {
+            response.raw = serde_json::from_str(text).ok();
+        }
+        Ok(response)
     }
 
     fn transport(&self, error: &reqwest::Error) -> ModelError {

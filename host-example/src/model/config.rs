@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use tool_core::agent::Usage;
+use tool_core::agent::{ContextWindow, Usage};
 
 /// The request timeout when none is set.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -53,6 +53,10 @@ pub struct ModelConfig {
     /// The `max_tokens` of every request; `None` leaves it to the server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// The model's context window in tokens, for the playground's context
+    /// budget; `None`: 32,768.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
     /// Price of a million input tokens, for cost estimates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_price_per_mtok: Option<f64>,
@@ -71,6 +75,7 @@ impl ModelConfig {
             timeout: DEFAULT_TIMEOUT,
             max_retries: DEFAULT_MAX_RETRIES,
             max_tokens: None,
+            context_window: None,
             input_price_per_mtok: None,
             output_price_per_mtok: None,
         }
@@ -96,6 +101,18 @@ impl ModelConfig {
         Some(
             per_token(self.input_price_per_mtok?, usage.input_tokens)
                 + per_token(self.output_price_per_mtok?, usage.output_tokens),
+        )
+    }
+
+    /// The window every request's context budget is measured against:
+    /// [`context_window`](Self::context_window) (default 32,768 tokens),
+    /// with [`max_tokens`](Self::max_tokens) (default 4,096) kept for the
+    /// answer.
+    pub fn window(&self) -> ContextWindow {
+        let default = ContextWindow::default();
+        ContextWindow::new(
+            self.context_window.unwrap_or(default.window),
+            self.max_tokens.map_or(default.output_reserve, u64::from),
         )
     }
 

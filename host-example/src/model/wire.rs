@@ -114,6 +114,13 @@ struct Choice {
 struct ResponseMessage {
     #[serde(default)]
     content: Option<String>,
+    /// The reasoning, apart from the text: `reasoning_content` (DeepSeek,
+    /// vLLM, llama.cpp) or `reasoning` (Ollama, newer vLLM). Two fields,
+    /// not an alias: a server sending both must not fail the answer.
+    #[serde(default)]
+    reasoning_content: Option<String>,
+    #[serde(default)]
+    reasoning: Option<String>,
     #[serde(default)]
     tool_calls: Option<Vec<ResponseToolCall>>,
 }
@@ -173,6 +180,11 @@ impl ChatResponse {
                 input_tokens: usage.prompt_tokens,
                 output_tokens: usage.completion_tokens,
             },
+            thinking: [choice.message.reasoning_content, choice.message.reasoning]
+                .into_iter()
+                .flatten()
+                .find(|thinking| !thinking.trim().is_empty()),
+            raw: None,
         })
     }
 }

@@ -58,6 +58,10 @@ pub struct RunRequest {
     /// stopped by the budget. `None` sets no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_budget: Option<u64>,
+    /// Whether the model keeps each answer's JSON as it came (for the
+    /// playground's inspector).
+    #[serde(default)]
+    pub capture_raw: bool,
 }
 
 /// One line of the runs list.

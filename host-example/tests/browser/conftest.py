@@ -9,6 +9,8 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 BASE_URL = os.environ.get("BASE_URL", "http://127.0.0.1:8080")
+# The scripted model's API root (tests/support/scripted_model.rs).
+MODEL_URL = os.environ.get("MODEL_URL", "")
 SCREENSHOTS = pathlib.Path(os.environ.get("SCREENSHOTS", pathlib.Path(__file__).parent / "screenshots"))
 ARGS = [
     "--no-sandbox",
@@ -53,3 +55,9 @@ def sign_in(page, name, password="demo"):
 def screenshot(page, name):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
+
+
+def release_model(page, name):
+    """Lets the scripted model answer the prompt that said `HOLD <name>`."""
+    response = page.request.post(f"{MODEL_URL}/release/{name}")
+    assert response.status == 204

@@ -5,7 +5,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Decision, Message, RunStatus, ToolCall, Usage};
+use super::{ContextBudget, Decision, Message, RunStatus, ToolCall, Usage};
 use crate::gates::Denial;
 use crate::{Proposal, ToolError, ToolOutput};
 
@@ -20,6 +20,14 @@ pub enum Event {
         /// The round, from 1. The closing request of a truncated run is one
         /// round past the cap.
         round: u32,
+    },
+    /// What the request about to be sent fills of the context window (an
+    /// estimate).
+    ContextBudget {
+        /// The round.
+        round: u32,
+        /// The estimate, by part.
+        budget: ContextBudget,
     },
     /// The request was sent.
     RequestSent {
@@ -40,6 +48,12 @@ pub enum Event {
         calls: Vec<ToolCall>,
         /// The tokens this request used.
         usage: Usage,
+        /// The model's reasoning, where the provider returns it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thinking: Option<String>,
+        /// The provider's answer as it came, where the model captured it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        raw: Option<Value>,
     },
     /// A call went through the gated call path (or, after an approval, the
     /// proposal was applied).

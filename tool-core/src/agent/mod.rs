@@ -221,9 +221,11 @@
 //!
 //! # Events
 //!
-//! In order, for a run: [`Event::RoundStarted`], [`Event::RequestSent`]
-//! (messages and tools offered), [`Event::ResponseReceived`] (text, calls,
-//! usage), one [`Event::ToolExecuted`] per call (name, arguments, result or
+//! In order, for a run: [`Event::RoundStarted`], [`Event::ContextBudget`]
+//! (an estimate of where the request's context window goes: see
+//! [`ContextBudget`]), [`Event::RequestSent`] (messages and tools offered),
+//! [`Event::ResponseReceived`] (text, calls, usage, and the thinking and
+//! raw answer where the model gives them), one [`Event::ToolExecuted`] per call (name, arguments, result or
 //! error with the gate that refused, duration), then either the next round,
 //! [`Event::Suspended`] or [`Event::Finished`] (answer, status, usage).
 //! A resumed run starts with [`Event::Resumed`] (the decision).
@@ -245,6 +247,7 @@
 mod event;
 mod model;
 mod state;
+mod window;
 
 use std::borrow::Cow;
 use std::collections::{HashSet, VecDeque};
@@ -260,6 +263,7 @@ pub use state::{
     Budget, BudgetExceeded, Decision, Finished, PendingApproval, ProposalDecision,
     RUN_STATE_FORMAT, RunEnd, RunState, RunStatus, Spent,
 };
+pub use window::{ContextBudget, ContextWindow, MESSAGE_OVERHEAD_TOKENS, estimate_tokens};
 
 use crate::approval::{Approval, ApprovalError, ApprovalStore};
 use crate::export;
@@ -286,6 +290,21 @@ pub struct Agent<'a, M> {
     closing_prompt: Cow<'static, str>,
     budget: Option<Box<dyn Budget + 'a>>,
     parallel_calls: usize,
+    window: ContextWindow,
+    skill_bytes: usize,
+}
+
+/// What the first request of a run would send ([`Agent::dry_run`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DryRun {
+    /// The run's grant, resolved as [`Agent::start`] would.
+    pub grant: Grant,
+    /// The messages sent.
+    pub messages: Vec<Message>,
+    /// The tools offered, in the model's provider's form; `None` for none.
+    pub tools: Option<Vec<Value>>,
+    /// The estimate of where the request's context window goes.
+    pub budget: ContextBudget,
 }
 
 /// What is left of a run while it is driven: everything of a
@@ -309,7 +328,25 @@ impl<'a, M: Model> Agent<'a, M> {
             closing_prompt: Cow::Borrowed(DEFAULT_CLOSING_PROMPT),
             budget: None,
             parallel_calls: DEFAULT_PARALLEL_CALLS,
+            window: ContextWindow::default(),
+            skill_bytes: 0,
         }
+    }
+
+    /// Sets the model's context window, which every
+    /// [`Event::ContextBudget`] measures against (default
+    /// [`ContextWindow::default`]).
+    pub fn context_window(mut self, window: ContextWindow) -> Self {
+        self.window = window;
+        self
+    }
+
+    /// Says how many bytes of the system messages are the skills' lines,
+    /// so that [`Event::ContextBudget`] counts them apart from the rest of
+    /// the system prompt.
+    pub fn skill_bytes(mut self, bytes: usize) -> Self {
+        self.skill_bytes = bytes;
+        self
     }
 
     /// Sets how many read calls of one response may run at once (default
@@ -338,6 +375,26 @@ impl<'a, M: Model> Agent<'a, M> {
     pub fn budget(mut self, budget: impl Budget + 'a) -> Self {
         self.budget = Some(Box::new(budget));
         self
+    }
+
+    /// Assembles the first request of a run exactly as [`Agent::start`]
+    /// would send it (the grant resolved with `inputs` now, `messages`, the
+    /// offered tools in the model's provider's form) without asking the
+    /// model or running anything.
+    pub fn dry_run(&self, messages: Vec<Message>, inputs: RunInputs<'_>) -> DryRun {
+        let grant = Gates::new(self.registry, inputs).resolve().grant;
+        let tools = export::offered_tools(self.registry, &grant, self.model.provider());
+        let budget = self.budget_of(&messages, tools.as_deref());
+        DryRun {
+            grant,
+            messages,
+            tools,
+            budget,
+        }
+    }
+
+    fn budget_of(&self, messages: &[Message], tools: Option<&[Value]>) -> ContextBudget {
+        ContextBudget::estimate(self.window, messages, tools, self.skill_bytes)
     }
 
     /// Starts a run: resolves its grant with `inputs` (the settings as they
@@ -635,6 +692,10 @@ impl<'a, M: Model> Agent<'a, M> {
             } else {
                 offered.clone()
             };
+            events.event(&Event::ContextBudget {
+                round,
+                budget: self.budget_of(&run.messages, tools.as_deref()),
+            });
             events.event(&Event::RequestSent {
                 round,
                 messages: run.messages.clone(),
@@ -668,6 +729,8 @@ impl<'a, M: Model> Agent<'a, M> {
                 text: response.text.clone(),
                 calls: response.calls.clone(),
                 usage: response.usage,
+                thinking: response.thinking.clone(),
+                raw: response.raw.clone(),
             });
             let ModelResponse { text, calls, .. } = response;
             if closing {

@@ -124,6 +124,14 @@ pub struct ModelResponse {
     pub calls: Vec<ToolCall>,
     /// The tokens this request used.
     pub usage: Usage,
+    /// The model's reasoning, where the provider returns it apart from the
+    /// text (it is shown to the host, never sent back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<String>,
+    /// The provider's answer as it came, when the model was asked to keep
+    /// it (for an inspector); `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<Value>,
 }
 
 /// Why a model could not answer. Ends the run with
