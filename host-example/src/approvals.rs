@@ -123,8 +123,9 @@ impl Host {
     /// Decides proposal `id` as `approver` and resumes its run.
     ///
     /// A rejection is a decision too: only an approver who
-    /// [may decide](Host::may_decide) the proposal may reject it (an
-    /// approval is re-gated on its own path). An edit is checked by the
+    /// [may decide](Host::may_decide) the proposal may reject it, or
+    /// [`HostError::MayNotDecide`] (an approval is re-gated on its own
+    /// path). An edit is checked by the
     /// tool again as the approval is recorded, whatever
     /// [`Host::preview_edit`] showed.
     pub async fn decide(
@@ -142,14 +143,19 @@ impl Host {
         if matches!(verdict, Verdict::Reject(_))
             && !self.may_decide(&view.stored, &approver).await?
         {
-            let reason = MAY_NOT_DECIDE.to_owned();
+            let refused = HostError::MayNotDecide;
             let decision = Decision::Rejected {
                 approver,
                 reason: String::new(),
             };
-            self.audit_refusal(&view.stored.run, &view.stored.proposal, &decision, &reason)
-                .await?;
-            return Err(HostError::Refused(reason));
+            self.audit_refusal(
+                &view.stored.run,
+                &view.stored.proposal,
+                &decision,
+                &refused.to_string(),
+            )
+            .await?;
+            return Err(refused);
         }
         let run = view.stored.run.clone();
         self.take(&run, view.stored.proposal.id()).await?;
@@ -367,10 +373,6 @@ pub enum Verdict {
     /// Do not apply it; the model reads the reason.
     Reject(String),
 }
-
-/// What an approver who may not decide a proposal is told.
-const MAY_NOT_DECIDE: &str =
-    "you may not decide this proposal (its tool or its record is not yours to change)";
 
 /// The durable store, remembering how its claim went.
 struct WatchedApprovals {

@@ -186,7 +186,7 @@ impl Host {
                 why,
             };
             let Ok(id) = text.parse::<u64>() else {
-                skipped.push(skip(format!("not a {} id", action.kind.as_str())));
+                skipped.push(skip("not a number".to_owned()));
                 continue;
             };
             if !seen.insert(id) {

@@ -66,6 +66,13 @@ pub enum HostError {
     /// written, and the run still waits.
     #[error("the approval was refused: {0}; nothing was written and the proposal is still pending")]
     Refused(String),
+    /// The approver may not decide this proposal: its tool does not pass
+    /// their gates, or its record is not theirs to change. Nothing was
+    /// decided.
+    #[error(
+        "you may not decide this proposal (its tool or its record is not yours to change); nothing was decided"
+    )]
+    MayNotDecide,
     /// An action on a record could not start: the record is missing or
     /// not the user's to change, or its tool is not offered to them.
     #[error("the run was not started: {0}")]

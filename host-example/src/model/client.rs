@@ -120,8 +120,10 @@ impl OpenAiClient {
             .map_err(|error| ModelError::Unavailable {
                 message: error.to_string(),
             })?;
-        let body = serde_json::to_vec(&self.chat_request(&request)).map_err(|error| ModelError::InvalidResponse {
-            message: format!("the request could not be written as JSON: {error}"),
+        let body = serde_json::to_vec(&self.chat_request(&request)).map_err(|error| {
+            ModelError::InvalidResponse {
+                message: format!("the request could not be written as JSON: {error}"),
+            }
         })?;
 
         let mut retries = 0;
@@ -174,15 +176,17 @@ impl OpenAiClient {
                 _ => 0,
             })
             .sum();
-        let mut response = answer.into_model_response(earlier_calls).map_err(|reason| {
-            // Some gateways answer 200 with an error body.
-            match error_message(text) {
-                Some(message) => ModelError::Refused { message },
-                None => ModelError::InvalidResponse {
-                    message: format!("{reason}; the answer starts: {}", quote(text)),
-                },
-            }
-        })?;
+        let mut response = answer
+            .into_model_response(earlier_calls)
+            .map_err(|reason| {
+                // Some gateways answer 200 with an error body.
+                match error_message(text) {
+                    Some(message) => ModelError::Refused { message },
+                    None => ModelError::InvalidResponse {
+                        message: format!("{reason}; the answer starts: {}", quote(text)),
+                    },
+                }
+            })?;
         if self.capture_raw {
             response.raw = serde_json::from_str(text).ok();
         }

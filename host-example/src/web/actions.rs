@@ -105,9 +105,7 @@ pub(super) async fn start(
             Redirect::to(&format!("/runs/{}", report.run.0)).into_response()
         }
         Err(error) => {
-            state
-                .sessions
-                .notify(&user.session, format!("Not started: {error}"));
+            state.sessions.notify(&user.session, error.to_string());
             Redirect::to(back).into_response()
         }
     }
