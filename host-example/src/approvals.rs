@@ -19,15 +19,15 @@ use serde_json::Value;
 use tool_core::agent::{
     CallResult, Event, EventSink, Model, ModelError, ModelRequest, ModelResponse,
 };
-use tool_core::approval::{ApprovalStore, ClaimError, Decision};
+use tool_core::approval::{Approval, ApprovalStore, ClaimError, Decision};
 use tool_core::export::Provider;
-use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId};
+use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId, ToolOutput};
 
 use crate::host::{Host, HostError};
 use crate::model::OpenAiClient;
 use crate::recorder::{EventLog, Recorder};
 use crate::runs::RunReport;
-use crate::store::{AuditEntry, AuditKind, RunRequest, SqlApprovals, StoredProposal};
+use crate::store::{AuditEntry, AuditKind, RunRequest, SqlApprovals, StoredProposal, StoredRun};
 
 /// How long a process waits for another one that took the run first to
 /// record its decision.
@@ -52,8 +52,10 @@ pub struct Decided {
     /// For an approval: what applying wrote (`Ok`, the tool's output as the
     /// model reads it) or why nothing was written (`Err`).
     pub applied: Option<Result<String, String>>,
-    /// The resumed run and how it ended this time.
-    pub report: RunReport,
+    /// The resumed run and how it ended this time; `None` for a proposal
+    /// made by one call outside any agent run (an MCP client's), which has
+    /// no run to continue.
+    pub report: Option<RunReport>,
 }
 
 impl Host {
@@ -158,6 +160,16 @@ impl Host {
             return Err(refused);
         }
         let run = view.stored.run.clone();
+        let stored_run = self
+            .store()
+            .run(&run)
+            .await?
+            .ok_or_else(|| HostError::UnknownRun(run.0.clone()))?;
+        if stored_run.request.is_none() && stored_run.state.is_none() {
+            return self
+                .decide_call(&stored_run, &view, approver, verdict)
+                .await;
+        }
         self.take(&run, view.stored.proposal.id()).await?;
         let resumed = self
             .resume_taken(&run, &view.stored.proposal, approver, verdict, watch)
@@ -322,11 +334,78 @@ impl Host {
         Ok(Decided {
             decision,
             applied: if is_approval { applied } else { None },
-            report: RunReport {
+            report: Some(RunReport {
                 run: run.clone(),
                 ended,
-            },
+            }),
         })
+    }
+
+    /// Decides a proposal made by one call outside any agent run (an MCP
+    /// client's, stored with a run of its own that holds the proposer and
+    /// their grant): through the same approval path, with no run to
+    /// continue.
+    async fn decide_call(
+        &self,
+        run: &StoredRun,
+        view: &ProposalView,
+        approver: Actor,
+        verdict: Verdict,
+    ) -> Result<Decided, HostError> {
+        let setup = self.setup(&run.user, &[]).await?;
+        let decisions = self.store().approvals();
+        let approval = Approval {
+            registry: self.registry(),
+            run: setup.inputs(),
+            grant: Some(&run.grant),
+            store: &decisions,
+        };
+        let cx = self.context(&run.id, &setup.actor);
+        let proposal = &view.stored.proposal;
+        let (decision, attempt) = match verdict {
+            Verdict::Approve => (
+                Decision::Approved {
+                    approver: approver.clone(),
+                },
+                approval.approve(proposal, &approver, &cx).await,
+            ),
+            Verdict::ApproveEdited(arguments) => (
+                Decision::Approved {
+                    approver: approver.clone(),
+                },
+                approval
+                    .approve_edited(proposal, arguments, &approver, &cx)
+                    .await,
+            ),
+            Verdict::Reject(reason) => {
+                let rejected = approval.reject(proposal, &approver, &reason).await;
+                let decision = Decision::Rejected { approver, reason };
+                (decision, rejected.map(|()| ToolOutput::text("rejected")))
+            }
+        };
+        // Whatever the attempt says, the store says whether it was decided
+        // (an approval that failed while applying was).
+        match self.store().decision(proposal.id()).await? {
+            Some(recorded) if recorded == decision => Ok(Decided {
+                applied: matches!(decision, Decision::Approved { .. }).then(|| {
+                    attempt
+                        .map(|output| output.to_model_text())
+                        .map_err(|error| error.to_string())
+                }),
+                decision,
+                report: None,
+            }),
+            Some(other) => Err(HostError::AlreadyDecided(other)),
+            None => {
+                let reason = attempt.err().map_or_else(
+                    || "the decision was not recorded".to_owned(),
+                    |error| error.to_string(),
+                );
+                self.audit_refusal(&run.id, proposal, &decision, &reason)
+                    .await?;
+                Err(HostError::Refused(reason))
+            }
+        }
     }
 
     /// An approval the gates refused: its gate decision in the audit trail.

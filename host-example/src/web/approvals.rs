@@ -328,15 +328,16 @@ fn said(decided: &Decided) -> String {
         Decision::Rejected { .. } => "Rejected".to_owned(),
         _ => "Expired".to_owned(),
     };
-    text.push_str(&match &decided.report.ended {
-        RunEnded::Finished(finished) => match &finished.answer {
+    text.push_str(&match decided.report.as_ref().map(|r| &r.ended) {
+        None => ". It was one call's proposal: no run goes on".to_owned(),
+        Some(RunEnded::Finished(finished)) => match &finished.answer {
             Some(answer) => format!(". The run answered: {answer}"),
             None => format!(
                 ". The run ended without an answer: {}",
                 status_text(&finished.status)
             ),
         },
-        RunEnded::Suspended(next) => {
+        Some(RunEnded::Suspended(next)) => {
             format!(". The run proposed another change: {}", next.summary)
         }
     });
