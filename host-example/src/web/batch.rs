@@ -26,12 +26,15 @@ const DEFAULT_BUDGET: u64 = 200_000;
 /// How many reports are kept; the oldest goes first.
 const REPORTS_KEPT: usize = 100;
 
-/// The reports of the last presses: (number, who pressed, the tool, the
-/// report).
+/// The reports of the last presses, newest last, and the last number
+/// given.
 #[derive(Debug, Default)]
 pub struct Reports {
-    kept: Mutex<(u64, VecDeque<(u64, String, &'static str, BatchReport)>)>,
+    kept: Mutex<(u64, VecDeque<Kept>)>,
 }
+
+/// One press's report: its number, who pressed, the tool, the report.
+type Kept = (u64, String, &'static str, BatchReport);
 
 impl Reports {
     fn keep(&self, user: &str, tool: &'static str, report: BatchReport) -> u64 {
