@@ -1,13 +1,11 @@
 //! The registry: every linked tool plus tools added at run time, checked
 //! once, sorted by name, and the checked call path.
 
-use std::any::Any;
+mod guard;
+
 use std::fmt;
-use std::future::Future;
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::Pin;
+use std::panic::catch_unwind;
 use std::sync::{Arc, OnceLock};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use rustc_hash::FxHashMap;
@@ -21,12 +19,13 @@ use crate::calls::{
     RetryPolicy, Timer, definition_hash,
 };
 use crate::export::{ExportIssue, Exports, Provider};
-use crate::registration::{BoxFuture, DynTool, Handler, Registration};
+use crate::registration::{DynTool, Handler, Registration};
 use crate::validation::ArgumentValidator;
 use crate::{
     ArgumentProblem, Declaration, DefinitionSite, Effect, Outcome, Proposal, ProposalId,
     ToolContext, ToolError, ToolOutput, is_valid_group_name, is_valid_tool_name,
 };
+use guard::{guarded, panic_message};
 
 const DESCRIPTION_MAX: usize = 1024;
 
@@ -929,50 +928,4 @@ impl fmt::Debug for Registry {
             .entries(self.tools.iter().map(RegisteredTool::name))
             .finish()
     }
-}
-
-/// Runs `start` and polls its future so that a panic in either fails this
-/// call only.
-async fn guarded<'a, T>(
-    tool: &str,
-    start: impl FnOnce() -> BoxFuture<'a, Result<T, ToolError>>,
-) -> Result<T, ToolError> {
-    let outcome = match catch_unwind(AssertUnwindSafe(start)) {
-        Ok(future) => CatchUnwind(future).await,
-        Err(payload) => Err(payload),
-    };
-    outcome.unwrap_or_else(|payload| {
-        let message = panic_message(&*payload);
-        tracing::error!(target: "tool_core::call", tool, message, "tool panicked");
-        Err(ToolError::Panicked {
-            tool: tool.to_owned(),
-            message,
-        })
-    })
-}
-
-type PanicPayload = Box<dyn Any + Send>;
-
-struct CatchUnwind<'a, T>(BoxFuture<'a, T>);
-
-impl<T> Future for CatchUnwind<'_, T> {
-    type Output = Result<T, PanicPayload>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        // The future is dropped right after a panic and never polled again,
-        // so no broken invariant of it can be observed.
-        match catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx))) {
-            Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
-            Ok(Poll::Pending) => Poll::Pending,
-            Err(payload) => Poll::Ready(Err(payload)),
-        }
-    }
-}
-
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "(no message)".to_owned())
 }
