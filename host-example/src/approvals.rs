@@ -242,7 +242,7 @@ impl Host {
             .clone()
             .unwrap_or_else(|| RunRequest::new(String::new()));
         let setup = self.request_setup(&stored.user, &request).await?;
-        let client = self.model().await?;
+        let client = self.model_named(request.model.as_deref()).await?;
         let approvals = WatchedApprovals {
             inner: self.store().approvals(),
             outcome: Mutex::new(None),

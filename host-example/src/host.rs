@@ -42,6 +42,11 @@ pub enum HostError {
         "no model is configured: set one with `host-example --user admin settings set model '{{\"base_url\": \"http://localhost:11434/v1\", \"model\": \"qwen3:8b\"}}'`"
     )]
     NoModel,
+    /// No model configuration has this name.
+    #[error(
+        "no model configuration `{0}` in the `models` setting; see `host-example settings show`"
+    )]
+    UnknownModel(String),
     /// The configured model cannot be used.
     #[error("the model setting cannot be used: {0}")]
     Client(#[from] ClientError),
@@ -154,10 +159,12 @@ pub const DEFAULT_ROUNDS: u32 = DEFAULT_MAX_ROUNDS;
 impl Host {
     /// The host over `store`, with every linked tool.
     pub fn new(store: Store) -> Result<Host, HostError> {
-        Ok(Host {
-            store,
-            registry: crate::registry()?,
-        })
+        Ok(Host::with_registry(store, crate::registry()?))
+    }
+
+    /// The host over `store` with `registry`.
+    pub fn with_registry(store: Store, registry: Registry) -> Host {
+        Host { store, registry }
     }
 
     /// Its store.
@@ -217,7 +224,20 @@ impl Host {
 
     /// The model client of the stored model configuration.
     pub async fn model(&self) -> Result<OpenAiClient, HostError> {
-        let config = self.store.model_config().await?.ok_or(HostError::NoModel)?;
+        self.model_named(None).await
+    }
+
+    /// The model client of the configuration called `name` (setting
+    /// `models`), or of the `model` setting for `None`.
+    pub async fn model_named(&self, name: Option<&str>) -> Result<OpenAiClient, HostError> {
+        let config = self
+            .store
+            .model_config_named(name)
+            .await?
+            .ok_or_else(|| match name {
+                None => HostError::NoModel,
+                Some(name) => HostError::UnknownModel(name.to_owned()),
+            })?;
         Ok(OpenAiClient::new(config)?)
     }
 

@@ -6,8 +6,10 @@
 //! proposal are stored until [`crate::approvals`] decides.
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
+use serde_json::Value;
 use tool_core::agent::{
-    Agent, BudgetExceeded, Event, EventSink, Finished, Message, Model, RunEnd, Spent,
+    Agent, BudgetExceeded, DryRun, Event, EventSink, Finished, Message, Model, ModelRequest,
+    RunEnd, Spent,
 };
 use tool_core::gates::{Gates, Selection};
 use tool_core::{Proposal, Registry, RunId};
@@ -33,6 +35,15 @@ pub struct RunReport {
     pub run: RunId,
     /// How it ended, or that it waits.
     pub ended: RunEnded,
+}
+
+/// What a run would send first ([`Host::dry_run`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DryRunReport {
+    /// The first request as the agent loop assembles it.
+    pub dry: DryRun,
+    /// The JSON body the model client would post for it.
+    pub body: Value,
 }
 
 /// A run with its events, for `runs show`.
@@ -65,7 +76,10 @@ impl Host {
         watch: &mut (dyn EventSink + Send),
     ) -> Result<RunReport, HostError> {
         let setup = self.request_setup(user, &request).await?;
-        let model = self.model().await?.capture_raw(request.capture_raw);
+        let model = self
+            .model_named(request.model.as_deref())
+            .await?
+            .capture_raw(request.capture_raw);
         let run = new_run_id();
         let grant = Gates::new(self.registry(), setup.inputs()).resolve().grant;
         self.store().create_run(&run, user, &grant).await?;
@@ -86,6 +100,33 @@ impl Host {
         let ended = self.conclude(&run, end).await?;
         written?;
         Ok(RunReport { run, ended })
+    }
+
+    /// What starting `request` as `user` would send first, without
+    /// storing a run or asking the model: the first request as the agent
+    /// loop assembles it ([`Agent::dry_run`]) and the body the model client
+    /// would post for it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Host::start_run`] before the run is stored.
+    pub async fn dry_run(
+        &self,
+        user: &str,
+        request: &RunRequest,
+    ) -> Result<DryRunReport, HostError> {
+        let setup = self.request_setup(user, request).await?;
+        let model = self.model_named(request.model.as_deref()).await?;
+        let messages = vec![setup.system_prompt(), Message::user(&request.prompt)];
+        let dry = Agent::new(self.registry(), &model)
+            .context_window(model.config().window())
+            .skill_bytes(setup.skill_bytes())
+            .dry_run(messages, setup.inputs());
+        let body = model.request_body(&ModelRequest {
+            messages: &dry.messages,
+            tools: dry.tools.clone(),
+        });
+        Ok(DryRunReport { dry, body })
     }
 
     /// Stores how a run invocation ended: a finished run's outcome and
@@ -130,6 +171,7 @@ impl RunRequest {
             prompt: prompt.into(),
             skills: Vec::new(),
             max_rounds: DEFAULT_ROUNDS,
+            model: None,
             tools: Selection::All,
             token_budget: None,
             capture_raw: false,

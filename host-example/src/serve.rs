@@ -37,7 +37,8 @@ impl HostState {
             crate::registry()?,
             SqlStore::new(database.clone()),
         ));
-        let web = WebState::new(Arc::new(Host::new(database.clone())?));
+        let host = Host::with_registry(database.clone(), crate::registry()?);
+        let web = WebState::new(Arc::new(host));
         Ok(HostState { database, mcp, web })
     }
 }

@@ -45,6 +45,22 @@ pub enum SkillsError {
     },
 }
 
+/// The names of every skill folder below `folders`, sorted: what a run
+/// may pick.
+pub fn available(folders: &[PathBuf]) -> Vec<String> {
+    let mut found = BTreeSet::new();
+    let mut ignored = Vec::new();
+    for folder in folders {
+        find_skill_folders(folder, &mut found, &mut ignored);
+    }
+    let names: BTreeSet<String> = found
+        .iter()
+        .filter_map(|folder| folder.file_name())
+        .map(|name| name.to_string_lossy().into_owned())
+        .collect();
+    names.into_iter().collect()
+}
+
 /// The skills called `names`, each found in a skill folder of that name
 /// below one of `folders` (the first found wins), read and checked.
 pub fn load(folders: &[PathBuf], names: &[String]) -> Result<Vec<SkillRef>, SkillsError> {

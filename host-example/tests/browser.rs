@@ -71,6 +71,13 @@ fn browser_pages() {
         let store = Store::open(&url).await.unwrap();
         let model = ScriptedModel::start().await;
         store.set_setting("model", &model.setting()).await.unwrap();
+        store
+            .set_setting(
+                "models",
+                &format!(r#"{{"second": {}}}"#, model.setting_named("second")),
+            )
+            .await
+            .unwrap();
         store.set_setting("tools", WRITE_TOOLS_ON).await.unwrap();
         let host = Arc::new(Host::new(store).unwrap());
         // Two runs of ops, each suspended on its proposal, as a model's

@@ -223,6 +223,39 @@ fn plain_answer_with_usage() {
 }
 
 #[test]
+fn thinking_is_read_and_the_raw_answer_kept_only_when_asked() {
+    run(async {
+        let thinking = |field: &str| {
+            completion(json!({"role": "assistant", "content": "42.", field: "Six times seven."}))
+        };
+        let server = FakeServer::start([
+            thinking("reasoning_content"),
+            thinking("reasoning"),
+            text("Plain."),
+        ])
+        .await;
+        let messages = [Message::user("Answer?")];
+        let client = server.client();
+        let first = client.complete(ask(&messages)).await.unwrap();
+        assert_eq!(first.thinking.as_deref(), Some("Six times seven."));
+        assert_eq!(first.raw, None, "raw answers are kept only when asked");
+        let client = client.capture_raw(true);
+        let second = client.complete(ask(&messages)).await.unwrap();
+        assert_eq!(second.thinking.as_deref(), Some("Six times seven."));
+        let raw = second.raw.expect("kept when asked");
+        assert_eq!(
+            raw["choices"][0]["message"]["reasoning"],
+            "Six times seven."
+        );
+        assert_eq!(raw["usage"]["total_tokens"], 19);
+        let third = client.complete(ask(&messages)).await.unwrap();
+        assert_eq!(third.thinking, None);
+        // What a dry run shows is the body that was posted.
+        assert_eq!(client.request_body(&ask(&messages)), server.seen()[2].body);
+    });
+}
+
+#[test]
 fn tool_call_round_trip_in_the_wire_format() {
     run(async {
         let server = FakeServer::start([

@@ -72,6 +72,12 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
 fn summary(event: &Event) -> String {
     match event {
         Event::RoundStarted { round } => format!("round {round} started"),
+        Event::ContextBudget { budget, .. } => format!(
+            "context: about {} of {} tokens, {} left (an estimate)",
+            budget.total(),
+            budget.limits.window,
+            budget.left()
+        ),
         Event::RequestSent {
             messages, tools, ..
         } => format!(

@@ -14,7 +14,7 @@ pub enum Command {
     /// Set a setting to a JSON value, checked against the setting's type
     /// before it is stored (needs --user naming an administrator).
     /// The settings: groups, tools, sites, skill_trust_floor, trust_zone,
-    /// skills_folders, model.
+    /// skills_folders, model, models (further model configurations by name).
     #[command(after_help = "Examples:
   host-example --user admin settings set trust_zone '\"confidential\"'
   host-example --user admin settings set groups '{\"system\": {\"state\": \"disabled\"}}'

@@ -49,6 +49,10 @@ pub struct RunRequest {
     pub skills: Vec<String>,
     /// The round cap.
     pub max_rounds: u32,
+    /// The model configuration by name (setting `models`); `None`: the
+    /// `model` setting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// The tools the run is offered, of those the gates allow (absent in
     /// requests stored before it existed: every tool).
     #[serde(default)]

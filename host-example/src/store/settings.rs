@@ -35,11 +35,14 @@ pub enum SettingKey {
     SkillsFolders,
     /// The model behind the agent (a `ModelConfig`), or `null`.
     Model,
+    /// Further model configurations a run may pick by name:
+    /// `{"large": {"base_url": …, "model": …}}`.
+    Models,
 }
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 7] = [
+    pub const ALL: [SettingKey; 8] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -47,6 +50,7 @@ impl SettingKey {
         SettingKey::TrustZone,
         SettingKey::SkillsFolders,
         SettingKey::Model,
+        SettingKey::Models,
     ];
 
     /// Its name in the table and on the command line.
@@ -59,6 +63,7 @@ impl SettingKey {
             SettingKey::TrustZone => "trust_zone",
             SettingKey::SkillsFolders => "skills_folders",
             SettingKey::Model => "model",
+            SettingKey::Models => "models",
         }
     }
 
@@ -84,6 +89,7 @@ impl SettingKey {
             SettingKey::TrustZone => serde_json::to_value(RunConfig::default().trust_zone),
             SettingKey::SkillsFolders => Ok(Value::Array(Vec::new())),
             SettingKey::Model => Ok(Value::Null),
+            SettingKey::Models => Ok(Value::Object(serde_json::Map::new())),
         };
         value.expect("defaults serialize")
     }
@@ -104,6 +110,7 @@ impl SettingKey {
             SettingKey::TrustZone => canonical::<DataClass>(value),
             SettingKey::SkillsFolders => canonical::<Vec<PathBuf>>(value),
             SettingKey::Model => canonical::<Option<ModelConfig>>(value),
+            SettingKey::Models => canonical::<BTreeMap<String, ModelConfig>>(value),
         }
     }
 }
@@ -256,6 +263,23 @@ impl Store {
     /// The model configuration, if one is set.
     pub async fn model_config(&self) -> Result<Option<ModelConfig>, StoreError> {
         Ok(self.setting(SettingKey::Model).await?.flatten())
+    }
+
+    /// The further model configurations, by name (setting `models`).
+    pub async fn model_configs(&self) -> Result<BTreeMap<String, ModelConfig>, StoreError> {
+        Ok(self.setting(SettingKey::Models).await?.unwrap_or_default())
+    }
+
+    /// The model configuration called `name` (setting `models`), or the
+    /// `model` setting for `None`.
+    pub async fn model_config_named(
+        &self,
+        name: Option<&str>,
+    ) -> Result<Option<ModelConfig>, StoreError> {
+        match name {
+            None => self.model_config().await,
+            Some(name) => Ok(self.model_configs().await?.remove(name)),
+        }
     }
 }
 

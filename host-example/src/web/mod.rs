@@ -17,7 +17,9 @@ mod actions;
 mod approvals;
 mod batch;
 mod content;
+mod inspector;
 mod layout;
+mod live;
 mod playground;
 mod runs;
 mod session;
@@ -30,21 +32,24 @@ use axum::Router;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
+use tool_core::Registry;
 
 use crate::host::Host;
 use crate::store::Store;
+use live::LiveRuns;
 
 pub use session::Sessions;
 
 /// What every page reads: the host's middle layer (its store and
-/// registry), the sessions of signed-in browsers, and the reports of the
-/// batches they started.
+/// registry), the sessions of signed-in browsers, the playground's live
+/// runs, and the reports of the batches they started.
 #[derive(Clone)]
 pub struct WebState {
     host: Arc<Host>,
     store: Store,
     sessions: Arc<Sessions>,
     batches: Arc<batch::Reports>,
+    live: Arc<LiveRuns>,
 }
 
 impl std::fmt::Debug for WebState {
@@ -62,7 +67,12 @@ impl WebState {
             host,
             sessions: Arc::new(Sessions::default()),
             batches: Arc::new(batch::Reports::default()),
+            live: Arc::new(LiveRuns::default()),
         }
+    }
+
+    fn registry(&self) -> &Registry {
+        self.host.registry()
     }
 
     /// The host's store.
@@ -102,7 +112,11 @@ pub fn router(state: WebState) -> Router {
         .route("/content/files", get(content::files))
         .route("/playground", get(playground::page))
         .route("/playground/dry-run", post(playground::dry_run))
+        .route("/playground/run", post(playground::run))
+        .route("/playground/live/{id}", get(playground::live))
+        .route("/playground/live/{id}/events", get(live::events))
         .route("/static/app.css", get(stylesheet))
+        .route("/static/playground.js", get(playground_script))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             session::csrf,
@@ -113,6 +127,10 @@ pub fn router(state: WebState) -> Router {
 
 async fn stylesheet() -> Response {
     static_file("text/css", include_str!("static/app.css"))
+}
+
+async fn playground_script() -> Response {
+    static_file("text/javascript", include_str!("static/playground.js"))
 }
 
 fn static_file(mime: &'static str, body: &'static str) -> Response {

@@ -1,42 +1,124 @@
 //! The playground (administrators): the model configuration, a prompt,
-//! the groups a run may use and its rounds cap, and what a run would be
-//! offered. A dry run assembles the request the model would get (the
-//! messages and the offered tools in the provider's form, through
-//! tool-core's export API) without calling it.
+//! skills, the tools a run is offered (a group's box ticks its tools), the
+//! rounds cap and whether to keep the provider's raw answers; then a dry
+//! run ([`Host::dry_run`](crate::host::Host): the first request exactly as
+//! it would be sent, without asking the model) or a run
+//! ([`Host::start_run`](crate::host::Host), the same path as the command
+//! line's) watched live in the inspector ([`super::live`],
+//! [`super::inspector`]).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use axum::Form;
-use axum::extract::State;
-use axum::response::{IntoResponse, Response};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
 use maud::{Markup, html};
-use serde_json::json;
-use tool_core::export::{Provider, offered_tools};
+use tool_core::agent::ContextBudget;
 use tool_core::gates::{Gates, RunConfig, RunInputs, Selection};
 
 use super::WebState;
-use super::layout::{self, csrf_field};
+use super::inspector::Inspector;
+use super::layout::{self, OrFailure, csrf_field};
 use super::session::{Admin, SignedIn};
+use crate::host::DEFAULT_ROUNDS;
+use crate::runs::{DryRunReport, RunEnded};
+use crate::store::RunRequest;
 
-/// The form as sent: `groups` repeats, so it is read from the raw pairs.
-#[derive(Debug, Default)]
+/// The largest rounds cap the form takes.
+const MAX_ROUNDS: u32 = 50;
+
+/// The form as sent (`skills`, `groups` and `tools` repeat, so it is read
+/// from the raw pairs).
+#[derive(Debug, Clone)]
 pub(super) struct Draft {
+    /// A configuration of the `models` setting; `None`: the `model` one.
+    model: Option<String>,
     prompt: String,
+    skills: BTreeSet<String>,
     groups: BTreeSet<String>,
+    tools: BTreeSet<String>,
     rounds: u32,
+    capture_raw: bool,
+}
+
+impl Default for Draft {
+    fn default() -> Self {
+        Draft {
+            model: None,
+            prompt: String::new(),
+            skills: BTreeSet::new(),
+            groups: BTreeSet::new(),
+            tools: BTreeSet::new(),
+            rounds: DEFAULT_ROUNDS,
+            capture_raw: false,
+        }
+    }
+}
+
+impl Draft {
+    fn read(pairs: Vec<(String, String)>) -> Draft {
+        let mut draft = Draft::default();
+        for (key, value) in pairs {
+            match key.as_str() {
+                "model" => draft.model = Some(value).filter(|name| !name.is_empty()),
+                "prompt" => draft.prompt = value,
+                "skills" => {
+                    draft.skills.insert(value);
+                }
+                "groups" => {
+                    draft.groups.insert(value);
+                }
+                "tools" => {
+                    draft.tools.insert(value);
+                }
+                "rounds" => {
+                    draft.rounds = value
+                        .trim()
+                        .parse()
+                        .unwrap_or(DEFAULT_ROUNDS)
+                        .clamp(1, MAX_ROUNDS);
+                }
+                "capture_raw" => draft.capture_raw = true,
+                _ => {}
+            }
+        }
+        draft
+    }
+
+    /// The run it asks for; `offered` is every tool the gates offer now,
+    /// by group. A ticked group stands for all its tools; nothing ticked
+    /// offers every tool.
+    fn request(&self, offered: &BTreeMap<String, Vec<String>>) -> RunRequest {
+        let mut picked = self.tools.clone();
+        for group in &self.groups {
+            picked.extend(offered.get(group).into_iter().flatten().cloned());
+        }
+        RunRequest {
+            skills: self.skills.iter().cloned().collect(),
+            max_rounds: self.rounds,
+            tools: if picked.is_empty() {
+                Selection::All
+            } else {
+                Selection::Only(picked)
+            },
+            capture_raw: self.capture_raw,
+            model: self.model.clone(),
+            ..RunRequest::new(self.prompt.clone())
+        }
+    }
+}
+
+/// What the page shows below the form.
+enum Outcome {
+    Nothing,
+    DryRun(Box<DryRunReport>),
+    Live(String),
+    Problem(String),
 }
 
 pub(super) async fn page(State(state): State<WebState>, Admin(user): Admin) -> Response {
-    render(
-        &state,
-        &user,
-        &Draft {
-            rounds: 8,
-            ..Draft::default()
-        },
-        None,
-    )
-    .await
+    render(&state, &user, &Draft::default(), Outcome::Nothing).await
 }
 
 pub(super) async fn dry_run(
@@ -44,39 +126,100 @@ pub(super) async fn dry_run(
     Admin(user): Admin,
     Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
-    let mut draft = Draft {
-        rounds: 8,
-        ..Draft::default()
+    let draft = Draft::read(pairs);
+    let offered = match offered(&state, &user).await.or_failure() {
+        Ok(offered) => offered,
+        Err(response) => return response,
     };
-    for (key, value) in pairs {
-        match key.as_str() {
-            "prompt" => draft.prompt = value,
-            "groups" => {
-                draft.groups.insert(value);
-            }
-            "rounds" => draft.rounds = value.parse().unwrap_or(8).clamp(1, 50),
-            _ => {}
-        }
-    }
-    render(&state, &user, &draft, Some(())).await
+    let outcome = match state
+        .host
+        .dry_run(&user.name, &draft.request(&offered))
+        .await
+    {
+        Ok(report) => Outcome::DryRun(Box::new(report)),
+        Err(error) => Outcome::Problem(error.to_string()),
+    };
+    render(&state, &user, &draft, outcome).await
 }
 
-async fn render(state: &WebState, user: &SignedIn, draft: &Draft, dry: Option<()>) -> Response {
-    let store = &state.store;
-    let loaded = async {
+/// Starts the run in the background and sends the browser to its live
+/// page at once.
+pub(super) async fn run(
+    State(state): State<WebState>,
+    Admin(user): Admin,
+    Form(pairs): Form<Vec<(String, String)>>,
+) -> Response {
+    let draft = Draft::read(pairs);
+    if draft.prompt.trim().is_empty() {
+        let problem = Outcome::Problem("Write a prompt first.".into());
+        return render(&state, &user, &draft, problem).await;
+    }
+    let (offered, model) = match async {
         Ok::<_, crate::store::StoreError>((
-            store.host_settings().await?,
-            store.trust_zone().await?,
-            store.model_config().await?,
+            offered(&state, &user).await?,
+            state
+                .store
+                .model_config_named(draft.model.as_deref())
+                .await?,
         ))
-    };
-    let (settings, trust_zone, model) = match loaded.await {
+    }
+    .await
+    .or_failure()
+    {
         Ok(loaded) => loaded,
-        Err(error) => return layout::failure(&error.to_string()),
+        Err(response) => return response,
     };
+    let request = draft.request(&offered);
+    let (id, live) = state.live.begin(&user.name, draft);
+    let host = state.host.clone();
+    let name = user.name.clone();
+    let watcher = live.clone();
+    let running = tokio::spawn(async move {
+        let mut inspector = Inspector::new(live, model);
+        match host.start_run(&name, request, &mut inspector).await {
+            Ok(report) => {
+                let suspended = matches!(report.ended, RunEnded::Suspended(_));
+                inspector.ended(&report.run.0, suspended);
+            }
+            Err(error) => inspector.failed(&error.to_string()),
+        }
+    });
+    tokio::spawn(async move {
+        // A run that panicked still ends its inspector.
+        if running.await.is_err() {
+            watcher.push(r#"{"event":"error","message":"the run stopped unexpectedly"}"#.into());
+            watcher.finish();
+        }
+    });
+    Redirect::to(&format!("/playground/live/{id}")).into_response()
+}
+
+/// A run started from the playground, its form as it was sent.
+pub(super) async fn live(
+    State(state): State<WebState>,
+    Admin(user): Admin,
+    Path(id): Path<String>,
+) -> Response {
+    let Some(live) = state.live.get(&id, &user.name) else {
+        let body =
+            html! { p { "No such run in this playground: it may be from before a restart." } };
+        return (
+            StatusCode::NOT_FOUND,
+            layout::page("Playground", Some(&user), body),
+        )
+            .into_response();
+    };
+    render(&state, &user, &live.draft, Outcome::Live(id)).await
+}
+
+/// Every tool the gates offer `user` now, by group.
+async fn offered(
+    state: &WebState,
+    user: &SignedIn,
+) -> Result<BTreeMap<String, Vec<String>>, crate::store::StoreError> {
+    let settings = state.store.host_settings().await?;
     let config = RunConfig {
-        groups: draft.groups.clone(),
-        trust_zone,
+        trust_zone: state.store.trust_zone().await?,
         ..RunConfig::default()
     };
     let actor = user.actor();
@@ -87,62 +230,154 @@ async fn render(state: &WebState, user: &SignedIn, draft: &Draft, dry: Option<()
         skills: &[],
         selection: &Selection::All,
     };
-    let resolution = Gates::new(state.host.registry(), inputs).resolve();
-    let groups: BTreeSet<&str> = state
-        .host
-        .registry()
-        .tools()
-        .iter()
-        .map(|t| t.declaration().group.as_ref())
-        .collect();
-    let request = dry.map(|()| {
-        json!({
-            "model": model.as_ref().map(|m| m.model.as_str()),
-            "messages": [{ "role": "user", "content": draft.prompt }],
-            "tools": offered_tools(state.host.registry(), &resolution.grant, Provider::OpenAi),
-            "rounds_cap": draft.rounds,
-        })
-    });
-    let body = html! {
-        section {
-            h2 { "Model" }
-            @match &model {
-                Some(model) => pre.model { (serde_json::to_string_pretty(model).unwrap_or_default()) },
-                None => p { "No model is configured (setting " code { "model" } ")." },
-            }
+    let grant = Gates::new(state.registry(), inputs).resolve().grant;
+    let mut by_group: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for name in grant.tool_names() {
+        if let Some(tool) = state.registry().get(name) {
+            let group = tool.declaration().group.to_string();
+            by_group.entry(group).or_default().push(name.to_owned());
         }
-        form method="post" action="/playground/dry-run" {
+    }
+    Ok(by_group)
+}
+
+async fn render(state: &WebState, user: &SignedIn, draft: &Draft, outcome: Outcome) -> Response {
+    let loaded = async {
+        Ok::<_, crate::store::StoreError>((
+            state.store.model_config().await?,
+            state.store.model_configs().await?,
+            state.store.skills_folders().await?,
+            offered(state, user).await?,
+        ))
+    };
+    let (model, models, folders, offered) = match loaded.await.or_failure() {
+        Ok(loaded) => loaded,
+        Err(response) => return response,
+    };
+    let skills = crate::skills::available(&folders);
+    let body = html! {
+        form.playground method="post" action="/playground/dry-run" {
             (csrf_field(user))
-            label { "Prompt" br; textarea name="prompt" rows="4" cols="70" { (draft.prompt) } }
-            fieldset {
-                legend { "Groups (none ticked: all)" }
-                @for group in &groups {
-                    label { input type="checkbox" name="groups" value=(group) checked[draft.groups.contains(*group)]; " " (group) " " }
+            label.model {
+                "Model configuration "
+                select name="model" {
+                    @match &model {
+                        Some(model) => option value="" selected[draft.model.is_none()] { "model: " (model.model) " at " (model.base_url) },
+                        None => option value="" selected[draft.model.is_none()] { "none configured (setting model)" },
+                    }
+                    @for (name, model) in &models {
+                        option value=(name) selected[draft.model.as_deref() == Some(name.as_str())] {
+                            (name) ": " (model.model) " at " (model.base_url)
+                        }
+                    }
                 }
             }
-            label { "Rounds cap " input type="number" name="rounds" min="1" max="50" value=(draft.rounds); }
+            label.prompt { "Prompt" br; textarea name="prompt" rows="4" cols="80" { (draft.prompt) } }
+            fieldset.skills {
+                legend { "Skills" }
+                @if skills.is_empty() {
+                    p { "No skills in the skills folders (setting " code { "skills_folders" } ")." }
+                }
+                @for skill in &skills {
+                    label { input type="checkbox" name="skills" value=(skill) checked[draft.skills.contains(skill)]; " " (skill) " " }
+                }
+            }
+            fieldset.tools {
+                legend { "Tools offered to a run of yours now (" (offered.values().map(Vec::len).sum::<usize>()) "; none ticked: all)" }
+                @for (group, tools) in &offered {
+                    fieldset.group data-group=(group) {
+                        legend {
+                            label { input.group-box type="checkbox" name="groups" value=(group) checked[draft.groups.contains(group)]; " " strong { (group) } }
+                        }
+                        ul {
+                            @for tool in tools {
+                                li.offered-tool data-tool=(tool) {
+                                    label {
+                                        input.tool-box type="checkbox" name="tools" value=(tool) data-group=(group)
+                                            checked[draft.tools.contains(tool) || draft.groups.contains(group)];
+                                        " " code { (tool) }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            label { "Rounds cap " input type="number" name="rounds" min="1" max=(MAX_ROUNDS) value=(draft.rounds); }
+            " "
+            label { input type="checkbox" name="capture_raw" checked[draft.capture_raw]; " Keep the provider's raw answers" }
             p {
-                button type="submit" { "Dry run" }
+                button.run type="submit" formaction="/playground/run" { "Run" }
                 " "
-                button type="button" disabled title="needs the host's runs layer" { "Run" }
+                button.dry type="submit" { "Dry run" }
             }
         }
-        (offered(&resolution.grant))
-        @if let Some(request) = &request {
-            section.dry-run {
-                h2 { "What would be sent" }
-                pre.request { (serde_json::to_string_pretty(request).unwrap_or_default()) }
-            }
+        @match &outcome {
+            Outcome::Nothing => {},
+            Outcome::Problem(problem) => p.problem role="alert" { (problem) },
+            Outcome::DryRun(report) => (dry_run_section(report)),
+            Outcome::Live(id) => (inspector_shell(id)),
         }
+        script src="/static/playground.js" {}
     };
     layout::page("Playground", Some(user), body).into_response()
 }
 
-fn offered(grant: &tool_core::gates::Grant) -> Markup {
+fn dry_run_section(report: &DryRunReport) -> Markup {
+    let tools: Vec<&str> = report.dry.grant.tool_names().collect();
     html! {
-        section.offered {
-            h2 { "Offered to a run of yours now (" (grant.len()) ")" }
-            ul { @for name in grant.tool_names() { li.offered-tool data-tool=(name) { code { (name) } } } }
+        section.dry-run {
+            h2 { "What would be sent (dry run: the model was not asked)" }
+            (budget_table(&report.dry.budget))
+            h3 { "Tools offered (" (tools.len()) ")" }
+            ul.dry-tools { @for tool in &tools { li.dry-tool data-tool=(tool) { code { (tool) } } } }
+            h3 { "The request body" }
+            pre.request { (serde_json::to_string_pretty(&report.body).unwrap_or_default()) }
+        }
+    }
+}
+
+fn budget_table(budget: &ContextBudget) -> Markup {
+    let limits = budget.limits;
+    let rows = [
+        ("Window", limits.window.to_string()),
+        ("Output reserve", limits.output_reserve.to_string()),
+        ("Safety margin", limits.safety_margin.to_string()),
+        ("System prompt", budget.system_prompt.to_string()),
+        ("Skills", budget.skills.to_string()),
+        ("Tool schemas", budget.tool_schemas.to_string()),
+        ("Transcript", budget.transcript.to_string()),
+        ("Estimated total", budget.total().to_string()),
+        ("Left", budget.left().to_string()),
+    ];
+    html! {
+        table.budget {
+            caption { "Context budget, in tokens (an estimate: bytes / 4)" }
+            @for (name, value) in rows { tr { th { (name) } td { (value) } } }
+        }
+    }
+}
+
+/// The inspector, filled by `static/playground.js` from the run's events.
+fn inspector_shell(id: &str) -> Markup {
+    let fields = [
+        ("status", "Status"),
+        ("rounds", "Rounds"),
+        ("tool_calls", "Tool calls"),
+        ("prompt_tokens", "Prompt tokens"),
+        ("completion_tokens", "Completion tokens"),
+        ("cost", "Estimated cost"),
+        ("wall_ms", "Wall time (ms)"),
+    ];
+    html! {
+        section #inspector data-events=(format!("/playground/live/{id}/events")) {
+            h2 { "Inspector" }
+            dl #summary {
+                @for (field, name) in fields {
+                    div { dt { (name) } dd data-field=(field) { "–" } }
+                }
+            }
+            ol #steps {}
         }
     }
 }

@@ -29,7 +29,7 @@ pub(super) async fn page(State(state): State<WebState>, Admin(user): Admin) -> R
 
 fn body(state: &WebState, user: &SignedIn, settings: &HostSettings) -> Markup {
     let mut groups: BTreeMap<&str, Vec<&RegisteredTool>> = BTreeMap::new();
-    for tool in state.host.registry().tools() {
+    for tool in state.registry().tools() {
         groups
             .entry(&tool.declaration().group)
             .or_default()
@@ -155,7 +155,6 @@ pub(super) async fn switch_group(
     Form(form): Form<GroupSwitch>,
 ) -> Response {
     let known = state
-        .host
         .registry()
         .tools()
         .iter()
@@ -191,7 +190,7 @@ pub(super) async fn switch_tool(
     Admin(user): Admin,
     Form(form): Form<ToolSwitch>,
 ) -> Response {
-    if state.host.registry().get(&form.tool).is_none() {
+    if state.registry().get(&form.tool).is_none() {
         return back(&state, &user, format!("There is no tool `{}`.", form.tool));
     }
     let result = async {

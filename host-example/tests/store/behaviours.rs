@@ -417,12 +417,24 @@ pub async fn settings_round_trip(url: &str) {
         .await
         .unwrap();
     assert_eq!(store.skills_folders().await.unwrap().len(), 1);
+    store
+        .set_setting(
+            "models",
+            r#"{"large": {"base_url": "http://localhost:8000/v1", "model": "big"}}"#,
+        )
+        .await
+        .unwrap();
+    let named = |name| store.model_config_named(name);
+    assert_eq!(named(Some("large")).await.unwrap().unwrap().model, "big");
+    assert_eq!(named(None).await.unwrap().unwrap().model, "qwen3:8b");
+    assert_eq!(named(Some("small")).await.unwrap(), None);
     // A value that does not fit is refused and stores nothing.
     let before = store.settings().await.unwrap();
     for (key, value) in [
         ("trust_zone", r#""secret""#),
         ("trust_zone", "not json"),
         ("model", r#"{"model": "x"}"#),
+        ("models", r#"{"large": {"model": "x"}}"#),
         ("sites", r#"["ftp://example.com"]"#),
     ] {
         let error = store.set_setting(key, value).await.unwrap_err();

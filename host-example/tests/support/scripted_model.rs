@@ -72,9 +72,14 @@ impl ScriptedModel {
 
     /// The `model` setting pointing at it, with prices so that costs show.
     pub fn setting(&self) -> String {
+        self.setting_named("scripted")
+    }
+
+    /// A model configuration pointing at it, the model called `model`.
+    pub fn setting_named(&self, model: &str) -> String {
         json!({
             "base_url": self.base_url,
-            "model": "scripted",
+            "model": model,
             "input_price_per_mtok": 1.0,
             "output_price_per_mtok": 4.0,
         })
