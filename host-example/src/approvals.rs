@@ -242,6 +242,10 @@ impl Host {
             .clone()
             .unwrap_or_else(|| RunRequest::new(String::new()));
         let setup = self.request_setup(&stored.user, &request).await?;
+        // A skill changed while the run waited takes its tools away now.
+        for note in &setup.notes {
+            self.store().record_run_note(run, note).await?;
+        }
         let client = self.model_named(request.model.as_deref()).await?;
         let approvals = WatchedApprovals {
             inner: self.store().approvals(),

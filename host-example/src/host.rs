@@ -12,8 +12,9 @@ use tool_core::skills::{EffectiveSkills, SkillRef, compose_skill_block};
 use tool_core::{Actor, Registry, RegistryError, RunId, ToolContext};
 
 use crate::model::{ClientError, OpenAiClient};
-use crate::skills::{self, SkillsError};
-use crate::store::{RunRequest, Store, StoreError};
+use crate::skill_approval::ApproveError;
+use crate::skills::{self, LoadedSkills, SkillsError};
+use crate::store::{RunNote, RunRequest, Store, StoreError};
 
 /// The host's middle layer: what the command line (and any other front
 /// door) asks of runs and approvals. Built once per process.
@@ -37,6 +38,9 @@ pub enum HostError {
     /// A skill the run asked for could not be loaded.
     #[error(transparent)]
     Skills(#[from] SkillsError),
+    /// Skills could not be approved; nothing was recorded.
+    #[error(transparent)]
+    Approve(#[from] ApproveError),
     /// No model is configured.
     #[error(
         "no model is configured: set one with `host-example --user admin settings set model '{{\"base_url\": \"http://localhost:11434/v1\", \"model\": \"qwen3:8b\"}}'`"
@@ -107,8 +111,12 @@ pub struct RunSetup {
     pub actor: Actor,
     /// The trust zone and the rest of the run's configuration.
     pub config: RunConfig,
-    /// The skills the run selected.
+    /// The skills the run selected; one the host does not trust allows no
+    /// tools and has no text.
     pub skills: Vec<SkillRef>,
+    /// What the host noted about the skills (refused, or used unapproved),
+    /// to be stored with the run.
+    pub notes: Vec<RunNote>,
     /// Every tool that passes the gates.
     pub selection: Selection,
 }
@@ -192,7 +200,7 @@ impl Host {
     }
 
     /// The inputs of a run by `user` with the skills called `skills`, the
-    /// settings read now.
+    /// settings and the skills' approvals read now.
     pub async fn setup(&self, user: &str, skills: &[String]) -> Result<RunSetup, HostError> {
         let actor = self.actor(user).await?;
         let settings = self.store.host_settings().await?;
@@ -200,12 +208,22 @@ impl Host {
             trust_zone: self.store.trust_zone().await?,
             ..RunConfig::default()
         };
-        let folders = self.store.skills_folders().await?;
+        let loaded = if skills.is_empty() {
+            LoadedSkills::default()
+        } else {
+            skills::load(
+                &self.store.skills_folders().await?,
+                skills,
+                &self.store.skill_approvals().await?,
+                self.store.unapproved_skills().await?,
+            )?
+        };
         Ok(RunSetup {
             settings,
             actor,
             config,
-            skills: skills::load(&folders, skills)?,
+            skills: loaded.skills,
+            notes: loaded.notes,
             selection: Selection::All,
         })
     }

@@ -20,6 +20,8 @@ pub mod model;
 pub mod recorder;
 pub mod runs;
 pub mod serve;
+pub mod skill_approval;
+pub mod skill_digest;
 pub mod skills;
 pub mod skills_check;
 pub mod store;

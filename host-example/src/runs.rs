@@ -16,7 +16,7 @@ use tool_core::{Proposal, Registry, RunId};
 
 use crate::host::{DEFAULT_ROUNDS, Host, HostError};
 use crate::recorder::{EventLog, Recorder};
-use crate::store::{RunRequest, RunSummary, StoredRun};
+use crate::store::{RunNote, RunRequest, RunSummary, StoredRun};
 
 /// What asking a run came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,6 +51,8 @@ pub struct DryRunReport {
 pub struct RunDetail {
     /// The run as stored.
     pub run: StoredRun,
+    /// What the host noted about it, such as a skill it did not trust.
+    pub notes: Vec<RunNote>,
     /// Its events, in order.
     pub events: Vec<Event>,
 }
@@ -84,6 +86,9 @@ impl Host {
         let grant = Gates::new(self.registry(), setup.inputs()).resolve().grant;
         self.store().create_run(&run, user, &grant).await?;
         self.store().save_run_request(&run, &request).await?;
+        for note in &setup.notes {
+            self.store().record_run_note(&run, note).await?;
+        }
 
         let messages = vec![setup.system_prompt(), Message::user(&request.prompt)];
         let cx = self.context(&run, &setup.actor);
@@ -160,7 +165,8 @@ impl Host {
             .await?
             .ok_or_else(|| HostError::UnknownRun(id.0.clone()))?;
         let events = self.store().run_events(&id).await?;
-        Ok(RunDetail { run, events })
+        let notes = self.store().run_notes(&id).await?;
+        Ok(RunDetail { run, notes, events })
     }
 }
 

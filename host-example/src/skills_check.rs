@@ -3,6 +3,9 @@
 //! tools this host registers, and the call examples under its `metadata`
 //! against its `allowed-tools` (docs/skills-examples.md).
 //!
+//! With `--approvals`, each skill is also checked against the approvals in
+//! the host's database ([`check_approvals`], docs/skills-approval.md).
+//!
 //! Everything here takes paths and returns findings, so it is tested without
 //! spawning the binary; `main.rs` only parses arguments and prints.
 
@@ -13,6 +16,10 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+mod approvals;
+
+pub use approvals::check_approvals;
+
 use serde::Serialize;
 use tool_core::Registry;
 use tool_core::skills::{
@@ -22,7 +29,8 @@ use tool_core::skills::{
 /// The file every skill folder holds.
 pub const SKILL_FILE: &str = "SKILL.md";
 
-/// What a finding is about: a rule of the skills reader, or the file itself.
+/// What a finding is about: a rule of the skills reader, the file itself,
+/// or the skill's approval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CheckCode {
     /// A diagnostic of [`read_skill`], [`check_allowed_tools`] or
@@ -32,6 +40,17 @@ pub enum CheckCode {
     Unreadable,
     /// The `SKILL.md` is not UTF-8 text (`F002`).
     NotUtf8,
+    /// A file of an approved skill changed, was added or was removed since
+    /// the approval (`A001`).
+    SkillChanged,
+    /// The skill was never approved, and runs refuse such skills (`A002`).
+    NotApproved,
+    /// The skill was never approved; runs use it, as the setting
+    /// `unapproved_skills` allows (`A003`).
+    UnapprovedAllowed,
+    /// The skill's folder cannot be hashed, so no approval covers it
+    /// (`A004`).
+    Unhashable,
 }
 
 impl CheckCode {
@@ -41,15 +60,25 @@ impl CheckCode {
             CheckCode::Skill(code) => code.id(),
             CheckCode::Unreadable => "F001",
             CheckCode::NotUtf8 => "F002",
+            CheckCode::SkillChanged => "A001",
+            CheckCode::NotApproved => "A002",
+            CheckCode::UnapprovedAllowed => "A003",
+            CheckCode::Unhashable => "A004",
         }
     }
 
     /// The severity this code always carries; a file that cannot be read is
-    /// an error, since nothing in it can be checked.
+    /// an error, since nothing in it can be checked, and so is a skill runs
+    /// will not trust.
     pub fn severity(self) -> Severity {
         match self {
             CheckCode::Skill(code) => code.severity(),
-            CheckCode::Unreadable | CheckCode::NotUtf8 => Severity::Error,
+            CheckCode::UnapprovedAllowed => Severity::Warning,
+            CheckCode::Unreadable
+            | CheckCode::NotUtf8
+            | CheckCode::SkillChanged
+            | CheckCode::NotApproved
+            | CheckCode::Unhashable => Severity::Error,
         }
     }
 }
@@ -335,7 +364,7 @@ pub fn check_skill_bytes(
 
 /// The name a skill in `folder` must have: the folder's own name, or, for a
 /// path such as `.`, the name of the folder it leads to.
-fn folder_name(folder: &Path) -> String {
+pub fn folder_name(folder: &Path) -> String {
     let named = folder
         .file_name()
         .map(Cow::Borrowed)

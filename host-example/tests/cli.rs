@@ -173,3 +173,106 @@ fn help_names_exit_codes_and_examples() {
     let (code, _, err) = host.run(&["users", "frobnicate"]);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn skills_approve_list_audit_and_check_names_the_changed_file() {
+    let host = Host::new();
+    let skills = tempfile::tempdir().unwrap();
+    let folder = skills.path().join("review");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("SKILL.md"),
+        "---\nname: review\ndescription: Reviews the site's page tree for broken structure. Use when asked to audit pages.\nallowed-tools: get_pagetree\n---\nRead the page tree first.\n",
+    )
+    .unwrap();
+    let dir = skills.path().to_str().unwrap();
+
+    // Without --approvals the check needs no database and says nothing of
+    // approvals; with it, a skill never approved is an error.
+    let (code, out, err) = host.run(&["skills", "check", dir]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    let (code, out, _) = host.run(&["skills", "check", "--approvals", dir]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("/review/SKILL.md:1:1: error[A002]: skill `review` is not approved"),
+        "{out}"
+    );
+
+    let (code, out, err) = host.run(&["--user", "admin", "skills", "approve", dir]);
+    assert_eq!(code, 0, "{err}");
+    let digest = out
+        .split("sha256:")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap()
+        .to_owned();
+    assert_eq!(digest.len(), 64, "{out}");
+    let (code, listed, _) = host.run(&["skills", "approved"]);
+    assert_eq!(code, 0);
+    let row: Vec<&str> = listed.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(
+        &row[..4],
+        ["review", digest.as_str(), "1", "admin"],
+        "{listed}"
+    );
+    let (_, json, _) = host.run(&["skills", "approved", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json[0]["sha256"], digest.as_str());
+    assert_eq!(json[0]["files"][0]["path"], "SKILL.md");
+    let (_, tail, _) = host.run(&["audit", "tail", "-n", "1"]);
+    assert!(tail.contains("skills approve"), "{tail}");
+    assert!(tail.contains(&format!("review sha256:{digest}")), "{tail}");
+    let (code, out, err) = host.run(&["skills", "check", "--approvals", dir]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+
+    // One byte: the checker names the file, in text and in JSON.
+    let text = std::fs::read_to_string(folder.join("SKILL.md")).unwrap();
+    std::fs::write(folder.join("SKILL.md"), text.replace("first.", "first!")).unwrap();
+    let (code, out, _) = host.run(&["skills", "check", "--approvals", dir]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(
+            "/review/SKILL.md:1:1: error[A001]: changed since `admin` approved skill `review`"
+        ),
+        "{out}"
+    );
+    let (code, out, _) = host.run(&["skills", "check", "--approvals", "--format", "json", dir]);
+    assert_eq!(code, 1);
+    let findings: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(findings.as_array().unwrap().len(), 1, "{out}");
+    assert_eq!(findings[0]["code"], "A001");
+    assert_eq!(findings[0]["severity"], "error");
+    assert!(
+        findings[0]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("/review/SKILL.md"),
+        "{out}"
+    );
+
+    // Allowing unapproved skills turns A002 into the warning A003 for a
+    // skill never approved, never a changed one.
+    let other = skills.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(
+        other.join("SKILL.md"),
+        "---\nname: other\ndescription: Lists the site's tables and their record counts. Use when asked about data.\n---\n",
+    )
+    .unwrap();
+    let (code, _, err) = host.run(&[
+        "--user",
+        "admin",
+        "settings",
+        "set",
+        "unapproved_skills",
+        "\"allow\"",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = host.run(&["skills", "check", "--approvals", dir]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("/other/SKILL.md:1:1: warning[A003]: "),
+        "{out}"
+    );
+    assert!(out.contains("error[A001]"), "{out}");
+}

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use host_example::mcp::{ApproveError, CallError};
 use mcp_support::{actor, backend};
 use serde_json::json;
+use tool_core::calls::CancelToken;
 use tool_core::gates::{Denial, Toggle};
 use tool_core::{Outcome, ProposalId, RunId, ToolError};
 
@@ -31,7 +32,13 @@ async fn the_grant_is_cached_until_the_settings_change() {
     assert!(second.allowance("list_tables").is_none());
 
     let refused = backend
-        .call(&petra, "list_tables", json!({}), RunId("r".into()))
+        .call(
+            &petra,
+            "list_tables",
+            json!({}),
+            RunId("r".into()),
+            CancelToken::new(),
+        )
         .await
         .unwrap_err();
     let CallError::Tool(ToolError::Refused { denial, .. }) = refused else {
@@ -50,6 +57,7 @@ async fn a_proposal_is_stored_and_approved_once() {
             "update_page_metadata",
             json!({"page": 20, "title": "Workshop"}),
             RunId("r".into()),
+            CancelToken::new(),
         )
         .await
         .unwrap();

@@ -1,122 +1,22 @@
 //! Gate resolution and the call-time check (BENCHMARKS.md, "Gates").
 //!
-//! `cargo bench -p tool-core --bench gates`
+//! `cargo bench -p tool-core --bench gates`; the same paths in instructions:
+//! `tool-core/benches/callgrind.sh`.
 
-use std::borrow::Cow;
+mod common;
+
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use futures_executor::block_on;
-use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
 use tool_core::gates::{Gates, HostSettings, RunConfig, RunInputs, Selection};
-use tool_core::skills::{AllowedTools, SkillRef, TrustLevel, tokenize};
-use tool_core::{
-    BoxFuture, Declaration, DefinitionSite, DynTool, Effect, Egress, Execute, Registry, RunId,
-    Shipped, Tool, ToolContext, ToolError, ToolOutput,
-};
-
-/// Read part of a file.
-#[derive(Tool, Deserialize, JsonSchema)]
-#[tool(data = "public", group = "files", effect = "read")]
-struct ReadFile {
-    /// The file.
-    path: String,
-    /// At most this many lines.
-    limit: u32,
-    /// Whether to number the lines.
-    numbered: bool,
-}
-
-impl Execute for ReadFile {
-    async fn execute(self, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::text(format!(
-            "{} {} {}",
-            self.path, self.limit, self.numbered
-        )))
-    }
-}
-
-struct Generated {
-    name: String,
-    group: String,
-}
-
-impl DynTool for Generated {
-    fn declaration(&self) -> Declaration {
-        Declaration {
-            name: Cow::Owned(self.name.clone()),
-            group: Cow::Owned(self.group.clone()),
-            description: Cow::Borrowed("A generated tool."),
-            title: None,
-            requires_admin: false,
-            egress: Egress::None,
-            effect: Effect::Read,
-            shipped: Shipped::Enabled,
-            scope: None,
-            data: tool_core::DataClass::Public,
-            timeout: None,
-            idempotent: true,
-        }
-    }
-    fn site(&self) -> DefinitionSite {
-        DefinitionSite {
-            crate_name: "bench",
-            module_path: "bench",
-            file: "gates.rs",
-            line: 0,
-        }
-    }
-    fn input_schema(&self) -> Value {
-        json!({"type": "object", "properties": {"q": {"type": "string"}}})
-    }
-    fn execute<'a>(
-        &'a self,
-        _arguments: Value,
-        _cx: &'a ToolContext,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(async { Ok(ToolOutput::text("")) })
-    }
-}
-
-/// 1,000 tools in 20 groups (plus the linked `read_file`).
-fn registry() -> Registry {
-    let mut builder = Registry::builder().linked();
-    for i in 0..999 {
-        builder = builder.add(Generated {
-            name: format!("tool_{i:04}"),
-            group: format!("group-{:02}", i % 20),
-        });
-    }
-    builder.build().unwrap()
-}
-
-/// 50 effective skills of 10 tokens each, over the generated tools.
-fn skills() -> Vec<SkillRef> {
-    (0..50)
-        .map(|s| {
-            let tokens: Vec<String> = (0..10)
-                .map(|t| format!("tool_{:04}", (s * 17 + t * 7) % 999))
-                .collect();
-            let (patterns, _) = tokenize(&tokens.join(" "));
-            SkillRef {
-                id: format!("skill-{s}"),
-                enabled: true,
-                orphaned: false,
-                trust: TrustLevel(1),
-                allowed_tools: AllowedTools::Declared(patterns),
-                text: String::new(),
-            }
-        })
-        .collect()
-}
+use tool_core::{RunId, ToolContext};
 
 fn resolve(c: &mut Criterion) {
-    let registry = registry();
+    let registry = common::registry(1000);
     let settings = HostSettings::default();
     let config = RunConfig::default();
-    let skills = skills();
+    let skills = common::skills();
     let inputs = RunInputs {
         settings: &settings,
         actor: None,
@@ -133,21 +33,14 @@ fn resolve(c: &mut Criterion) {
 }
 
 fn call_check(c: &mut Criterion) {
-    let registry = Registry::builder().linked().build().unwrap();
-    let settings = HostSettings::default();
-    let config = RunConfig::default();
-    let inputs = RunInputs {
-        settings: &settings,
-        actor: None,
-        config: &config,
-        skills: &[],
-        selection: &Selection::All,
-    };
-    let gates = Gates::new(&registry, inputs);
-    let grant = gates.resolve().grant;
+    let registry = common::registry(1);
+    let (gates, grant) = common::gates(&registry, &[]);
     let cx = ToolContext::new(RunId("bench".into()));
-    let arguments = json!({"path": "src/lib.rs", "limit": 40, "numbered": true});
+    let arguments = common::arguments();
     let mut group = c.benchmark_group("gates/call");
+    group.bench_function("bare from_value + execute", |b| {
+        b.iter(|| block_on(common::bare(black_box(arguments.clone()), &cx)))
+    });
     group.bench_function("ungated Registry::call", |b| {
         b.iter(|| block_on(registry.call_ungated("read_file", black_box(arguments.clone()), &cx)))
     });
@@ -164,5 +57,37 @@ fn call_check(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, resolve, call_check);
+/// The same gated call with 3 and with 1,000 granted tools.
+fn granted_tools(c: &mut Criterion) {
+    let cx = ToolContext::new(RunId("bench".into()));
+    let arguments = common::arguments();
+    let mut group = c.benchmark_group("gates/granted tools");
+    for tools in [3, 1000] {
+        let registry = common::registry(tools);
+        let (gates, grant) = common::gates(&registry, &[]);
+        assert_eq!(grant.len(), tools);
+        group.bench_function(format!("{tools}"), |b| {
+            b.iter(|| block_on(gates.call(&grant, "read_file", black_box(arguments.clone()), &cx)))
+        });
+    }
+    group.finish();
+}
+
+/// The same gated call granted whole and granted with a path scope.
+fn scoped(c: &mut Criterion) {
+    let registry = common::registry(3);
+    let cx = ToolContext::new(RunId("bench".into()));
+    let arguments = common::arguments();
+    let mut group = c.benchmark_group("gates/scope");
+    for (label, token) in [("unscoped", "read_file"), ("scoped", "read_file(src/**)")] {
+        let (gates, grant) = common::gates(&registry, &[common::skill("s", token)]);
+        assert!(block_on(gates.call(&grant, "read_file", arguments.clone(), &cx)).is_ok());
+        group.bench_function(label, |b| {
+            b.iter(|| block_on(gates.call(&grant, "read_file", black_box(arguments.clone()), &cx)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, resolve, call_check, granted_tools, scoped);
 criterion_main!(benches);

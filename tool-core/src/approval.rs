@@ -49,12 +49,15 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::calls::{DecisionRecord, GateDecision, OutcomeKind};
 use crate::gates::{Denial, Gates, Grant, RunInputs};
+use crate::redact::redact_json;
+use crate::skills::Allowance;
 use crate::{
     Actor, BoxFuture, Outcome, Proposal, ProposalId, RegisteredTool, Registry, ToolContext,
     ToolError, ToolOutput,
@@ -285,7 +288,31 @@ impl Approval<'_> {
     /// Checks everything a call checks, claims the proposal, proposes again
     /// and applies. `cx` is the run's context (its actor proposes again);
     /// the tool gets it with an [`Approver`] service added.
+    ///
+    /// Ends with one [`DecisionRecord`] to the context's sink and the
+    /// `tool_core::decision` target, as a gated call does, naming the
+    /// approver, the gate and rule that refused (the run's or the
+    /// approver's), the arguments redacted, and how it ended.
     pub async fn approve(
+        &self,
+        proposal: &Proposal,
+        approver: &Actor,
+        cx: &ToolContext,
+    ) -> Result<ToolOutput, ApprovalError> {
+        let started = Instant::now();
+        let result = self.approve_unrecorded(proposal, approver, cx).await;
+        self.record(
+            proposal.tool(),
+            proposal.arguments(),
+            approver,
+            cx,
+            started,
+            &result,
+        );
+        result
+    }
+
+    async fn approve_unrecorded(
         &self,
         proposal: &Proposal,
         approver: &Actor,
@@ -306,8 +333,27 @@ impl Approval<'_> {
     /// so it is decided once, and reaches `apply` as [`EditedFrom`].
     ///
     /// An edit that fails a check is refused before anything is claimed:
-    /// the approver may correct it and try again.
+    /// the approver may correct it and try again. Recorded as
+    /// [`approve`](Self::approve) is, with the edited arguments.
     pub async fn approve_edited(
+        &self,
+        proposal: &Proposal,
+        arguments: Value,
+        approver: &Actor,
+        cx: &ToolContext,
+    ) -> Result<ToolOutput, ApprovalError> {
+        let started = Instant::now();
+        let recorded = DecisionRecord::wanted(cx).then(|| arguments.clone());
+        let result = self
+            .approve_edited_unrecorded(proposal, arguments, approver, cx)
+            .await;
+        if let Some(arguments) = recorded {
+            self.record(proposal.tool(), &arguments, approver, cx, started, &result);
+        }
+        result
+    }
+
+    async fn approve_edited_unrecorded(
         &self,
         proposal: &Proposal,
         arguments: Value,
@@ -423,6 +469,49 @@ impl Approval<'_> {
             return Err(ApprovalError::ApproverRefused { denial });
         }
         Ok(tool)
+    }
+
+    /// The decision record of one approval of `tool` with `arguments`.
+    fn record(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        approver: &Actor,
+        cx: &ToolContext,
+        started: Instant,
+        result: &Result<ToolOutput, ApprovalError>,
+    ) {
+        if !DecisionRecord::wanted(cx) {
+            return;
+        }
+        let gates = Gates::new(self.registry, self.run);
+        let decision = match result {
+            Err(
+                ApprovalError::RunRefused { denial } | ApprovalError::ApproverRefused { denial },
+            ) => GateDecision::Refused {
+                gate: denial.gate(),
+                rule: denial.clone(),
+            },
+            _ => {
+                let grant = Grant::resume(self.grant, &gates.resolve().grant);
+                GateDecision::Allowed {
+                    scoped: matches!(grant.allowance(tool), Some(Allowance::Scoped(_))),
+                }
+            }
+        };
+        DecisionRecord {
+            run: cx.run().clone(),
+            actor: cx.actor().map(|actor| actor.id.clone()),
+            approver: Some(approver.id.clone()),
+            tool: tool.to_owned(),
+            definition: self.registry.get(tool).map(RegisteredTool::definition_hash),
+            arguments: redact_json(arguments),
+            decision,
+            skills: gates.consulted_skills().to_vec(),
+            duration: started.elapsed(),
+            outcome: OutcomeKind::of_approval(result),
+        }
+        .emit(cx);
     }
 
     /// Steps 3 and 4: an expired proposal is claimed as expired and

@@ -1,6 +1,7 @@
 //! The offered tools in the form each consumer accepts (docs/decisions.md,
 //! "Exports"). One schema comes from schemars (JSON Schema 2020-12); the
-//! forms derived from it are computed once, at registry build, and cached.
+//! forms derived from it are checked at registry build, and each is built
+//! on its first use and cached.
 //!
 //! | provider | form |
 //! | --- | --- |
@@ -24,12 +25,16 @@
 //! are validated against the real schema at every call anyway.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::gates::Grant;
 use crate::{Declaration, Effect, Egress, RegisteredTool, Registry};
+
+#[cfg(test)]
+mod tests;
 
 /// A consumer of tool definitions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -79,118 +84,141 @@ pub struct ExportIssue {
     pub reason: String,
 }
 
-/// The cached forms of one tool.
-#[derive(Debug)]
+/// The forms of one tool, each built on its first use and then kept: a
+/// host that talks to one provider builds one form per offered tool, and a
+/// registry of thousands of tools starts without building any (the forms
+/// were half of building 10,000 tools). Whether every form can be built is
+/// still decided at registry build, by [`check`], which only reads the
+/// schema.
+#[derive(Debug, Default)]
 pub(crate) struct Exports {
-    mcp: Value,
-    openai: Value,
-    gemini: Value,
-    anthropic: Value,
+    forms: [OnceLock<Value>; Provider::ALL.len()],
 }
 
 impl Exports {
-    pub(crate) fn get(&self, provider: Provider) -> &Value {
-        match provider {
-            Provider::Mcp => &self.mcp,
-            Provider::OpenAi => &self.openai,
-            Provider::Gemini => &self.gemini,
-            Provider::Anthropic => &self.anthropic,
-        }
+    /// `provider`'s form of the tool with this declaration and schemas,
+    /// built now if it was not yet.
+    pub(crate) fn get(
+        &self,
+        provider: Provider,
+        declaration: &Declaration,
+        schema: &Value,
+        output: Option<&Value>,
+    ) -> &Value {
+        let slot = match provider {
+            Provider::Mcp => 0,
+            Provider::OpenAi => 1,
+            Provider::Gemini => 2,
+            Provider::Anthropic => 3,
+        };
+        self.forms[slot].get_or_init(|| form(provider, declaration, schema, output))
     }
 }
 
-/// Computes every form, or the reason a form falls back.
-pub(crate) fn exports(
+/// Whether every form of a tool can be built: the reason one cannot (a
+/// build problem), or the forms that fall back (export issues). Reads the
+/// schema only; [`form`] builds each form when it is first asked for.
+pub(crate) fn check(
     declaration: &Declaration,
     schema: &Value,
     output: Option<&Value>,
-) -> Result<(Exports, Vec<ExportIssue>), String> {
+) -> Result<Vec<ExportIssue>, String> {
     let mut issues = Vec::new();
-    let name = declaration.name.as_ref();
-    let description = declaration.description.as_ref();
-    let bare = without_schema_keyword(schema);
-
-    // Values are moved into place, never passed to `json!`, which would
-    // re-serialize each schema (a third of the export cost at build).
-    let function = |parameters: Value, strict: bool| {
-        object([
-            ("type", json!("function")),
-            (
-                "function",
-                object([
-                    ("name", json!(name)),
-                    ("description", json!(description)),
-                    ("parameters", parameters),
-                    ("strict", json!(strict)),
-                ]),
-            ),
-        ])
-    };
-    let openai = match strict(&bare) {
-        Ok(parameters) => function(parameters, true),
-        Err(reason) => {
-            issues.push(ExportIssue {
-                tool: name.to_owned(),
-                provider: Provider::OpenAi,
-                reason: format!("{reason}; sent with `strict: false`"),
-            });
-            function(bare.clone(), false)
-        }
-    };
-
-    let gemini_parameters = gemini(&bare)?;
-    let mut gemini = json!({"name": name, "description": description});
-    let has_properties = gemini_parameters
-        .get("properties")
-        .and_then(Value::as_object)
-        .is_some_and(|p| !p.is_empty());
-    // Gemini refuses an object schema without properties; a tool without
-    // arguments is declared without `parameters`.
-    if has_properties {
-        gemini["parameters"] = gemini_parameters;
+    if let Some(reason) = strict_problem(schema, &String::new) {
+        issues.push(ExportIssue {
+            tool: declaration.name.to_string(),
+            provider: Provider::OpenAi,
+            reason: format!("{reason}; sent with `strict: false`"),
+        });
     }
-
+    gemini_problem(schema, schema_defs(schema), 0)?;
     for keyword in ["anyOf", "oneOf", "allOf"] {
-        if bare.get(keyword).is_some() {
+        if schema.get(keyword).is_some() {
             return Err(format!(
                 "the schema's root has `{keyword}`, which Anthropic refuses"
             ));
         }
     }
-    let anthropic = object([
-        ("name", json!(name)),
-        ("description", json!(description)),
-        ("input_schema", bare),
-    ]);
-
-    let mut mcp = Map::new();
-    mcp.insert("name".into(), json!(name));
-    if let Some(title) = &declaration.title {
-        mcp.insert("title".into(), json!(title));
+    // MCP's `structuredContent` is an object, so its schema's root is.
+    if output.is_some_and(|output| output.get("type").and_then(Value::as_str) != Some("object")) {
+        return Err(
+            "the declared output's schema is not an object, as MCP's `outputSchema` must be"
+                .to_owned(),
+        );
     }
-    mcp.insert("description".into(), json!(description));
-    mcp.insert("inputSchema".into(), schema.clone());
-    if let Some(output) = output {
-        // MCP's `structuredContent` is an object, so its schema's root is.
-        if output.get("type").and_then(Value::as_str) != Some("object") {
-            return Err(
-                "the declared output's schema is not an object, as MCP's `outputSchema` must be"
-                    .to_owned(),
-            );
+    Ok(issues)
+}
+
+/// One provider's form of a tool that passed [`check`].
+fn form(
+    provider: Provider,
+    declaration: &Declaration,
+    schema: &Value,
+    output: Option<&Value>,
+) -> Value {
+    let name = declaration.name.as_ref();
+    let description = declaration.description.as_ref();
+    // Values are moved into place, never passed to `json!`, which would
+    // re-serialize each schema.
+    match provider {
+        Provider::Mcp => {
+            let mut mcp = Map::new();
+            mcp.insert("name".into(), json!(name));
+            if let Some(title) = &declaration.title {
+                mcp.insert("title".into(), json!(title));
+            }
+            mcp.insert("description".into(), json!(description));
+            mcp.insert("inputSchema".into(), schema.clone());
+            if let Some(output) = output {
+                mcp.insert("outputSchema".into(), output.clone());
+            }
+            mcp.insert("annotations".into(), mcp_annotations(declaration));
+            Value::Object(mcp)
         }
-        mcp.insert("outputSchema".into(), output.clone());
+        Provider::OpenAi => {
+            let bare = without_schema_keyword(schema);
+            // `check` reported the fallback as an export issue.
+            let (parameters, strict) = match strict(&bare) {
+                Ok(parameters) => (parameters, true),
+                Err(_) => (bare, false),
+            };
+            object([
+                ("type", json!("function")),
+                (
+                    "function",
+                    object([
+                        ("name", json!(name)),
+                        ("description", json!(description)),
+                        ("parameters", parameters),
+                        ("strict", json!(strict)),
+                    ]),
+                ),
+            ])
+        }
+        Provider::Gemini => {
+            let mut declared = json!({"name": name, "description": description});
+            // `check` refused every schema `gemini` cannot convert, so the
+            // error arm is never taken; were it, the declaration would go
+            // without parameters, and the arguments are still validated
+            // against the real schema at every call.
+            let parameters = gemini(&without_schema_keyword(schema)).unwrap_or(Value::Null);
+            let has_properties = parameters
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_some_and(|p| !p.is_empty());
+            // Gemini refuses an object schema without properties; a tool
+            // without arguments is declared without `parameters`.
+            if has_properties {
+                declared["parameters"] = parameters;
+            }
+            declared
+        }
+        Provider::Anthropic => object([
+            ("name", json!(name)),
+            ("description", json!(description)),
+            ("input_schema", without_schema_keyword(schema)),
+        ]),
     }
-    mcp.insert("annotations".into(), mcp_annotations(declaration));
-
-    Ok((
-        Exports {
-            mcp: Value::Object(mcp),
-            openai,
-            gemini,
-            anthropic,
-        },
-        issues,
-    ))
 }
 
 fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
@@ -337,6 +365,70 @@ fn make_strict(schema: &mut Value, path: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The reason [`make_strict`] would refuse `schema`, found without copying
+/// it: the same walk, in the same order, so the same first reason. `path`
+/// is built only for the reason.
+fn strict_problem(schema: &Value, path: &dyn Fn() -> String) -> Option<String> {
+    let object = schema.as_object()?;
+    if is_object_type(object) {
+        match object.get("additionalProperties") {
+            None | Some(Value::Bool(false)) => {}
+            Some(_) => {
+                return Some(format!(
+                    "`{}` is an open map (`additionalProperties`), which strict mode cannot express",
+                    display_path(&path())
+                ));
+            }
+        }
+        match object.get("properties") {
+            None => {}
+            Some(Value::Object(properties)) => {
+                for (key, property) in properties {
+                    let reason = strict_problem(property, &|| format!("{}/{key}", path()));
+                    if reason.is_some() {
+                        return reason;
+                    }
+                }
+            }
+            Some(_) => {
+                return Some(format!(
+                    "`{}` has `properties` that is not an object",
+                    display_path(&path())
+                ));
+            }
+        }
+    }
+    for keyword in ["items", "not"] {
+        if let Some(inner) = object.get(keyword) {
+            let reason = strict_problem(inner, &|| format!("{}/{keyword}", path()));
+            if reason.is_some() {
+                return reason;
+            }
+        }
+    }
+    for keyword in ["anyOf", "oneOf", "allOf", "prefixItems"] {
+        if let Some(Value::Array(items)) = object.get(keyword) {
+            for (i, item) in items.iter().enumerate() {
+                let reason = strict_problem(item, &|| format!("{}/{keyword}/{i}", path()));
+                if reason.is_some() {
+                    return reason;
+                }
+            }
+        }
+    }
+    for keyword in ["$defs", "definitions"] {
+        if let Some(Value::Object(defs)) = object.get(keyword) {
+            for (key, def) in defs {
+                let reason = strict_problem(def, &|| format!("{}/{keyword}/{key}", path()));
+                if reason.is_some() {
+                    return reason;
+                }
+            }
+        }
+    }
+    None
+}
+
 fn make_nullable(property: &mut Value) {
     let Some(object) = property.as_object_mut() else {
         return;
@@ -434,12 +526,63 @@ const GEMINI_KEYWORDS: &[&str] = &[
 const GEMINI_REF_DEPTH: usize = 32;
 
 fn gemini(schema: &Value) -> Result<Value, String> {
-    let defs = schema
+    gemini_node(schema, schema_defs(schema), 0)
+}
+
+/// The definitions a schema's `$ref`s point into, `null` when it has none.
+fn schema_defs(schema: &Value) -> &Value {
+    static NONE: Value = Value::Null;
+    schema
         .get("$defs")
         .or_else(|| schema.get("definitions"))
-        .cloned()
-        .unwrap_or(Value::Null);
-    gemini_node(schema, &defs, 0)
+        .unwrap_or(&NONE)
+}
+
+/// The reason [`gemini_node`] would refuse `schema`, found without building
+/// anything: the same walk, in the same order, so the same first reason.
+fn gemini_problem(schema: &Value, defs: &Value, depth: usize) -> Result<(), String> {
+    if depth > GEMINI_REF_DEPTH {
+        return Err("the schema is recursive; Gemini needs `$ref` inlined".to_owned());
+    }
+    let Some(object) = schema.as_object() else {
+        return Ok(());
+    };
+    if let Some(Value::String(reference)) = object.get("$ref") {
+        let name = reference
+            .strip_prefix("#/$defs/")
+            .or_else(|| reference.strip_prefix("#/definitions/"))
+            .ok_or_else(|| format!("`$ref` {reference} does not point into the schema"))?;
+        let target = defs
+            .get(name)
+            .ok_or_else(|| format!("`$ref` {reference} names no definition"))?;
+        return gemini_problem(target, defs, depth + 1);
+    }
+    for (key, value) in object {
+        match key.as_str() {
+            "type" => {
+                if let Value::Array(types) = value
+                    && types.iter().filter(|t| *t != "null").count() != 1
+                {
+                    return Err(format!("a union of types {value} has no Gemini form"));
+                }
+            }
+            "properties" => {
+                for property in value.as_object().into_iter().flat_map(Map::values) {
+                    gemini_problem(property, defs, depth)?;
+                }
+            }
+            "items" => gemini_problem(value, defs, depth)?,
+            "anyOf" | "oneOf" => {
+                for variant in value.as_array().into_iter().flatten() {
+                    if variant.get("type").and_then(Value::as_str) != Some("null") {
+                        gemini_problem(variant, defs, depth)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn gemini_node(schema: &Value, defs: &Value, depth: usize) -> Result<Value, String> {

@@ -311,23 +311,19 @@ fn check_tool(
             return None;
         }
     };
-    let exports = match crate::export::exports(&declaration, &schema, output.as_ref()) {
-        Ok((exports, issues)) => {
+    match crate::export::check(&declaration, &schema, output.as_ref()) {
+        Ok(issues) => {
             for issue in &issues {
                 tracing::warn!(target: "tool_core::registry", %issue, "export falls back");
             }
             export_issues.extend(issues);
-            Some(exports)
         }
-        Err(reason) => {
-            problems.push(BuildProblem::Unexportable {
-                name: name.clone(),
-                site,
-                reason,
-            });
-            None
-        }
-    };
+        Err(reason) => problems.push(BuildProblem::Unexportable {
+            name: name.clone(),
+            site,
+            reason,
+        }),
+    }
     // A run-time tool's schema comes from outside (an MCP server, say), so
     // it is compiled now and a bad one is a build problem. A derived tool's
     // schema is schemars' own output; compiling it on first call keeps the
@@ -343,13 +339,13 @@ fn check_tool(
     } else {
         Some(OnceLock::new())
     };
-    match (validator, exports) {
-        (Some(validator), Some(exports)) if problems.len() == before => Some(RegisteredTool {
+    match validator {
+        Some(validator) if problems.len() == before => Some(RegisteredTool {
             name: Arc::from(declaration.name.as_ref()),
             declaration,
             site,
             schema,
-            exports,
+            exports: Exports::default(),
             validator,
             output_schema: output,
             output_validator: OnceLock::new(),
@@ -548,9 +544,15 @@ impl RegisteredTool {
         &self.schema
     }
 
-    /// The tool's definition in `provider`'s form, computed at build.
+    /// The tool's definition in `provider`'s form, built on first use
+    /// (whether it can be was checked at build).
     pub fn export(&self, provider: Provider) -> &Value {
-        self.exports.get(provider)
+        self.exports.get(
+            provider,
+            &self.declaration,
+            &self.schema,
+            self.output_schema.as_ref(),
+        )
     }
 
     /// The schema of its structured result, when it declares one

@@ -1,6 +1,7 @@
 //! Scope patterns read by the kind of argument the tool declares: one named
-//! test per attack class, per kind, and a property that an admitted path
-//! never leaves the pattern's literal leading folder.
+//! test per attack class, per kind, a property that an admitted path never
+//! leaves the pattern's literal leading folder, and differential properties
+//! holding the in-place matchers to plain reference ones.
 
 use proptest::prelude::*;
 use tool_core::ScopeKind;
@@ -298,5 +299,72 @@ proptest! {
                 prop_assert!(!value.contains(forbidden), "{value:?}");
             }
         }
+    }
+
+    #[test]
+    fn path_matching_agrees_with_a_segment_table(
+        pattern in proptest::collection::vec(pattern_segment(), 1..6),
+        value in proptest::collection::vec("[ab]{1,3}", 1..7),
+    ) {
+        let (pattern, value) = (pattern.join("/"), value.join("/"));
+        let segments: Vec<&str> = value.split('/').collect();
+        prop_assert_eq!(
+            path(&pattern, &value),
+            reference_path(&pattern, &segments),
+            "{} against {}", pattern, value
+        );
+    }
+
+    #[test]
+    fn text_matching_agrees_with_a_recursive_wildcard(
+        pattern in "[ab*é]{0,8}",
+        value in "[abé]{0,10}",
+    ) {
+        let chars: Vec<char> = pattern.chars().collect();
+        let value_chars: Vec<char> = value.chars().collect();
+        prop_assert_eq!(
+            text(&pattern, &value),
+            reference_wildcard(&chars, &value_chars),
+            "{} against {}", pattern, value
+        );
+    }
+}
+
+fn pattern_segment() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => "[ab*]{1,3}",
+        1 => Just("**".to_owned()),
+    ]
+}
+
+/// Path matching as a table over (pattern, value) segment positions: the
+/// obviously correct form the matcher's linear walk must agree with.
+fn reference_path(pattern: &str, value: &[&str]) -> bool {
+    let pattern: Vec<&str> = pattern.split('/').collect();
+    let (p, v) = (pattern.len(), value.len());
+    let mut reach = vec![vec![false; v + 1]; p + 1];
+    reach[0][0] = true;
+    for i in 1..=p {
+        for j in 0..=v {
+            reach[i][j] = if pattern[i - 1] == "**" {
+                reach[i - 1][j] || (j > 0 && reach[i][j - 1])
+            } else {
+                let glob: Vec<char> = pattern[i - 1].chars().collect();
+                let segment: Vec<char> = value
+                    .get(j.wrapping_sub(1))
+                    .map_or_else(Vec::new, |s| s.chars().collect());
+                j > 0 && reach[i - 1][j - 1] && reference_wildcard(&glob, &segment)
+            };
+        }
+    }
+    reach[p][v]
+}
+
+/// `*` over any run of characters, by plain recursion.
+fn reference_wildcard(pattern: &[char], value: &[char]) -> bool {
+    match pattern.split_first() {
+        None => value.is_empty(),
+        Some(('*', rest)) => (0..=value.len()).any(|skip| reference_wildcard(rest, &value[skip..])),
+        Some((c, rest)) => value.first() == Some(c) && reference_wildcard(rest, &value[1..]),
     }
 }

@@ -64,7 +64,7 @@ enum Command {
     /// List the tools this host links, as a table.
     #[command(after_help = "Example: host-example tools")]
     Tools,
-    /// Work with skill folders.
+    /// Check, approve and list skill folders.
     #[command(subcommand)]
     Skills(skills::Command),
     /// Work with the database itself.
@@ -166,9 +166,12 @@ pub fn main() -> ExitCode {
         database: cli.database,
         user: cli.user,
     };
+    let mut exit = ExitCode::SUCCESS;
     let result = match cli.command {
         Command::Tools => tools::run(),
-        Command::Skills(command) => return skills::run(command),
+        Command::Skills(command) => skills::run(&context, command).map(|code| {
+            exit = code;
+        }),
         Command::Db(command) => block_on(db::run(&context, command)),
         Command::Users(command) => block_on(users::run(&context, command)),
         Command::Settings(command) => block_on(settings::run(&context, command)),
@@ -180,7 +183,7 @@ pub fn main() -> ExitCode {
         Command::Approvals(command) => block_on(approvals::run(&context, command)),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => exit,
         Err(failure) => {
             eprintln!("error: {}", failure.message.replace('\n', " "));
             ExitCode::from(failure.code)
@@ -216,7 +219,7 @@ fn usage_error(error: &clap::Error) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn block_on<F: Future<Output = Result<(), Failure>>>(future: F) -> Result<(), Failure> {
+fn block_on<T, F: Future<Output = Result<T, Failure>>>(future: F) -> Result<T, Failure> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -17,7 +17,8 @@ pub enum Command {
         #[arg(short = 'n', default_value_t = 20)]
         n: usize,
     },
-    /// Show one run: its status, answer and events.
+    /// Show one run: its status, answer, the host's notes (such as a skill
+    /// it did not trust, and why) and events.
     #[command(after_help = "Example: host-example runs show run-0123456789abcdef")]
     Show {
         /// The run's id.
@@ -58,6 +59,12 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             );
             if let Some(answer) = &run.answer {
                 println!("answer:  {answer}");
+            }
+            if !detail.notes.is_empty() {
+                println!("notes:");
+                for (n, note) in detail.notes.iter().enumerate() {
+                    println!("  {:>3} {note}", n + 1);
+                }
             }
             println!("events:");
             for (n, event) in detail.events.iter().enumerate() {

@@ -14,11 +14,14 @@ pub enum Command {
     /// Set a setting to a JSON value, checked against the setting's type
     /// before it is stored (needs --user naming an administrator).
     /// The settings: groups, tools, sites, skill_trust_floor, trust_zone,
-    /// skills_folders, model, models (further model configurations by name).
+    /// skills_folders, model, models (further model configurations by name),
+    /// unapproved_skills, oauth.
     #[command(after_help = "Examples:
   host-example --user admin settings set trust_zone '\"confidential\"'
+  host-example --user admin settings set unapproved_skills '\"allow\"'
   host-example --user admin settings set groups '{\"system\": {\"state\": \"disabled\"}}'
-  host-example --user admin settings set model '{\"base_url\": \"http://localhost:11434/v1\", \"model\": \"qwen3:8b\"}'")]
+  host-example --user admin settings set model '{\"base_url\": \"http://localhost:11434/v1\", \"model\": \"qwen3:8b\"}'
+  host-example --user admin settings set oauth '{\"issuer\": \"https://auth.example\", \"resource\": \"https://host.example/mcp\", \"jwks_uri\": \"https://auth.example/jwks\"}'")]
     Set {
         /// The setting.
         key: String,

@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::watch;
 use tool_core::approval::{Approval, ApprovalError, ApprovalStore};
+use tool_core::calls::CancelToken;
 use tool_core::gates::{
     Denial, Gates, Grant, HostSettings, RunConfig, RunInputs, Selection, Toggle,
 };
@@ -18,6 +19,8 @@ use tool_core::{
     Actor, BoxFuture, Outcome, Proposal, ProposalId, Registry, RunId, ToolContext, ToolError,
     ToolOutput,
 };
+
+use super::oauth::{OAuthSettings, OAuthVerifier, looks_like_jwt};
 
 /// The settings the gates read, as one stored version.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -28,6 +31,8 @@ pub struct Settings {
     pub host: HostSettings,
     /// The configuration every MCP session runs with.
     pub run: RunConfig,
+    /// The OAuth issuer whose access tokens HTTP accepts, if any.
+    pub oauth: Option<Arc<OAuthSettings>>,
 }
 
 /// A proposal kept for approval, with what approving it needs again: who
@@ -98,7 +103,7 @@ pub struct StoreError(pub String);
 /// The host's storage, as the MCP server needs it. A host implements it over
 /// its database; [`MemoryStore`](super::MemoryStore) is the in-memory one.
 pub trait Store: Send + Sync + 'static {
-    /// The user a bearer token belongs to, if any.
+    /// The user one of the host's own bearer tokens belongs to, if any.
     fn authenticate<'a>(
         &'a self,
         token: &'a str,
@@ -160,6 +165,7 @@ pub struct Backend<S> {
     /// The newest settings generation seen; 0 until the first read.
     changes: watch::Sender<u64>,
     last_poll: Mutex<Option<Instant>>,
+    oauth: OAuthVerifier,
 }
 
 /// How often open streams look at the store for settings another process
@@ -175,6 +181,7 @@ impl<S: Store> Backend<S> {
             grants: Mutex::new(HashMap::new()),
             changes: watch::Sender::new(0),
             last_poll: Mutex::new(None),
+            oauth: OAuthVerifier::default(),
         }
     }
 
@@ -188,9 +195,24 @@ impl<S: Store> Backend<S> {
         &self.store
     }
 
-    /// The user a bearer token belongs to.
+    /// The user a bearer token belongs to: one of the host's own tokens,
+    /// or, where the settings name an OAuth issuer, an access token it
+    /// signed for this server (see [`super::oauth`]).
     pub async fn authenticate(&self, token: &str) -> Result<Option<Actor>, StoreError> {
+        if looks_like_jwt(token)
+            && let Some(oauth) = self.oauth().await?
+        {
+            return match self.oauth.user(&oauth, token).await? {
+                Some(name) => self.store.user(&name).await,
+                None => Ok(None),
+            };
+        }
         self.store.authenticate(token).await
+    }
+
+    /// The OAuth issuer the settings name, if any.
+    pub async fn oauth(&self) -> Result<Option<Arc<OAuthSettings>>, StoreError> {
+        Ok(self.settings().await?.oauth.clone())
     }
 
     /// The user of this name.
@@ -257,16 +279,21 @@ impl<S: Store> Backend<S> {
     /// A gated call as `actor`: checked against the actor's grant and the
     /// gates as they are now, so a tool switched off a moment ago is refused
     /// at once. A write tool's proposal is stored for approval.
+    ///
+    /// Cancelling `cancel` tells the tool (its context's token) and ends the
+    /// call with [`ToolError::Cancelled`]; a proposal the tool already made
+    /// is stored whole.
     pub async fn call(
         &self,
         actor: &Actor,
         tool: &str,
         arguments: Value,
         run: RunId,
+        cancel: CancelToken,
     ) -> Result<Outcome, CallError> {
         let settings = self.settings().await?;
         let grant = self.grant_under(actor, &settings);
-        let cx = self.store.context(actor, run);
+        let cx = self.store.context(actor, run).with_cancel(cancel);
         let outcome = Gates::new(&self.registry, inputs(&settings, actor))
             .call(&grant, tool, arguments, &cx)
             .await?;

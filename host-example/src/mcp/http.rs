@@ -1,26 +1,39 @@
-//! Streamable HTTP at `/mcp`: rmcp's service behind a bearer-token check.
+//! Streamable HTTP at `/mcp`: rmcp's service behind a bearer-token check,
+//! and, where the settings name an OAuth issuer, the protected-resource
+//! metadata (RFC 9728) that tells clients where to get a token.
 
 use std::sync::Arc;
 
-use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use super::backend::{Backend, Store};
+use super::hangup;
 use super::server::{Authenticated, McpServer};
 
 /// The path the MCP endpoint is served at.
 pub const PATH: &str = "/mcp";
 
+/// Where the protected-resource metadata is served (RFC 9728 §3), also
+/// with [`PATH`] appended, the form a client derives from the endpoint.
+pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+
 /// An axum router serving `server`'s backend at [`PATH`]. Every request
-/// must carry `Authorization: Bearer TOKEN` of a known user; otherwise the
-/// answer is `401` with `WWW-Authenticate: Bearer` and an empty body. The
-/// handler is built once here and shared by every session.
+/// must carry `Authorization: Bearer TOKEN` of a known user (a host token,
+/// or an OAuth access token where the settings name an issuer); otherwise
+/// the answer is `401` with `WWW-Authenticate: Bearer` (and the metadata's
+/// URL as `resource_metadata` where an issuer is named) and an empty body.
+/// The handler is built once here and shared by every session.
+///
+/// A request whose client goes away before its answer is complete cancels
+/// the call it made (the tool is told through its context's token).
 ///
 /// rmcp accepts only loopback `Host` headers by default (against DNS
 /// rebinding); serve it on a loopback address.
@@ -38,13 +51,33 @@ pub fn router<S: Store>(
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default().with_cancellation_token(stop),
     );
+    let metadata = get(metadata::<S>).with_state(Arc::clone(&backend));
     Router::new()
         .route_service(PATH, service)
-        .layer(middleware::from_fn_with_state(backend, bearer::<S>))
+        .layer(middleware::from_fn_with_state(
+            Arc::clone(&backend),
+            bearer::<S>,
+        ))
+        .route(METADATA_PATH, metadata.clone())
+        .route(&format!("{METADATA_PATH}{PATH}"), metadata)
+}
+
+/// The protected-resource metadata where an OAuth issuer is named; `404`
+/// where none is (host tokens need no discovery).
+async fn metadata<S: Store>(State(backend): State<Arc<Backend<S>>>) -> Response {
+    match backend.oauth().await {
+        Ok(Some(oauth)) => Json(oauth.metadata()).into_response(),
+        Ok(None) => StatusCode::NOT_FOUND.into_response(),
+        Err(error) => {
+            tracing::error!(target: "host_example::mcp", %error, "could not read the settings");
+            StatusCode::SERVICE_UNAVAILABLE.into_response()
+        }
+    }
 }
 
 /// Resolves the bearer token to a user, or answers 401 revealing nothing
-/// (not whether the token was missing, malformed or unknown).
+/// (not whether the token was missing, malformed, unknown, expired, for
+/// another audience or badly signed).
 async fn bearer<S: Store>(
     State(backend): State<Arc<Backend<S>>>,
     mut request: Request,
@@ -68,12 +101,27 @@ async fn bearer<S: Store>(
     match actor {
         Some(actor) => {
             request.extensions_mut().insert(Authenticated(actor));
-            next.run(request).await
+            hangup::on_drop(request, next).await
         }
-        None => (
-            StatusCode::UNAUTHORIZED,
-            [(header::WWW_AUTHENTICATE, "Bearer")],
-        )
-            .into_response(),
+        None => unauthorized(&backend).await,
     }
+}
+
+/// `401` with the challenge: `Bearer`, and where an OAuth issuer is named,
+/// the metadata's URL (the MCP authorization spec's discovery).
+async fn unauthorized<S: Store>(backend: &Backend<S>) -> Response {
+    let challenge = match backend.oauth().await {
+        Ok(Some(oauth)) => format!("Bearer resource_metadata=\"{}\"", oauth.metadata_url()),
+        Ok(None) => "Bearer".to_owned(),
+        Err(error) => {
+            tracing::error!(target: "host_example::mcp", %error, "could not read the settings");
+            return StatusCode::SERVICE_UNAVAILABLE.into_response();
+        }
+    };
+    let challenge = HeaderValue::from_str(&challenge).unwrap_or(HeaderValue::from_static("Bearer"));
+    (
+        StatusCode::UNAUTHORIZED,
+        [(header::WWW_AUTHENTICATE, challenge)],
+    )
+        .into_response()
 }

@@ -57,6 +57,7 @@ impl MemoryStore {
                 generation: 1,
                 host,
                 run: RunConfig::default(),
+                oauth: None,
             })),
             proposals: Mutex::new(HashMap::new()),
             approvals: MemoryApprovals::new(),
@@ -144,6 +145,7 @@ impl Store for MemoryStore {
             generation,
             host,
             run: settings.run.clone(),
+            oauth: settings.oauth.clone(),
         });
         Box::pin(std::future::ready(Ok(generation)))
     }

@@ -5,16 +5,22 @@
 //! | --- | --- |
 //! | `backend.rs` | [`Store`], the host's storage, and [`Backend`], the rules over it: grants cached per settings generation, the gated call, approval, audit |
 //! | `sql.rs` | [`SqlStore`] and [`SqlBackend`]: the host's database, as `host-example mcp` and `host-example serve` use it |
+//! | `audit_writer.rs` | group commit: calls finishing together share one audit transaction |
 //! | `memory.rs` | [`MemoryStore`] and [`MemoryBackend`], a host without a database (tests) |
 //! | `server.rs` | [`McpServer`], rmcp's `ServerHandler`: `tools/list`, `tools/call`, `list_changed` |
 //! | `results.rs` | an outcome as a `tools/call` result |
-//! | `http.rs` | [`http::router`]: `/mcp` behind a bearer-token check |
+//! | `http.rs` | [`http::router`]: `/mcp` behind a bearer-token check, the protected-resource metadata |
+//! | `oauth.rs` | [`OAuthSettings`] and the verifier of an issuer's access tokens (JWT, keys from its JWKS) |
+//! | `hangup.rs` | noticing a client went away (an HTTP answer dropped, stdin ended), to cancel its call |
 //!
 //! Every transport calls the same [`Backend`]; none re-checks a rule.
 
+mod audit_writer;
 mod backend;
+mod hangup;
 pub mod http;
 mod memory;
+mod oauth;
 mod results;
 mod server;
 mod sql;
@@ -26,10 +32,13 @@ pub use backend::{
     Settings, Store, StoreError, StoredProposal,
 };
 pub use memory::{MemoryBackend, MemoryStore};
+pub use oauth::{JWKS_REFETCH_INTERVAL, OAuthSettings};
 pub use server::{DEFAULT_PAGE_SIZE, McpServer};
 pub use sql::{SqlBackend, SqlStore};
 
 use rmcp::ServiceExt as _;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio_util::sync::CancellationToken;
 use tool_core::Actor;
 
 /// Serves MCP on this process's stdin and stdout, acting for `actor`, until
@@ -38,10 +47,28 @@ pub async fn serve_stdio<S: Store>(
     backend: Arc<Backend<S>>,
     actor: Actor,
 ) -> Result<(), std::io::Error> {
-    let running = McpServer::for_user(backend, actor)
-        .serve(rmcp::transport::stdio())
+    let (stdin, stdout) = rmcp::transport::stdio();
+    serve_io(backend, actor, stdin, stdout).await
+}
+
+/// Serves MCP as stdio does, on any reader and writer: one JSON-RPC
+/// message a line, acting for `actor`, until `input` ends. The end of
+/// `input` cancels the calls under way (their tools are told); this returns
+/// once they have ended and are audited.
+pub async fn serve_io<S: Store>(
+    backend: Arc<Backend<S>>,
+    actor: Actor,
+    input: impl AsyncRead + Send + Unpin + 'static,
+    output: impl AsyncWrite + Send + Unpin + 'static,
+) -> Result<(), std::io::Error> {
+    let hangup = CancellationToken::new();
+    let server = McpServer::for_user(backend, actor, hangup.clone());
+    let running = server
+        .clone()
+        .serve((hangup::HangupOnEof::new(input, hangup), output))
         .await
         .map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;
+    server.finish_calls().await;
     Ok(())
 }

@@ -28,6 +28,7 @@ pub(crate) fn answer(outcome: Result<Outcome, ToolError>) -> (CallToolResult, Ca
                 ToolError::Refused { denial, .. } => CallDecision::Refused {
                     denial: denial.clone(),
                 },
+                ToolError::Cancelled { .. } => CallDecision::Cancelled,
                 _ => CallDecision::Failed,
             };
             let text = error.model_text();

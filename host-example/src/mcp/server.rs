@@ -12,12 +12,16 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tool_core::calls::CancelToken;
 use tool_core::export::Provider;
 use tool_core::{Actor, RunId};
 
 use super::backend::{
     AuditEntry, Backend, CallDecision, CallError, Caller, SETTINGS_POLL_INTERVAL, Store,
 };
+use super::hangup::Hangup;
 use super::results;
 
 /// How many tools one `tools/list` page holds unless set otherwise.
@@ -31,8 +35,9 @@ pub(crate) struct Authenticated(pub(crate) Actor);
 /// Who a request acts for.
 #[derive(Debug, Clone)]
 enum Identity {
-    /// stdio: the local user the process was started for.
-    Fixed(Actor),
+    /// stdio: the local user the process was started for, and the token
+    /// cancelled when the client closes the connection.
+    Fixed(Actor, CancellationToken),
     /// HTTP: each request's bearer token, checked before rmcp sees it.
     PerRequest,
 }
@@ -43,6 +48,8 @@ pub struct McpServer<S> {
     backend: Arc<Backend<S>>,
     identity: Identity,
     page_size: usize,
+    /// The calls under way, so a closing connection waits for their audit.
+    calls: TaskTracker,
 }
 
 impl<S> Clone for McpServer<S> {
@@ -51,17 +58,20 @@ impl<S> Clone for McpServer<S> {
             backend: Arc::clone(&self.backend),
             identity: self.identity.clone(),
             page_size: self.page_size,
+            calls: self.calls.clone(),
         }
     }
 }
 
 impl<S: Store> McpServer<S> {
-    /// A server acting for `actor` on every request (stdio).
-    pub fn for_user(backend: Arc<Backend<S>>, actor: Actor) -> Self {
+    /// A server acting for `actor` on every request (stdio). Cancelling
+    /// `hangup` (the client went away) cancels the calls under way.
+    pub fn for_user(backend: Arc<Backend<S>>, actor: Actor, hangup: CancellationToken) -> Self {
         McpServer {
             backend,
-            identity: Identity::Fixed(actor),
+            identity: Identity::Fixed(actor, hangup),
             page_size: DEFAULT_PAGE_SIZE,
+            calls: TaskTracker::new(),
         }
     }
 
@@ -72,6 +82,7 @@ impl<S: Store> McpServer<S> {
             backend,
             identity: Identity::PerRequest,
             page_size: DEFAULT_PAGE_SIZE,
+            calls: TaskTracker::new(),
         }
     }
 
@@ -83,15 +94,35 @@ impl<S: Store> McpServer<S> {
 
     fn actor(&self, cx: &RequestContext<RoleServer>) -> Result<Actor, ErrorData> {
         match &self.identity {
-            Identity::Fixed(actor) => Ok(actor.clone()),
-            Identity::PerRequest => cx
-                .extensions
-                .get::<axum::http::request::Parts>()
-                .and_then(|parts| parts.extensions.get::<Authenticated>())
+            Identity::Fixed(actor, _) => Ok(actor.clone()),
+            Identity::PerRequest => http_extension::<Authenticated>(cx)
                 .map(|authenticated| authenticated.0.clone())
                 // Unreachable behind the bearer layer; fails closed without it.
                 .ok_or_else(|| ErrorData::invalid_request("not authenticated", None)),
         }
+    }
+
+    /// Ready once the client of this request went away: rmcp's token for
+    /// the request, or the connection's own signal ([`super::hangup`]).
+    async fn gone(&self, cx: &RequestContext<RoleServer>) {
+        let hangup = match &self.identity {
+            Identity::Fixed(_, hangup) => Some(hangup.clone()),
+            Identity::PerRequest => http_extension::<Hangup>(cx).map(|hangup| hangup.0.clone()),
+        };
+        match hangup {
+            Some(hangup) => tokio::select! {
+                () = cx.ct.cancelled() => {}
+                () = hangup.cancelled() => {}
+            },
+            None => cx.ct.cancelled().await,
+        }
+    }
+
+    /// Stops taking calls and waits for those under way (each ends with
+    /// its audit entry written).
+    pub async fn finish_calls(&self) {
+        self.calls.close();
+        self.calls.wait().await;
     }
 
     /// Forwards every settings change to `send` until it fails (the
@@ -126,6 +157,13 @@ impl<S: Store> McpServer<S> {
             }
         }
     }
+}
+
+/// A value the HTTP layer put in the request's extensions; none on stdio.
+fn http_extension<T: Send + Sync + 'static>(cx: &RequestContext<RoleServer>) -> Option<&T> {
+    cx.extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<T>())
 }
 
 fn store_failed(error: impl std::fmt::Display) -> ErrorData {
@@ -197,27 +235,37 @@ impl<S: Store> ServerHandler for McpServer<S> {
         let tool = request.name.to_string();
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let run = RunId(format!("mcp-{}-{}", caller.actor.id, cx.id));
-        let call = self.backend.call(&caller.actor, &tool, arguments, run);
+        let cancel = CancelToken::new();
+        let call = self
+            .backend
+            .call(&caller.actor, &tool, arguments, run, cancel.clone());
         // A client that cancels, or whose connection drops, cancels the
-        // token: the call's future is dropped where it stands.
-        let outcome = tokio::select! {
-            outcome = call => Some(outcome),
-            () = cx.ct.cancelled() => None,
-        };
+        // call: the tool is told through its context's token and the call
+        // path stops waiting for it. The call still ends here, so a
+        // proposal already made is stored whole and the audit is written.
+        let outcome = self
+            .calls
+            .track_future(async {
+                tokio::pin!(call);
+                tokio::select! {
+                    outcome = &mut call => outcome,
+                    () = self.gone(&cx) => {
+                        cancel.cancel();
+                        call.await
+                    }
+                }
+            })
+            .await;
         let (answer, decision) = match outcome {
-            Some(Ok(outcome)) => {
+            Ok(outcome) => {
                 let (result, decision) = results::answer(Ok(outcome));
                 (Ok(result), decision)
             }
-            Some(Err(CallError::Tool(error))) => {
+            Err(CallError::Tool(error)) => {
                 let (result, decision) = results::answer(Err(error));
                 (Ok(result), decision)
             }
-            Some(Err(CallError::Store(error))) => (Err(store_failed(error)), CallDecision::Failed),
-            None => (
-                Err(ErrorData::internal_error("the call was cancelled", None)),
-                CallDecision::Cancelled,
-            ),
+            Err(CallError::Store(error)) => (Err(store_failed(error)), CallDecision::Failed),
         };
         self.backend
             .record(AuditEntry {

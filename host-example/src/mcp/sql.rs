@@ -10,6 +10,7 @@ use tool_core::approval::{ApprovalStore, DEFAULT_PROPOSAL_LIFETIME, ProposalLife
 use tool_core::gates::{HostSettings, RunConfig};
 use tool_core::{Actor, BoxFuture, ProposalId, RunId, ToolContext};
 
+use super::audit_writer::AuditWriter;
 use super::backend::{
     AuditEntry, Backend, CallDecision, Settings, Store, StoreError, StoredProposal,
 };
@@ -31,6 +32,8 @@ pub struct SqlStore {
     /// The settings of the newest generation read: one `SELECT` of the
     /// generation answers most requests.
     settings: Mutex<Option<Arc<Settings>>>,
+    /// Calls finishing together share one audit commit.
+    audit: AuditWriter,
 }
 
 impl SqlStore {
@@ -43,6 +46,7 @@ impl SqlStore {
             .with_source_root(site_model::demo::source_root());
         SqlStore {
             approvals: database.approvals(),
+            audit: AuditWriter::new(database.clone()),
             site: Arc::new(site),
             database,
             lifetime: ProposalLifetime(DEFAULT_PROPOSAL_LIFETIME),
@@ -78,6 +82,7 @@ impl SqlStore {
                 trust_zone: self.database.trust_zone().await?,
                 ..RunConfig::default()
             },
+            oauth: self.database.oauth_settings().await?.map(Arc::new),
         });
         let mut cached = self.settings.lock().unwrap_or_else(|e| e.into_inner());
         if cached.as_ref().is_none_or(|c| c.generation <= generation) {
@@ -223,10 +228,10 @@ impl Store for SqlStore {
 
     fn record(&self, entry: AuditEntry) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
-            self.database
-                .audit(&audit_entry(entry))
+            self.audit
+                .write(audit_entry(entry))
                 .await
-                .map_err(failed)
+                .map_err(StoreError)
         })
     }
 }

@@ -95,30 +95,18 @@ impl AuditEntry {
 impl Store {
     /// Appends `entry`, stamped now.
     pub async fn audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
-        let client = entry.client.as_ref();
-        sqlx::query(
-            "INSERT INTO audit (at, actor, run_id, tool, kind, decision, gate, detail,
-             client_name, client_version, protocol, duration_ms)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-        )
-        .bind(now())
-        .bind(entry.actor.as_str())
-        .bind(entry.run.clone())
-        .bind(entry.tool.clone())
-        .bind(entry.kind.as_str())
-        .bind(entry.decision.as_str())
-        .bind(entry.gate.clone())
-        .bind(entry.detail.clone())
-        .bind(client.and_then(|c| c.name.clone()))
-        .bind(client.and_then(|c| c.version.clone()))
-        .bind(client.and_then(|c| c.protocol.clone()))
-        .bind(
-            entry
-                .duration
-                .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
-        )
-        .execute(&self.pool)
-        .await?;
+        insert(entry).execute(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Appends every entry, stamped now, in one transaction: all or none,
+    /// and one commit (one disk flush) for the lot.
+    pub async fn audit_all(&self, entries: &[AuditEntry]) -> Result<(), StoreError> {
+        let mut tx = self.begin_write().await?;
+        for entry in entries {
+            insert(entry).execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
         Ok(())
     }
 
@@ -174,4 +162,30 @@ impl McpClient {
         };
         (client != McpClient::default()).then_some(client)
     }
+}
+
+/// The statement appending `entry`, stamped now.
+fn insert(entry: &AuditEntry) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
+    let client = entry.client.as_ref();
+    sqlx::query(
+        "INSERT INTO audit (at, actor, run_id, tool, kind, decision, gate, detail,
+         client_name, client_version, protocol, duration_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+    )
+    .bind(now())
+    .bind(entry.actor.as_str())
+    .bind(entry.run.clone())
+    .bind(entry.tool.clone())
+    .bind(entry.kind.as_str())
+    .bind(entry.decision.as_str())
+    .bind(entry.gate.clone())
+    .bind(entry.detail.clone())
+    .bind(client.and_then(|c| c.name.clone()))
+    .bind(client.and_then(|c| c.version.clone()))
+    .bind(client.and_then(|c| c.protocol.clone()))
+    .bind(
+        entry
+            .duration
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+    )
 }

@@ -33,6 +33,11 @@ const SQLITE: &[Migration] = &[
         name: "run_requests",
         sql: include_str!("../../migrations/sqlite/0003_run_requests.sql"),
     },
+    Migration {
+        version: 4,
+        name: "skill_approvals",
+        sql: include_str!("../../migrations/sqlite/0004_skill_approvals.sql"),
+    },
 ];
 
 const POSTGRES: &[Migration] = &[
@@ -51,10 +56,15 @@ const POSTGRES: &[Migration] = &[
         name: "run_requests",
         sql: include_str!("../../migrations/postgres/0003_run_requests.sql"),
     },
+    Migration {
+        version: 4,
+        name: "skill_approvals",
+        sql: include_str!("../../migrations/postgres/0004_skill_approvals.sql"),
+    },
 ];
 
 /// The newest schema version this build knows.
-pub const LATEST_VERSION: i64 = 3;
+pub const LATEST_VERSION: i64 = 4;
 
 const TRACKING: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
     version BIGINT PRIMARY KEY,

@@ -1,7 +1,8 @@
 //! The host's storage: one database, SQLite (a file, embedded) or
 //! PostgreSQL (a server several host processes share), holding the site
 //! ([`SqlSite`]) and the host's own tables: settings, users, runs and their
-//! events, proposals and decisions ([`SqlApprovals`]), and the audit trail.
+//! events and notes, proposals and decisions ([`SqlApprovals`]), approved
+//! skills, and the audit trail.
 //!
 //! [`Store::open`] connects, applies the migrations this build embeds (one
 //! set per backend, under `host-example/migrations/`), and seeds a fresh
@@ -18,10 +19,12 @@ mod audit;
 mod error;
 mod migrate;
 mod proposals;
+mod run_notes;
 mod runs;
 mod seed;
 mod settings;
 mod site;
+mod skill_approvals;
 mod users;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -35,10 +38,12 @@ pub use audit::{AuditEntry, AuditKind, McpClient};
 pub use error::StoreError;
 pub use migrate::LATEST_VERSION;
 pub use proposals::{ProposalStatus, SqlApprovals, StoredProposal};
+pub use run_notes::RunNote;
 pub use runs::{RunRequest, RunSummary, StoredRun};
 pub use seed::DEMO_PASSWORD;
 pub use settings::{SettingKey, SettingValue};
 pub use site::SqlSite;
+pub use skill_approvals::SkillApproval;
 pub use users::{HostUser, hash_password};
 
 /// The database used when none is given: `host-example.db` in the working

@@ -16,7 +16,9 @@ use tool_core::gates::{GroupSettings, HostSettings, RunConfig, ToolSettings};
 use tool_core::skills::TrustLevel;
 
 use super::{Store, StoreError, now};
+use crate::mcp::OAuthSettings;
 use crate::model::ModelConfig;
+use crate::skill_approval::UnapprovedSkills;
 
 /// A setting the host knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -38,11 +40,17 @@ pub enum SettingKey {
     /// Further model configurations a run may pick by name:
     /// `{"large": {"base_url": …, "model": …}}`.
     Models,
+    /// What runs do with a skill no administrator approved: `"refuse"`
+    /// (the default) or `"allow"`.
+    UnapprovedSkills,
+    /// The OAuth issuer whose access tokens MCP over HTTP accepts (an
+    /// `OAuthSettings`), or `null`.
+    OAuth,
 }
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 8] = [
+    pub const ALL: [SettingKey; 10] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -51,6 +59,8 @@ impl SettingKey {
         SettingKey::SkillsFolders,
         SettingKey::Model,
         SettingKey::Models,
+        SettingKey::UnapprovedSkills,
+        SettingKey::OAuth,
     ];
 
     /// Its name in the table and on the command line.
@@ -64,6 +74,8 @@ impl SettingKey {
             SettingKey::SkillsFolders => "skills_folders",
             SettingKey::Model => "model",
             SettingKey::Models => "models",
+            SettingKey::UnapprovedSkills => "unapproved_skills",
+            SettingKey::OAuth => "oauth",
         }
     }
 
@@ -88,8 +100,9 @@ impl SettingKey {
             SettingKey::SkillTrustFloor => serde_json::to_value(settings.skill_trust_floor),
             SettingKey::TrustZone => serde_json::to_value(RunConfig::default().trust_zone),
             SettingKey::SkillsFolders => Ok(Value::Array(Vec::new())),
-            SettingKey::Model => Ok(Value::Null),
+            SettingKey::Model | SettingKey::OAuth => Ok(Value::Null),
             SettingKey::Models => Ok(Value::Object(serde_json::Map::new())),
+            SettingKey::UnapprovedSkills => serde_json::to_value(UnapprovedSkills::default()),
         };
         value.expect("defaults serialize")
     }
@@ -111,6 +124,8 @@ impl SettingKey {
             SettingKey::SkillsFolders => canonical::<Vec<PathBuf>>(value),
             SettingKey::Model => canonical::<Option<ModelConfig>>(value),
             SettingKey::Models => canonical::<BTreeMap<String, ModelConfig>>(value),
+            SettingKey::UnapprovedSkills => canonical::<UnapprovedSkills>(value),
+            SettingKey::OAuth => canonical::<Option<OAuthSettings>>(value),
         }
     }
 }
@@ -258,6 +273,19 @@ impl Store {
             .setting(SettingKey::SkillsFolders)
             .await?
             .unwrap_or_default())
+    }
+
+    /// What runs do with a skill no administrator approved.
+    pub async fn unapproved_skills(&self) -> Result<UnapprovedSkills, StoreError> {
+        Ok(self
+            .setting(SettingKey::UnapprovedSkills)
+            .await?
+            .unwrap_or_default())
+    }
+
+    /// The OAuth issuer MCP over HTTP accepts tokens of, if one is set.
+    pub async fn oauth_settings(&self) -> Result<Option<OAuthSettings>, StoreError> {
+        Ok(self.setting(SettingKey::OAuth).await?.flatten())
     }
 
     /// The model configuration, if one is set.

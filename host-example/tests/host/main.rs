@@ -6,6 +6,7 @@
 #[path = "../store/backends.rs"]
 mod backends;
 mod fake_model;
+mod skill_approval;
 
 use std::process::{Command, Output};
 
@@ -14,6 +15,11 @@ use fake_model::{FakeModel, answering, calling};
 use host_example::store::{AuditKind, Store};
 use serde_json::{Value, json};
 use site_model::{PageId, Pages};
+use skill_approval::{
+    a_changed_skill_allows_no_tools_until_approved_again,
+    an_unapproved_skill_is_refused_unless_the_setting_allows_it,
+    approving_needs_an_administrator_and_a_valid_skill,
+};
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
@@ -159,6 +165,9 @@ both!(
     two_processes_approving_at_once_apply_once,
     an_unreachable_model_fails_the_run_and_changes_nothing,
     a_corrupt_setting_is_one_line_and_changes_nothing,
+    a_changed_skill_allows_no_tools_until_approved_again,
+    an_unapproved_skill_is_refused_unless_the_setting_allows_it,
+    approving_needs_an_administrator_and_a_valid_skill,
 );
 
 fn first_start_seeds_the_demo_site(host: &Host) {

@@ -10,6 +10,10 @@ on stdout.
     {"op": "wait_list_changed"}                     -> {"list_changed": true|false}
     {"op": "info"}                                  -> {"protocol": "..."}
 
+When the client cannot connect (over HTTP, a refused token), every command
+is answered {"connect_error": "...", "http_statuses": [401, ...]}: the
+statuses the HTTP client saw.
+
 Usage:
     client.py stdio MODE COMMAND [ARG...]
     client.py http MODE URL TOKEN
@@ -44,21 +48,35 @@ async def main() -> None:
             changes.put_nowait("tools")
 
     info = types.Implementation(name="host-example-python-test", version="1.0.0")
+    statuses: list[int] = []
+
+    async def record_status(response: httpx2.Response) -> None:
+        statuses.append(response.status_code)
+
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     async with contextlib.AsyncExitStack() as stack:
         if transport == "stdio":
             server = StdioServerParameters(command=rest[0], args=rest[1:])
         else:
             url, token = rest
             http = await stack.enter_async_context(
-                httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30)
+                httpx2.AsyncClient(
+                    headers={"Authorization": f"Bearer {token}"},
+                    timeout=30,
+                    event_hooks={"response": [record_status]},
+                )
             )
             server = streamable_http_client(url, http_client=http)
-        client = await stack.enter_async_context(
-            Client(server, mode=mode, message_handler=on_message, client_info=info, cache=None)
-        )
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader()
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        try:
+            client = await stack.enter_async_context(
+                Client(server, mode=mode, message_handler=on_message, client_info=info, cache=None)
+            )
+        except Exception as error:  # noqa: BLE001 - reported to the test, which decides
+            while await reader.readline():
+                emit({"connect_error": repr(error), "http_statuses": statuses})
+            return
         while line := await reader.readline():
             command = json.loads(line)
             op = command["op"]

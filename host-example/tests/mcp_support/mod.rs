@@ -150,10 +150,15 @@ impl Driver {
         }
     }
 
-    /// Sends one command and returns its answer.
-    pub fn send(&mut self, command: Value) -> Value {
+    /// Sends one command without waiting for its answer.
+    pub fn send_only(&mut self, command: &Value) {
         writeln!(self.stdin, "{command}").unwrap();
         self.stdin.flush().unwrap();
+    }
+
+    /// Sends one command and returns its answer.
+    pub fn send(&mut self, command: Value) -> Value {
+        self.send_only(&command);
         let line = self
             .lines
             .recv_timeout(Duration::from_secs(60))

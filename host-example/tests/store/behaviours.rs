@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use host_example::skill_approval::UnapprovedSkills;
 use host_example::store::{
     AuditEntry, AuditKind, DEMO_PASSWORD, LATEST_VERSION, SettingKey, Store, StoreError,
 };
@@ -16,6 +17,11 @@ use site_model::{
 use sqlx::Row;
 use tool_core::approval::{ApprovalStore, ClaimError, Decision};
 use tool_core::{Actor, DataClass, ProposalId, RunId};
+
+pub use crate::skill_approvals::{
+    a_hand_edited_skill_approval_is_corrupt_not_trusted, run_notes_round_trip_in_order,
+    skill_approvals_round_trip_and_approving_again_replaces,
+};
 
 fn demo() -> SiteData {
     SiteData::from_json(site_model::demo::DATA).unwrap()
@@ -428,6 +434,18 @@ pub async fn settings_round_trip(url: &str) {
     assert_eq!(named(Some("large")).await.unwrap().unwrap().model, "big");
     assert_eq!(named(None).await.unwrap().unwrap().model, "qwen3:8b");
     assert_eq!(named(Some("small")).await.unwrap(), None);
+    assert_eq!(
+        store.unapproved_skills().await.unwrap(),
+        UnapprovedSkills::Refuse
+    );
+    store
+        .set_setting("unapproved_skills", r#""allow""#)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.unapproved_skills().await.unwrap(),
+        UnapprovedSkills::Allow
+    );
     // A value that does not fit is refused and stores nothing.
     let before = store.settings().await.unwrap();
     for (key, value) in [
@@ -436,6 +454,7 @@ pub async fn settings_round_trip(url: &str) {
         ("model", r#"{"model": "x"}"#),
         ("models", r#"{"large": {"model": "x"}}"#),
         ("sites", r#"["ftp://example.com"]"#),
+        ("unapproved_skills", r#""sometimes""#),
     ] {
         let error = store.set_setting(key, value).await.unwrap_err();
         assert!(

@@ -47,6 +47,13 @@
 //! `tool_core::decision`). With neither a sink nor a subscriber for that
 //! target, no record is built.
 //!
+//! Every approval through [`Approval::approve`](crate::approval::Approval::approve)
+//! (and `approve_edited`, `approve_all`) ends with one record of the same
+//! shape, to the same places: its `approver` names who approved, its
+//! decision is the run's gates' and then the approver's (the gate and rule
+//! that refused), and its outcome says whether the change was applied or
+//! why not (stale, expired, already decided, …).
+//!
 //! # Retries
 //!
 //! A call is retried only when all of these hold: the tool is idempotent

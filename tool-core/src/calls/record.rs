@@ -9,8 +9,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::approval::ApprovalError;
 use crate::gates::{Denial, Gate};
-use crate::{Outcome, RunId, ToolError};
+use crate::{Outcome, RunId, ToolContext, ToolError, ToolOutput};
 
 /// A stable hash of a tool's definition (name, declaration, input and
 /// output schemas): FNV-1a 64 over their canonical JSON (keys sorted, no
@@ -150,6 +151,19 @@ pub enum OutcomeKind {
     OutputMismatch,
     /// The tool panicked.
     Panicked,
+    /// An approved proposal was applied.
+    Applied,
+    /// The proposal was decided before (or the approval was a replay).
+    AlreadyDecided,
+    /// The proposal expired before it was decided.
+    Expired,
+    /// The record changed since the proposal was made.
+    Stale,
+    /// The stored proposal is not its call's, or an edit changes another
+    /// record.
+    Mismatch,
+    /// The approvals store failed; nothing was decided.
+    StoreFailed,
 }
 
 impl OutcomeKind {
@@ -173,10 +187,30 @@ impl OutcomeKind {
             },
         }
     }
+
+    /// How an approval ended: applied, refused (by the run's gates or the
+    /// approver's), or why it was not applied.
+    pub(crate) fn of_approval(result: &Result<ToolOutput, ApprovalError>) -> Self {
+        match result {
+            Ok(_) => OutcomeKind::Applied,
+            Err(error) => match error {
+                ApprovalError::RunRefused { .. } | ApprovalError::ApproverRefused { .. } => {
+                    OutcomeKind::Refused
+                }
+                ApprovalError::AlreadyDecided(_) => OutcomeKind::AlreadyDecided,
+                ApprovalError::Store(_) => OutcomeKind::StoreFailed,
+                ApprovalError::Stale => OutcomeKind::Stale,
+                ApprovalError::Expired => OutcomeKind::Expired,
+                ApprovalError::Mismatch => OutcomeKind::Mismatch,
+                ApprovalError::Tool(error) => OutcomeKind::of(&Err(error.clone())),
+            },
+        }
+    }
 }
 
-/// One gated call, decided and run: what a host stores to answer "who
-/// called what, why was it allowed, and what came of it".
+/// One gated call, decided and run, or one approval of a proposal: what a
+/// host stores to answer "who called what, why was it allowed, and what
+/// came of it".
 ///
 /// Arguments are stored with [`redact_json`](crate::redact::redact_json)
 /// applied: a secret-looking value never appears in clear.
@@ -184,15 +218,20 @@ impl OutcomeKind {
 pub struct DecisionRecord {
     /// The run.
     pub run: RunId,
-    /// The acting user's id, if any.
+    /// The acting user's id, if any: for an approval, the run's user.
     pub actor: Option<String>,
+    /// For a record of [`Approval`](crate::approval::Approval), who
+    /// approved; `None` for a call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approver: Option<String>,
     /// The tool the call named.
     pub tool: String,
     /// The definition it was decided for; `None` for a name no tool has.
     pub definition: Option<DefinitionHash>,
     /// The call's arguments, redacted.
     pub arguments: Value,
-    /// The gates' decision, with the gate and rule that refused.
+    /// The gates' decision, with the gate and rule that refused (for an
+    /// approval: the run's gates, then the approver's).
     #[serde(flatten)]
     pub decision: GateDecision,
     /// The effective skills whose `allowed-tools` gate 6 consulted (empty
@@ -202,6 +241,46 @@ pub struct DecisionRecord {
     pub duration: Duration,
     /// How the call ended.
     pub outcome: OutcomeKind,
+}
+
+impl DecisionRecord {
+    /// Whether a record made in `cx` goes anywhere: to its sink, or to
+    /// the `tool_core::decision` target. When not, none is built.
+    pub(crate) fn wanted(cx: &ToolContext) -> bool {
+        cx.decision_sink().is_some()
+            || tracing::enabled!(target: "tool_core::decision", tracing::Level::INFO)
+    }
+
+    /// Sends the record to the `tool_core::decision` target and to `cx`'s
+    /// sink.
+    pub(crate) fn emit(&self, cx: &ToolContext) {
+        if tracing::enabled!(target: "tool_core::decision", tracing::Level::INFO) {
+            let (gate, rule) = match &self.decision {
+                GateDecision::Allowed { .. } => (None, None),
+                GateDecision::Refused { gate, rule } => {
+                    (Some(gate.to_string()), Some(rule.to_string()))
+                }
+            };
+            tracing::info!(
+                target: "tool_core::decision",
+                run = %self.run,
+                actor = self.actor.as_deref(),
+                approver = self.approver.as_deref(),
+                tool = self.tool.as_str(),
+                definition = self.definition.map(|d| d.to_string()),
+                arguments = %self.arguments,
+                decision = if gate.is_some() { "deny" } else { "allow" },
+                gate,
+                rule,
+                skills = ?self.skills,
+                duration_us = u64::try_from(self.duration.as_micros()).unwrap_or(u64::MAX),
+                outcome = ?self.outcome,
+            );
+        }
+        if let Some(sink) = cx.decision_sink() {
+            sink.record(self);
+        }
+    }
 }
 
 /// Where a host's [`DecisionRecord`]s go: put one in the run's context

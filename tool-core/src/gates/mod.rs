@@ -157,8 +157,11 @@ impl<'r> Gates<'r> {
 
     /// The grant, and why every other tool is left out.
     pub fn resolve(&self) -> Resolution<'r> {
-        let mut tools = Vec::new();
-        let mut denials = Vec::new();
+        // Sized up front: growing two vectors of a thousand entries cost
+        // more than this extra pass.
+        let offered = self.verdicts.iter().filter(|v| v.is_ok()).count();
+        let mut tools = Vec::with_capacity(offered);
+        let mut denials = Vec::with_capacity(self.verdicts.len() - offered);
         // Registry order is name order, so both lists come out sorted.
         for (tool, verdict) in self.registry.tools().iter().zip(&self.verdicts) {
             match verdict {
@@ -172,11 +175,16 @@ impl<'r> Gates<'r> {
         Resolution {
             grant: Grant {
                 format: GRANT_FORMAT,
-                tools: GrantedTools(tools),
+                tools: GrantedTools::new(tools),
             },
             denials,
             unknown: self.unknown_selected.clone(),
         }
+    }
+
+    /// The effective skills whose `allowed-tools` gate 6 consults.
+    pub(crate) fn consulted_skills(&self) -> &[String] {
+        &self.consulted_skills
     }
 
     /// Why `tool` would not be offered now, if it would not.
@@ -236,7 +244,9 @@ impl<'r> Gates<'r> {
                 let value = arguments.get(scope.property.as_ref())?.as_str()?;
                 Some((scope.kind, value))
             });
-            if !(granted.admits(scope) && now.admits(scope)) {
+            // A grant resolved from the same skills holds the very patterns
+            // the gates find now: one match then answers for both.
+            if !(granted.admits(scope) && (granted == now || now.admits(scope))) {
                 return Err(Denial::OutOfScope);
             }
         }
@@ -256,9 +266,7 @@ impl<'r> Gates<'r> {
         arguments: Value,
         cx: &ToolContext,
     ) -> Result<Outcome, ToolError> {
-        let sink = cx.decision_sink();
-        let traced = tracing::enabled!(target: "tool_core::decision", tracing::Level::INFO);
-        if sink.is_none() && !traced {
+        if !DecisionRecord::wanted(cx) {
             return self.checked_call(grant, tool, arguments, cx).await;
         }
         let started = Instant::now();
@@ -274,9 +282,10 @@ impl<'r> Gates<'r> {
                 scoped: matches!(grant.tools.get(tool), Some(Allowance::Scoped(_))),
             },
         };
-        let record = DecisionRecord {
+        DecisionRecord {
             run: cx.run().clone(),
             actor: cx.actor().map(|actor| actor.id.clone()),
+            approver: None,
             tool: tool.to_owned(),
             definition: registered.map(RegisteredTool::definition_hash),
             arguments: redacted,
@@ -284,32 +293,8 @@ impl<'r> Gates<'r> {
             skills: self.consulted_skills.clone(),
             duration: started.elapsed(),
             outcome: OutcomeKind::of(&outcome),
-        };
-        if traced {
-            let (gate, rule) = match &record.decision {
-                GateDecision::Allowed { .. } => (None, None),
-                GateDecision::Refused { gate, rule } => {
-                    (Some(gate.to_string()), Some(rule.to_string()))
-                }
-            };
-            tracing::info!(
-                target: "tool_core::decision",
-                run = %record.run,
-                actor = record.actor.as_deref(),
-                tool,
-                definition = record.definition.map(|d| d.to_string()),
-                arguments = %record.arguments,
-                decision = if gate.is_some() { "deny" } else { "allow" },
-                gate,
-                rule,
-                skills = ?record.skills,
-                duration_us = u64::try_from(record.duration.as_micros()).unwrap_or(u64::MAX),
-                outcome = ?record.outcome,
-            );
         }
-        if let Some(sink) = sink {
-            sink.record(&record);
-        }
+        .emit(cx);
         outcome
     }
 

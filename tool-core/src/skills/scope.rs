@@ -161,26 +161,30 @@ impl<'de> Deserialize<'de> for ScopePattern {
 
 /// `*` matches any run of characters; every other character matches itself.
 /// Linear backtracking on the last `*`, so no pattern takes exponential time.
+/// Walks the value in place (byte offsets of its characters): a gated call
+/// of a scoped tool allocates nothing here.
 fn wildcard(pattern: &[char], value: &str) -> bool {
-    let v: Vec<char> = value.chars().collect();
     let p = pattern;
     let (mut pi, mut vi) = (0, 0);
+    // The last `*` seen, and the offset in the value it was tried from.
     let mut star: Option<(usize, usize)> = None;
-    while vi < v.len() {
+    while let Some(c) = value[vi..].chars().next() {
         match p.get(pi) {
             Some('*') => {
                 star = Some((pi, vi));
                 pi += 1;
             }
-            Some(c) if *c == v[vi] => {
+            Some(expected) if *expected == c => {
                 pi += 1;
-                vi += 1;
+                vi += c.len_utf8();
             }
             _ => match star {
                 Some((sp, sv)) => {
+                    // Let that `*` take one more character and retry.
+                    let taken = value[sv..].chars().next().map_or(1, char::len_utf8);
                     pi = sp + 1;
-                    vi = sv + 1;
-                    star = Some((sp, sv + 1));
+                    vi = sv + taken;
+                    star = Some((sp, vi));
                 }
                 None => return false,
             },

@@ -1,0 +1,255 @@
+//! What an administrator approves of a skill: every file in its folder,
+//! each hashed with SHA-256, and one digest over them all.
+//!
+//! Every file counts, not only `SKILL.md`: a skill's scripts, references
+//! and assets are what its text tells the model to run and read, so a
+//! changed script is as much a changed skill as a changed prompt. Hidden
+//! files count too. A folder below the skill folder that holds its own
+//! `SKILL.md` is another skill, approved on its own, and is left out.
+//!
+//! The digest is the SHA-256 of one line per file, `<sha256>  ./<path>\n`,
+//! in byte order of the path: what
+//! `find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum`
+//! prints inside the folder (for a skill with no nested skill), so an
+//! administrator can recompute it without this host.
+//!
+//! A symbolic link anywhere in the folder makes it unusable: the content
+//! behind a link can change without the folder changing, so no approval
+//! could cover it. So does a file name that is not UTF-8 or holds a line
+//! break or `\`, which the digest's lines could not state unambiguously.
+
+use std::fmt;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest as _, Sha256};
+
+use crate::skills_check::SKILL_FILE;
+
+/// One file of a skill folder and the SHA-256 of its exact bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileDigest {
+    /// Its path below the skill folder, `/`-separated.
+    pub path: String,
+    /// The SHA-256 of its bytes, lowercase hex.
+    pub sha256: String,
+}
+
+/// Every file of a skill folder, in path order, and the digest over them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkillDigest {
+    /// The files, in byte order of their paths.
+    pub files: Vec<FileDigest>,
+    /// The SHA-256 over the files' lines, lowercase hex.
+    pub digest: String,
+}
+
+/// A skill folder read once: its digest and the bytes of its `SKILL.md`
+/// as they were hashed, so what is checked against the approval is what
+/// is then parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillFolder {
+    /// Every file's hash.
+    pub digest: SkillDigest,
+    /// The `SKILL.md`, byte for byte.
+    pub skill_file: Vec<u8>,
+}
+
+/// How a skill folder differs from the one approved, one file at a time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "change", content = "path", rename_all = "snake_case")]
+pub enum FileChange {
+    /// The file's bytes differ.
+    Changed(String),
+    /// A file that was not there when approved.
+    Added(String),
+    /// A file approved and now gone.
+    Removed(String),
+}
+
+impl FileChange {
+    /// The file's path below the skill folder.
+    pub fn path(&self) -> &str {
+        match self {
+            FileChange::Changed(path) | FileChange::Added(path) | FileChange::Removed(path) => path,
+        }
+    }
+}
+
+impl fmt::Display for FileChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FileChange::Changed(path) => write!(f, "`{path}` changed"),
+            FileChange::Added(path) => write!(f, "`{path}` added"),
+            FileChange::Removed(path) => write!(f, "`{path}` removed"),
+        }
+    }
+}
+
+/// Why a skill folder cannot be hashed; such a folder is never trusted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DigestError {
+    /// A file or folder could not be read.
+    #[error("cannot read `{}`: {reason}", path.display())]
+    Unreadable {
+        /// The file or folder.
+        path: PathBuf,
+        /// What the system said.
+        reason: String,
+    },
+    /// A symbolic link, whose target could change unseen.
+    #[error(
+        "`{}` is a symbolic link, which no approval can cover: put the file itself in the skill folder",
+        path.display()
+    )]
+    Link {
+        /// The link.
+        path: PathBuf,
+    },
+    /// A file name the digest cannot state.
+    #[error(
+        "`{}` has a name that is not UTF-8 or holds a line break or `\\`: rename it",
+        path.display()
+    )]
+    UnusableName {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+impl DigestError {
+    /// The file or folder it is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            DigestError::Unreadable { path, .. }
+            | DigestError::Link { path }
+            | DigestError::UnusableName { path } => path,
+        }
+    }
+}
+
+impl SkillDigest {
+    /// The digest of `files`, which are put in path order.
+    pub fn from_files(mut files: Vec<FileDigest>) -> SkillDigest {
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        let mut hasher = Sha256::new();
+        for file in &files {
+            hasher.update(format!("{}  ./{}\n", file.sha256, file.path).as_bytes());
+        }
+        SkillDigest {
+            files,
+            digest: hex(&hasher.finalize()),
+        }
+    }
+
+    /// Hashes every file of the skill folder `folder`.
+    pub fn of(folder: &Path) -> Result<SkillDigest, DigestError> {
+        SkillFolder::read(folder).map(|read| read.digest)
+    }
+
+    /// What differs in `self` from `approved`, in path order; empty when
+    /// the digests agree.
+    pub fn changes_since(&self, approved: &SkillDigest) -> Vec<FileChange> {
+        if self.digest == approved.digest {
+            return Vec::new();
+        }
+        let mut changes = Vec::new();
+        let (mut now, mut then) = (
+            self.files.iter().peekable(),
+            approved.files.iter().peekable(),
+        );
+        loop {
+            match (now.peek(), then.peek()) {
+                (Some(n), Some(t)) if n.path == t.path => {
+                    if n.sha256 != t.sha256 {
+                        changes.push(FileChange::Changed(n.path.clone()));
+                    }
+                    now.next();
+                    then.next();
+                }
+                (Some(n), Some(t)) if n.path < t.path => {
+                    changes.push(FileChange::Added(n.path.clone()));
+                    now.next();
+                }
+                (Some(_), Some(t)) | (None, Some(t)) => {
+                    changes.push(FileChange::Removed(t.path.clone()));
+                    then.next();
+                }
+                (Some(n), None) => {
+                    changes.push(FileChange::Added(n.path.clone()));
+                    now.next();
+                }
+                (None, None) => break,
+            }
+        }
+        changes
+    }
+}
+
+impl SkillFolder {
+    /// Reads every file of the skill folder `folder` once.
+    pub fn read(folder: &Path) -> Result<SkillFolder, DigestError> {
+        let mut files = Vec::new();
+        let mut skill_file = None;
+        let mut pending = vec![(folder.to_path_buf(), String::new())];
+        while let Some((dir, prefix)) = pending.pop() {
+            let unreadable = |path: &Path, error: io::Error| DigestError::Unreadable {
+                path: path.to_path_buf(),
+                reason: error.to_string(),
+            };
+            let entries = fs::read_dir(&dir).map_err(|e| unreadable(&dir, e))?;
+            for entry in entries {
+                let entry = entry.map_err(|e| unreadable(&dir, e))?;
+                let path = entry.path();
+                let name = entry
+                    .file_name()
+                    .into_string()
+                    .ok()
+                    .filter(|name| !name.contains(['\n', '\r', '\\']))
+                    .ok_or_else(|| DigestError::UnusableName { path: path.clone() })?;
+                let relative = format!("{prefix}{name}");
+                let kind = entry.file_type().map_err(|e| unreadable(&path, e))?;
+                if kind.is_symlink() {
+                    return Err(DigestError::Link { path });
+                }
+                if kind.is_dir() {
+                    // Another skill, approved on its own.
+                    if !path.join(SKILL_FILE).exists() {
+                        pending.push((path, format!("{relative}/")));
+                    }
+                    continue;
+                }
+                if !kind.is_file() {
+                    // A pipe or device: reading it could block or never end.
+                    return Err(DigestError::Unreadable {
+                        path,
+                        reason: "not a regular file".to_owned(),
+                    });
+                }
+                let bytes = fs::read(&path).map_err(|e| unreadable(&path, e))?;
+                files.push(FileDigest {
+                    path: relative.clone(),
+                    sha256: hex(&Sha256::digest(&bytes)),
+                });
+                if relative == SKILL_FILE {
+                    skill_file = Some(bytes);
+                }
+            }
+        }
+        let skill_path = folder.join(SKILL_FILE);
+        let skill_file = skill_file.ok_or_else(|| DigestError::Unreadable {
+            path: skill_path,
+            reason: "no such file".to_owned(),
+        })?;
+        Ok(SkillFolder {
+            digest: SkillDigest::from_files(files),
+            skill_file,
+        })
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}

@@ -1,0 +1,139 @@
+//! The gate benchmarks' paths, for counting instructions under callgrind
+//! (BENCHMARKS.md, "Gates"): `instructions PATH N` makes one warm-up call of
+//! PATH, then N more. The cost of one call is the difference between the
+//! counts for N and for 0, divided by N; `tool-core/benches/callgrind.sh`
+//! runs every path that way.
+//!
+//! Run without a path (as `cargo bench` does), it only lists the paths.
+
+mod common;
+mod corpus;
+
+use std::hint::black_box;
+
+use futures_executor::block_on;
+use regex::Regex;
+use tool_core::gates::{Gates, HostSettings, RunConfig, RunInputs, Selection};
+use tool_core::skills::tokenize;
+use tool_core::{RunId, ToolContext};
+
+const PATHS: &[&str] = &[
+    "bare",
+    "registry",
+    "gated",
+    "check",
+    "granted-3",
+    "granted-1000",
+    "unscoped",
+    "scoped",
+    "resolve",
+    "tokenize",
+    "regex",
+];
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (Some(path), Some(count)) = (args.first(), args.get(1)) else {
+        println!("instructions PATH N, PATH one of {PATHS:?}");
+        return;
+    };
+    let count: usize = count.parse().expect("N is a number of calls");
+    run(path, count);
+}
+
+fn run(path: &str, count: usize) {
+    let cx = ToolContext::new(RunId("bench".into()));
+    let arguments = common::arguments();
+    let repeat = |call: &mut dyn FnMut()| {
+        for _ in 0..=count {
+            call();
+        }
+    };
+    match path {
+        "bare" => repeat(&mut || {
+            black_box(block_on(common::bare(black_box(arguments.clone()), &cx))).unwrap();
+        }),
+        "registry" => {
+            let registry = common::registry(1);
+            repeat(&mut || {
+                let call = registry.call_ungated("read_file", black_box(arguments.clone()), &cx);
+                black_box(block_on(call)).unwrap();
+            });
+        }
+        "gated" | "check" | "granted-3" | "granted-1000" => {
+            let tools = match path {
+                "granted-3" => 3,
+                "granted-1000" => 1000,
+                _ => 1,
+            };
+            let registry = common::registry(tools);
+            let (gates, grant) = common::gates(&registry, &[]);
+            assert_eq!(grant.len(), tools);
+            if path == "check" {
+                repeat(&mut || {
+                    let checked = gates.check_call(&grant, black_box("read_file"), &arguments, &cx);
+                    assert!(black_box(checked).is_ok());
+                });
+            } else {
+                repeat(&mut || {
+                    let call = gates.call(&grant, "read_file", black_box(arguments.clone()), &cx);
+                    black_box(block_on(call)).unwrap();
+                });
+            }
+        }
+        "unscoped" | "scoped" => {
+            let registry = common::registry(3);
+            let token = if path == "scoped" {
+                "read_file(src/**)"
+            } else {
+                "read_file"
+            };
+            let (gates, grant) = common::gates(&registry, &[common::skill("s", token)]);
+            repeat(&mut || {
+                let call = gates.call(&grant, "read_file", black_box(arguments.clone()), &cx);
+                black_box(block_on(call)).unwrap();
+            });
+        }
+        "resolve" => {
+            let registry = common::registry(1000);
+            let settings = HostSettings::default();
+            let config = RunConfig::default();
+            let skills = common::skills();
+            let inputs = RunInputs {
+                settings: &settings,
+                actor: None,
+                config: &config,
+                skills: &skills,
+                selection: &Selection::All,
+            };
+            repeat(&mut || {
+                let resolution = Gates::new(black_box(&registry), black_box(inputs)).resolve();
+                black_box(resolution.grant.len());
+            });
+        }
+        // One pass over every `allowed-tools` value of the skills corpus,
+        // as in `tokenizer.rs`.
+        "tokenize" => {
+            let inputs = corpus::inputs();
+            repeat(&mut || {
+                for input in &inputs {
+                    black_box(tokenize(black_box(input)));
+                }
+            });
+        }
+        "regex" => {
+            let inputs = corpus::inputs();
+            let one_line = Regex::new(corpus::ONE_LINE).expect("valid regex");
+            repeat(&mut || {
+                for input in &inputs {
+                    let tokens: Vec<&str> = one_line
+                        .find_iter(black_box(input))
+                        .map(|m| m.as_str())
+                        .collect();
+                    black_box(tokens);
+                }
+            });
+        }
+        other => panic!("no path `{other}`; one of {PATHS:?}"),
+    }
+}
