@@ -5,7 +5,7 @@
 //! A decision is durable and made once across every process sharing the
 //! database: the run is first taken (`suspended` → `resuming`, a
 //! compare-and-set, so one process resumes it), then
-//! [`Agent::resume`] re-gates the approver and the run's grant (stored ∩
+//! [`Agent::resume`](tool_core::agent::Agent::resume) re-gates the approver and the run's grant (stored ∩
 //! now, with the run's user and the settings as they are now) and claims
 //! the decision in [`SqlApprovals`](crate::store::SqlApprovals). Until the
 //! claim is recorded, the resumed run's events are held back and the model
@@ -15,18 +15,19 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use serde_json::Value;
 use tool_core::agent::{
-    Agent, CallResult, Event, EventSink, Model, ModelError, ModelRequest, ModelResponse,
+    CallResult, Event, EventSink, Model, ModelError, ModelRequest, ModelResponse,
 };
-use tool_core::approval::{ApprovalStore, ClaimError, Decision};
+use tool_core::approval::{Approval, ApprovalStore, ClaimError, Decision};
 use tool_core::export::Provider;
-use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId};
+use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId, ToolOutput};
 
-use crate::host::{DEFAULT_ROUNDS, Host, HostError};
+use crate::host::{Host, HostError};
 use crate::model::OpenAiClient;
 use crate::recorder::{EventLog, Recorder};
 use crate::runs::RunReport;
-use crate::store::{AuditEntry, AuditKind, SqlApprovals, StoredProposal};
+use crate::store::{AuditEntry, AuditKind, RunRequest, SqlApprovals, StoredProposal, StoredRun};
 
 /// How long a process waits for another one that took the run first to
 /// record its decision.
@@ -51,8 +52,10 @@ pub struct Decided {
     /// For an approval: what applying wrote (`Ok`, the tool's output as the
     /// model reads it) or why nothing was written (`Err`).
     pub applied: Option<Result<String, String>>,
-    /// The resumed run and how it ended this time.
-    pub report: RunReport,
+    /// The resumed run and how it ended this time; `None` for a proposal
+    /// made by one call outside any agent run (an MCP client's), which has
+    /// no run to continue.
+    pub report: Option<RunReport>,
 }
 
 impl Host {
@@ -101,15 +104,9 @@ impl Host {
         &self,
         id: &str,
         approver: &str,
-        watch: &mut dyn EventSink,
+        watch: &mut (dyn EventSink + Send),
     ) -> Result<Decided, HostError> {
-        self.decide(
-            id,
-            approver,
-            |approver| Decision::Approved { approver },
-            watch,
-        )
-        .await
+        self.decide(id, approver, Verdict::Approve, watch).await
     }
 
     /// Rejects proposal `id` as `approver`, with `reason` for the model,
@@ -119,34 +116,63 @@ impl Host {
         id: &str,
         approver: &str,
         reason: &str,
-        watch: &mut dyn EventSink,
+        watch: &mut (dyn EventSink + Send),
     ) -> Result<Decided, HostError> {
-        let reason = reason.to_owned();
-        self.decide(
-            id,
-            approver,
-            |approver| Decision::Rejected { approver, reason },
-            watch,
-        )
-        .await
+        self.decide(id, approver, Verdict::Reject(reason.to_owned()), watch)
+            .await
     }
 
-    async fn decide(
+    /// Decides proposal `id` as `approver` and resumes its run.
+    ///
+    /// A rejection is a decision too: only an approver who
+    /// [may decide](Host::may_decide) the proposal may reject it, or
+    /// [`HostError::MayNotDecide`] (an approval is re-gated on its own
+    /// path). An edit is checked by the
+    /// tool again as the approval is recorded, whatever
+    /// [`Host::preview_edit`] showed.
+    pub async fn decide(
         &self,
         id: &str,
         approver: &str,
-        decision: impl FnOnce(Actor) -> Decision,
-        watch: &mut dyn EventSink,
+        verdict: Verdict,
+        watch: &mut (dyn EventSink + Send),
     ) -> Result<Decided, HostError> {
         let view = self.proposal(id).await?;
         if let Some(decided) = view.decision {
             return Err(HostError::AlreadyDecided(decided));
         }
-        let decision = decision(self.actor(approver).await?);
+        let approver = self.actor(approver).await?;
+        if matches!(verdict, Verdict::Reject(_))
+            && !self.may_decide(&view.stored, &approver).await?
+        {
+            let refused = HostError::MayNotDecide;
+            let decision = Decision::Rejected {
+                approver,
+                reason: String::new(),
+            };
+            self.audit_refusal(
+                &view.stored.run,
+                &view.stored.proposal,
+                &decision,
+                &refused.to_string(),
+            )
+            .await?;
+            return Err(refused);
+        }
         let run = view.stored.run.clone();
+        let stored_run = self
+            .store()
+            .run(&run)
+            .await?
+            .ok_or_else(|| HostError::UnknownRun(run.0.clone()))?;
+        if stored_run.request.is_none() && stored_run.state.is_none() {
+            return self
+                .decide_call(&stored_run, &view, approver, verdict)
+                .await;
+        }
         self.take(&run, view.stored.proposal.id()).await?;
         let resumed = self
-            .resume_taken(&run, &view.stored.proposal, decision, watch)
+            .resume_taken(&run, &view.stored.proposal, approver, verdict, watch)
             .await;
         if resumed.is_err()
             && self
@@ -194,8 +220,9 @@ impl Host {
         &self,
         run: &RunId,
         proposal: &Proposal,
-        decision: Decision,
-        watch: &mut dyn EventSink,
+        approver: Actor,
+        verdict: Verdict,
+        watch: &mut (dyn EventSink + Send),
     ) -> Result<Decided, HostError> {
         let stored = self
             .store()
@@ -210,19 +237,16 @@ impl Host {
         if state.proposal().id() != proposal.id() {
             return Err(not_waiting());
         }
-        let (skills, max_rounds) = stored
+        let request = stored
             .request
-            .as_ref()
-            .map_or((Vec::new(), DEFAULT_ROUNDS), |r| {
-                (r.skills.clone(), r.max_rounds)
-            });
-        let setup = self.setup(&stored.user, &skills).await?;
+            .clone()
+            .unwrap_or_else(|| RunRequest::new(String::new()));
+        let setup = self.request_setup(&stored.user, &request).await?;
         // A skill changed while the run waited takes its tools away now.
         for note in &setup.notes {
             self.store().record_run_note(run, note).await?;
         }
-        let model = stored.request.as_ref().and_then(|r| r.model.as_deref());
-        let client = self.model_named(model).await?;
+        let client = self.model_named(request.model.as_deref()).await?;
         let approvals = WatchedApprovals {
             inner: self.store().approvals(),
             outcome: Mutex::new(None),
@@ -231,7 +255,10 @@ impl Host {
             client: &client,
             approvals: &approvals,
         };
-        let agent = Agent::new(self.registry(), &model).max_rounds(max_rounds);
+        let agent = request
+            .agent(self.registry(), &model)
+            .context_window(client.config().window())
+            .skill_bytes(setup.skill_bytes());
         let cx = self.context(run, &setup.actor);
         let log = EventLog::new(self.store().clone(), run.clone(), stored.user.clone())
             .resuming(proposal.clone());
@@ -254,16 +281,41 @@ impl Host {
         };
         let claimed = || approvals.claimed();
         let mut recorder = Recorder::new(log, &mut capture).hold_until(&claimed);
-        let end = agent
-            .resume(
-                state,
-                decision.clone(),
-                setup.inputs(),
-                &approvals,
-                &cx,
-                &mut recorder,
-            )
-            .await;
+        let (decision, edit) = match verdict {
+            Verdict::Approve => (Decision::Approved { approver }, None),
+            Verdict::ApproveEdited(arguments) => (Decision::Approved { approver }, Some(arguments)),
+            Verdict::Reject(reason) => (Decision::Rejected { approver, reason }, None),
+        };
+        let end = match edit {
+            None => {
+                agent
+                    .resume(
+                        state,
+                        decision.clone(),
+                        setup.inputs(),
+                        &approvals,
+                        &cx,
+                        &mut recorder,
+                    )
+                    .await
+            }
+            Some(arguments) => {
+                agent
+                    .resume_edited(
+                        state,
+                        decision
+                            .approver()
+                            .cloned()
+                            .unwrap_or_else(|| setup.actor.clone()),
+                        arguments,
+                        setup.inputs(),
+                        &approvals,
+                        &cx,
+                        &mut recorder,
+                    )
+                    .await
+            }
+        };
         let (held, written) = recorder.finish().await;
         if !approvals.claimed() {
             let outcome = approvals.outcome.lock().map(|o| o.clone()).ok().flatten();
@@ -286,11 +338,78 @@ impl Host {
         Ok(Decided {
             decision,
             applied: if is_approval { applied } else { None },
-            report: RunReport {
+            report: Some(RunReport {
                 run: run.clone(),
                 ended,
-            },
+            }),
         })
+    }
+
+    /// Decides a proposal made by one call outside any agent run (an MCP
+    /// client's, stored with a run of its own that holds the proposer and
+    /// their grant): through the same approval path, with no run to
+    /// continue.
+    async fn decide_call(
+        &self,
+        run: &StoredRun,
+        view: &ProposalView,
+        approver: Actor,
+        verdict: Verdict,
+    ) -> Result<Decided, HostError> {
+        let setup = self.setup(&run.user, &[]).await?;
+        let decisions = self.store().approvals();
+        let approval = Approval {
+            registry: self.registry(),
+            run: setup.inputs(),
+            grant: Some(&run.grant),
+            store: &decisions,
+        };
+        let cx = self.context(&run.id, &setup.actor);
+        let proposal = &view.stored.proposal;
+        let (decision, attempt) = match verdict {
+            Verdict::Approve => (
+                Decision::Approved {
+                    approver: approver.clone(),
+                },
+                approval.approve(proposal, &approver, &cx).await,
+            ),
+            Verdict::ApproveEdited(arguments) => (
+                Decision::Approved {
+                    approver: approver.clone(),
+                },
+                approval
+                    .approve_edited(proposal, arguments, &approver, &cx)
+                    .await,
+            ),
+            Verdict::Reject(reason) => {
+                let rejected = approval.reject(proposal, &approver, &reason).await;
+                let decision = Decision::Rejected { approver, reason };
+                (decision, rejected.map(|()| ToolOutput::text("rejected")))
+            }
+        };
+        // Whatever the attempt says, the store says whether it was decided
+        // (an approval that failed while applying was).
+        match self.store().decision(proposal.id()).await? {
+            Some(recorded) if recorded == decision => Ok(Decided {
+                applied: matches!(decision, Decision::Approved { .. }).then(|| {
+                    attempt
+                        .map(|output| output.to_model_text())
+                        .map_err(|error| error.to_string())
+                }),
+                decision,
+                report: None,
+            }),
+            Some(other) => Err(HostError::AlreadyDecided(other)),
+            None => {
+                let reason = attempt.err().map_or_else(
+                    || "the decision was not recorded".to_owned(),
+                    |error| error.to_string(),
+                );
+                self.audit_refusal(&run.id, proposal, &decision, &reason)
+                    .await?;
+                Err(HostError::Refused(reason))
+            }
+        }
     }
 
     /// An approval the gates refused: its gate decision in the audit trail.
@@ -324,6 +443,18 @@ fn refusal(held: &[Event]) -> String {
             _ => None,
         })
         .unwrap_or_else(|| "the decision was not recorded".to_owned())
+}
+
+/// What an approver says about a proposal.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Apply it as proposed.
+    Approve,
+    /// Apply it with these arguments instead (the approver's edit), after
+    /// the tool checked them as a call of the run.
+    ApproveEdited(Value),
+    /// Do not apply it; the model reads the reason.
+    Reject(String),
 }
 
 /// The durable store, remembering how its claim went.

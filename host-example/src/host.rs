@@ -14,7 +14,7 @@ use tool_core::{Actor, Registry, RegistryError, RunId, ToolContext};
 use crate::model::{ClientError, OpenAiClient};
 use crate::skill_approval::ApproveError;
 use crate::skills::{self, LoadedSkills, SkillsError};
-use crate::store::{RunNote, Store, StoreError};
+use crate::store::{RunNote, RunRequest, Store, StoreError};
 
 /// The host's middle layer: what the command line (and any other front
 /// door) asks of runs and approvals. Built once per process.
@@ -75,6 +75,17 @@ pub enum HostError {
     /// written, and the run still waits.
     #[error("the approval was refused: {0}; nothing was written and the proposal is still pending")]
     Refused(String),
+    /// The approver may not decide this proposal: its tool does not pass
+    /// their gates, or its record is not theirs to change. Nothing was
+    /// decided.
+    #[error(
+        "you may not decide this proposal (its tool or its record is not yours to change); nothing was decided"
+    )]
+    MayNotDecide,
+    /// An action on a record could not start: the record is missing or
+    /// not the user's to change, or its tool is not offered to them.
+    #[error("the run was not started: {0}")]
+    NotStarted(String),
     /// The decision could not be recorded; nothing was decided or written.
     #[error("the decision could not be recorded: {0}")]
     Decision(String),
@@ -215,6 +226,18 @@ impl Host {
             notes: loaded.notes,
             selection: Selection::All,
         })
+    }
+
+    /// [`Host::setup`] for a run asked `request`: its skills, and only the
+    /// tools it selects.
+    pub async fn request_setup(
+        &self,
+        user: &str,
+        request: &RunRequest,
+    ) -> Result<RunSetup, HostError> {
+        let mut setup = self.setup(user, &request.skills).await?;
+        setup.selection = request.tools.clone();
+        Ok(setup)
     }
 
     /// The model client of the stored model configuration.

@@ -10,8 +10,11 @@
 use comfy_table::{ContentArrangement, Table, presets};
 use tool_core::{Registry, RegistryError};
 
+pub mod actions;
 pub mod approvals;
+pub mod batch;
 pub mod host;
+pub mod inbox;
 pub mod mcp;
 pub mod model;
 pub mod recorder;

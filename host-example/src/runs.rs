@@ -7,11 +7,14 @@
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use serde_json::Value;
-use tool_core::agent::{Agent, DryRun, Event, EventSink, Finished, Message, ModelRequest, RunEnd};
+use tool_core::agent::{
+    Agent, BudgetExceeded, DryRun, Event, EventSink, Finished, Message, Model, ModelRequest,
+    RunEnd, Spent,
+};
 use tool_core::gates::{Gates, Selection};
-use tool_core::{Proposal, RunId};
+use tool_core::{Proposal, Registry, RunId};
 
-use crate::host::{DEFAULT_ROUNDS, Host, HostError, RunSetup};
+use crate::host::{DEFAULT_ROUNDS, Host, HostError};
 use crate::recorder::{EventLog, Recorder};
 use crate::store::{RunNote, RunRequest, RunSummary, StoredRun};
 
@@ -74,7 +77,7 @@ impl Host {
         request: RunRequest,
         watch: &mut (dyn EventSink + Send),
     ) -> Result<RunReport, HostError> {
-        let setup = self.run_setup(user, &request).await?;
+        let setup = self.request_setup(user, &request).await?;
         let model = self
             .model_named(request.model.as_deref())
             .await?
@@ -89,8 +92,8 @@ impl Host {
 
         let messages = vec![setup.system_prompt(), Message::user(&request.prompt)];
         let cx = self.context(&run, &setup.actor);
-        let agent = Agent::new(self.registry(), &model)
-            .max_rounds(request.max_rounds)
+        let agent = request
+            .agent(self.registry(), &model)
             .context_window(model.config().window())
             .skill_bytes(setup.skill_bytes());
         let log = EventLog::new(self.store().clone(), run.clone(), user);
@@ -117,7 +120,7 @@ impl Host {
         user: &str,
         request: &RunRequest,
     ) -> Result<DryRunReport, HostError> {
-        let setup = self.run_setup(user, request).await?;
+        let setup = self.request_setup(user, request).await?;
         let model = self.model_named(request.model.as_deref()).await?;
         let messages = vec![setup.system_prompt(), Message::user(&request.prompt)];
         let dry = Agent::new(self.registry(), &model)
@@ -129,14 +132,6 @@ impl Host {
             tools: dry.tools.clone(),
         });
         Ok(DryRunReport { dry, body })
-    }
-
-    /// A run's inputs: `user`'s, the skills and the pick of tools of
-    /// `request`, the settings read now.
-    async fn run_setup(&self, user: &str, request: &RunRequest) -> Result<RunSetup, HostError> {
-        let mut setup = self.setup(user, &request.skills).await?;
-        setup.selection = request.tools.clone();
-        Ok(setup)
     }
 
     /// Stores how a run invocation ended: a finished run's outcome and
@@ -184,7 +179,30 @@ impl RunRequest {
             max_rounds: DEFAULT_ROUNDS,
             model: None,
             tools: Selection::All,
+            token_budget: None,
             capture_raw: false,
+        }
+    }
+
+    /// The agent loop this request asks for over `model`: its round cap,
+    /// and its token budget checked before every round.
+    pub fn agent<'a, M: Model>(&self, registry: &'a Registry, model: &'a M) -> Agent<'a, M> {
+        let agent = Agent::new(registry, model).max_rounds(self.max_rounds);
+        match self.token_budget {
+            None => agent,
+            Some(limit) => agent.budget(move |spent: &Spent| {
+                let used = spent
+                    .usage
+                    .input_tokens
+                    .saturating_add(spent.usage.output_tokens);
+                if used >= limit {
+                    Err(BudgetExceeded::new(format!(
+                        "{used} tokens spent, the run's budget is {limit}"
+                    )))
+                } else {
+                    Ok(())
+                }
+            }),
         }
     }
 }

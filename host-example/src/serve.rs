@@ -9,9 +9,8 @@ use std::time::Duration;
 use axum::Router;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use tool_core::RegistryError;
 
-use crate::host::Host;
+use crate::host::{Host, HostError};
 use crate::mcp::{self, SqlBackend, SqlStore};
 use crate::store;
 use crate::web::{self, WebState};
@@ -33,7 +32,7 @@ pub struct HostState {
 
 impl HostState {
     /// The state over `database`, serving every tool this host links.
-    pub fn new(database: store::Store) -> Result<HostState, RegistryError> {
+    pub fn new(database: store::Store) -> Result<HostState, HostError> {
         let mcp = Arc::new(SqlBackend::new(
             crate::registry()?,
             SqlStore::new(database.clone()),

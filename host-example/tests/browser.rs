@@ -2,10 +2,9 @@
 //! on loopback over a fresh SQLite database, driven by Playwright (Python)
 //! and Debian's chromium, both installed by `tests/browser/install.sh`.
 //!
-//! The setup writes through the library what a run would have left: the
-//! write tool `update_page_metadata` switched on, and two pending
-//! proposals made by a gated call of it (one of them carrying markup in
-//! its new title, which every page must show as text). The Python tests
+//! The setup switches the writing tools on and starts two runs that each
+//! wait on a proposal of `update_page_metadata` (one of them carrying
+//! markup in its new title, which every page must show as text). The Python tests
 //! (`tests/browser/test_*.py`) then sign in, switch, approve and look.
 //!
 //! The model configuration points at a rule-driven fake Chat Completions
@@ -22,67 +21,32 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-use host_example::host::Host;
-use host_example::store::Store;
+use host_example::Host;
+use host_example::runs::RunEnded;
+use host_example::store::{RunRequest, Store};
 use host_example::web::{self, WebState};
 use scripted_model::ScriptedModel;
-use serde_json::{Value, json};
-use site_model::Site;
-use tool_core::gates::{Gates, RunConfig, RunInputs, Selection};
-use tool_core::{Actor, Outcome, RunId, ToolContext};
+use serde_json::json;
 
 /// A title a model could write: it must reach the page as text.
 const HOSTILE_TITLE: &str =
     "<script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\">";
+
+/// Every writing tool switched on (they ship disabled), so the content
+/// browser offers each as an action.
+const WRITE_TOOLS_ON: &str = r#"{
+    "update_page_metadata": {"state": "enabled"},
+    "create_content_element_draft": {"state": "enabled"},
+    "move_content_element": {"state": "enabled"},
+    "create_translation_draft": {"state": "enabled"},
+    "set_file_alternative_text": {"state": "enabled"}
+}"#;
 
 fn venv_python() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
     target.join("browser/bin/python")
-}
-
-/// Proposes `arguments` for `update_page_metadata` in a new run of `user`
-/// and stores the proposal, pending.
-async fn propose(
-    store: &Store,
-    registry: &tool_core::Registry,
-    run: &str,
-    user: &str,
-    arguments: Value,
-) {
-    let settings = store.host_settings().await.unwrap();
-    let actor = Actor {
-        id: user.into(),
-        admin: store.user(user).await.unwrap().unwrap().admin,
-    };
-    let config = RunConfig {
-        trust_zone: store.trust_zone().await.unwrap(),
-        ..RunConfig::default()
-    };
-    let inputs = RunInputs {
-        settings: &settings,
-        actor: Some(&actor),
-        config: &config,
-        skills: &[],
-        selection: &Selection::All,
-    };
-    let gates = Gates::new(registry, inputs);
-    let grant = gates.resolve().grant;
-    let run = RunId(run.into());
-    store.create_run(&run, user, &grant).await.unwrap();
-    let site: Arc<dyn Site> = Arc::new(store.site());
-    let cx = ToolContext::new(run.clone())
-        .with_actor(actor.clone())
-        .with_service(site);
-    let outcome = gates
-        .call(&grant, "update_page_metadata", arguments, &cx)
-        .await
-        .unwrap();
-    let Outcome::Proposed(proposal) = outcome else {
-        panic!("a write tool proposes")
-    };
-    store.save_proposal(&run, &proposal).await.unwrap();
 }
 
 #[test]
@@ -103,7 +67,6 @@ fn browser_pages() {
         "sqlite://{}?mode=rwc",
         folder.path().join("host.db").display()
     );
-    let registry = Arc::new(host_example::registry().unwrap());
     let (address, model) = runtime.block_on(async {
         let store = Store::open(&url).await.unwrap();
         let model = ScriptedModel::start().await;
@@ -115,30 +78,27 @@ fn browser_pages() {
             )
             .await
             .unwrap();
-        store
-            .set_setting("tools", r#"{"update_page_metadata": {"state": "enabled"}}"#)
-            .await
-            .unwrap();
-        propose(
-            &store,
-            &registry,
-            "run-repairs",
-            "ops",
+        store.set_setting("tools", WRITE_TOOLS_ON).await.unwrap();
+        let host = Arc::new(Host::new(store).unwrap());
+        // Two runs of ops, each suspended on its proposal, as a model's
+        // call would leave them.
+        for arguments in [
             json!({"page": 20, "title": "Repairs and servicing"}),
-        )
-        .await;
-        propose(
-            &store,
-            &registry,
-            "run-hostile",
-            "ops",
             json!({"page": 2, "title": HOSTILE_TITLE}),
-        )
-        .await;
+        ] {
+            let prompt = format!("CALL update_page_metadata {arguments}");
+            let started = host
+                .start_run("ops", RunRequest::new(prompt), &mut ())
+                .await
+                .unwrap();
+            assert!(
+                matches!(started.ended, RunEnded::Suspended(_)),
+                "{started:?}"
+            );
+        }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        let host = Host::new(store).unwrap();
-        let app = web::router(WebState::new(Arc::new(host)));
+        let app = web::router(WebState::new(host));
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         (address, model)
     });

@@ -360,16 +360,44 @@ impl Approval<'_> {
         approver: &Actor,
         cx: &ToolContext,
     ) -> Result<ToolOutput, ApprovalError> {
-        self.admit(proposal, proposal.arguments(), approver, cx)?;
-        let tool = self.admit(proposal, &arguments, approver, cx)?;
+        let (tool, edited) = self.edit(proposal, arguments, approver, cx).await?;
         let cx = cx.clone().with_service(Approver(approver.clone()));
-        let edited = match self.registry.call_registered(tool, arguments, &cx).await? {
-            Outcome::Proposed(edited) if edited.record == proposal.record => edited,
-            _ => return Err(ApprovalError::Mismatch),
-        };
         self.claim_approval(proposal, approver, &cx).await?;
         let cx = cx.with_service(EditedFrom(proposal.clone()));
         self.registry.apply_approved(tool, &edited, &cx).await
+    }
+
+    /// What approving `proposal` with the edit `arguments` would apply: the
+    /// tool's proposal for them, checked exactly as
+    /// [`approve_edited`](Self::approve_edited) checks it, with nothing
+    /// claimed or written. A host shows it to the approver before they
+    /// confirm the edit; confirming checks it all again.
+    pub async fn check_edit(
+        &self,
+        proposal: &Proposal,
+        arguments: Value,
+        approver: &Actor,
+        cx: &ToolContext,
+    ) -> Result<Proposal, ApprovalError> {
+        Ok(self.edit(proposal, arguments, approver, cx).await?.1)
+    }
+
+    /// Both proposals admitted, and the tool's proposal for the edit, which
+    /// must change the same record.
+    async fn edit(
+        &self,
+        proposal: &Proposal,
+        arguments: Value,
+        approver: &Actor,
+        cx: &ToolContext,
+    ) -> Result<(&RegisteredTool, Proposal), ApprovalError> {
+        self.admit(proposal, proposal.arguments(), approver, cx)?;
+        let tool = self.admit(proposal, &arguments, approver, cx)?;
+        let cx = cx.clone().with_service(Approver(approver.clone()));
+        match self.registry.call_registered(tool, arguments, &cx).await? {
+            Outcome::Proposed(edited) if edited.record == proposal.record => Ok((tool, edited)),
+            _ => Err(ApprovalError::Mismatch),
+        }
     }
 
     /// Approves several pending proposals of one run in one action. Each

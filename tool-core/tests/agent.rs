@@ -677,6 +677,67 @@ fn write_call_suspends_and_resumes_in_a_fresh_loop_after_approval() {
 }
 
 #[test]
+fn edited_approval_applies_the_edit_and_an_edit_of_another_record_writes_nothing() {
+    let host = Host::writer();
+    let (stored, _) = suspend(&host, calls([write_call("w1", "r1", "v")]));
+
+    // An edit that moves the change to another record is refused: nothing
+    // is written and nothing is decided, so the proposal can still be.
+    let registry: Registry = registry();
+    let model = Scripted::new([answer("Saved.")]);
+    let agent = Agent::new(&registry, &model);
+    let state: RunState = serde_json::from_str(&stored).unwrap();
+    let proposal = state.proposal().id().clone();
+    let mut events = Vec::new();
+    let elsewhere = json!({"record": "r2", "value": "w"});
+    let end = block_on(agent.resume_edited(
+        state,
+        admin(),
+        elsewhere,
+        host.inputs(),
+        &host.approvals,
+        &host.cx(),
+        &mut events,
+    ));
+    assert_eq!((host.record("r1"), host.record("r2")), (None, None));
+    assert_eq!(host.approvals.decision(&proposal), None);
+    assert!(matches!(&executed(&events)[0].1, CallResult::Error { .. }));
+    drop(end);
+
+    let model = Scripted::new([answer("Saved.")]);
+    let agent = Agent::new(&registry, &model);
+    let state: RunState = serde_json::from_str(&stored).unwrap();
+    let mut events = Vec::new();
+    let edit = json!({"record": "r1", "value": "w"});
+    let end = block_on(agent.resume_edited(
+        state,
+        admin(),
+        edit.clone(),
+        host.inputs(),
+        &host.approvals,
+        &host.cx(),
+        &mut events,
+    ));
+    let finished = finished(end);
+    assert_eq!(finished.answer.as_deref(), Some("Saved."));
+    assert_eq!(host.record("r1"), Some(json!("w")));
+    assert_eq!(
+        host.approvals.decision(&proposal),
+        Some(Decision::Approved { approver: admin() })
+    );
+    // The event shows what was applied: the edited arguments.
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::ToolExecuted { arguments, .. } if *arguments == edit))
+    );
+    assert_eq!(
+        tool_results(&model.seen()[0].messages),
+        [result("w1", "r1 = \"w\"", false)]
+    );
+}
+
+#[test]
 fn rejected_write_is_not_applied_and_the_model_is_told_why() {
     let host = Host::writer();
     let (stored, _) = suspend(&host, calls([write_call("w1", "r1", "v")]));

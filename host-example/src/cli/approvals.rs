@@ -83,7 +83,9 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
                 }
                 None => None,
             };
-            show_report(&decided.report)?;
+            if let Some(report) = &decided.report {
+                show_report(report)?;
+            }
             match not_applied {
                 Some(why) => Err(Failure::new(format!(
                     "proposal {id} was approved but not applied: {why}"
@@ -98,7 +100,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             let decided = host.reject(&id, &approver, &reason, &mut progress).await?;
             drop(progress);
             println!("rejected proposal {id}");
-            show_report(&decided.report)
+            decided.report.as_ref().map_or(Ok(()), show_report)
         }
     }
 }

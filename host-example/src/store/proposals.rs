@@ -126,6 +126,20 @@ impl Store {
         .collect()
     }
 
+    /// The proposals `run` made, oldest first, whatever their status.
+    pub async fn run_proposals(&self, run: &RunId) -> Result<Vec<StoredProposal>, StoreError> {
+        sqlx::query(
+            "SELECT id, run_id, data, status FROM proposals WHERE run_id = $1
+             ORDER BY created_at, id",
+        )
+        .bind(run.0.as_str())
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(StoredProposal::from_row)
+        .collect()
+    }
+
     /// The `limit` proposals decided last, newest first, each with its
     /// decision and when it was made (seconds since the Unix epoch).
     pub async fn decided_proposals(

@@ -53,9 +53,15 @@ pub struct RunRequest {
     /// `model` setting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    /// Which tools the run is offered (of those the gates allow).
+    /// The tools the run is offered, of those the gates allow (absent in
+    /// requests stored before it existed: every tool).
     #[serde(default)]
     pub tools: Selection,
+    /// The most tokens (read and written) the run may spend over its whole
+    /// life; past it, the next round does not start and the run ends
+    /// stopped by the budget. `None` sets no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_budget: Option<u64>,
     /// Whether the model keeps each answer's JSON as it came (for the
     /// playground's inspector).
     #[serde(default)]
@@ -75,6 +81,8 @@ pub struct RunSummary {
     pub created_at: i64,
     /// Rounds started so far.
     pub rounds: i64,
+    /// The final answer, once finished with one.
+    pub answer: Option<String>,
 }
 
 impl StoredRun {
@@ -244,15 +252,37 @@ impl Store {
 
     /// The newest `limit` runs, newest first, with the rounds each started.
     pub async fn runs(&self, limit: usize) -> Result<Vec<RunSummary>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT r.id, r.user_name, r.status, r.created_at,
+        self.runs_of(None, limit).await
+    }
+
+    /// The newest `limit` runs of `user` (of everyone for `None`), newest
+    /// first.
+    pub async fn runs_of(
+        &self,
+        user: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<RunSummary>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let select = "SELECT r.id, r.user_name, r.status, r.created_at, r.answer,
              (SELECT COUNT(*) FROM run_events e WHERE e.run_id = r.id
               AND e.data LIKE '{\"event\":\"round_started\"%') AS rounds
-             FROM runs r ORDER BY r.created_at DESC, r.id DESC LIMIT $1",
-        )
-        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-        .fetch_all(&self.pool)
-        .await?;
+             FROM runs r";
+        let order = "ORDER BY r.created_at DESC, r.id DESC";
+        let rows = match user {
+            Some(user) => {
+                sqlx::query(&format!("{select} WHERE r.user_name = $1 {order} LIMIT $2"))
+                    .bind(user)
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+            None => {
+                sqlx::query(&format!("{select} {order} LIMIT $1"))
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+        };
         rows.iter()
             .map(|row| {
                 Ok(RunSummary {
@@ -261,6 +291,7 @@ impl Store {
                     status: row.try_get("status")?,
                     created_at: row.try_get("created_at")?,
                     rounds: row.try_get("rounds")?,
+                    answer: row.try_get("answer")?,
                 })
             })
             .collect()

@@ -1,8 +1,11 @@
-//! The approvals inbox (everyone signed in): pending proposals as cards,
-//! approve, reject with a reason, approve with edited arguments, approve a
-//! run's proposals together; and the proposals decided last.
-
-use std::collections::BTreeMap;
+//! The approvals inbox (everyone signed in, each seeing the proposals they
+//! may decide: [`Host::inbox`](crate::Host::inbox)): pending proposals as
+//! cards, approve, reject with a reason, edit the arguments (the tool
+//! checks the edit and its proposal is shown before it is approved), the
+//! proposals of one run decided together; and the decisions made, with who
+//! decided what and when. Every decision goes through the host's middle
+//! layer, which re-gates the approver and then continues the run: its
+//! answer is in the notice and on the run's page.
 
 use axum::Form;
 use axum::extract::{Path, State};
@@ -10,72 +13,51 @@ use axum::response::{IntoResponse, Redirect, Response};
 use maud::{Markup, html};
 use serde::Deserialize;
 use serde_json::Value;
-use tool_core::approval::{DEFAULT_PROPOSAL_LIFETIME, Decision};
-use tool_core::{ProposalId, RunId};
+use tool_core::approval::Decision;
+use tool_core::{Proposal, RunId};
 
 use super::WebState;
-use super::decisions::{self, Verdict};
 use super::layout::{self, OrFailure, csrf_field, when};
+use super::runs::status_text;
 use super::session::SignedIn;
-use crate::store::StoredProposal;
+use crate::approvals::{Decided, Verdict};
+use crate::inbox::PendingEntry;
+use crate::runs::RunEnded;
 
 /// How many decided proposals the inbox lists.
 const DECIDED_SHOWN: usize = 50;
 
 pub(super) async fn page(State(state): State<WebState>, user: SignedIn) -> Response {
-    let loaded = async {
-        let pending = state.store.pending_proposals().await?;
-        let mut requesters = BTreeMap::new();
-        for stored in &pending {
-            if let Some(run) = state.store.run(&stored.run).await? {
-                requesters.insert(stored.run.0.clone(), run.user);
-            }
-        }
-        let decided = state.store.decided_proposals(DECIDED_SHOWN).await?;
-        Ok::<_, crate::store::StoreError>((pending, requesters, decided))
-    };
-    let (pending, requesters, decided) = match loaded.await.or_failure() {
-        Ok(loaded) => loaded,
+    let inbox = match state
+        .host
+        .inbox(&user.name, DECIDED_SHOWN)
+        .await
+        .or_failure()
+    {
+        Ok(inbox) => inbox,
         Err(response) => return response,
     };
-    let mut by_run: BTreeMap<&str, Vec<&StoredProposal>> = BTreeMap::new();
-    for stored in &pending {
-        by_run
-            .entry(stored.run.0.as_str())
-            .or_default()
-            .push(stored);
-    }
     let body = html! {
         h2 { "Pending" }
-        @if pending.is_empty() { p.empty { "Nothing waits for a decision." } }
-        @for (run, proposals) in &by_run {
-            section.run data-run=(run) {
-                h3 { "Run " code { (run) } " by " (requesters.get(*run).map_or("unknown", String::as_str)) }
-                @if proposals.len() > 1 {
-                    form method="post" action={"/approvals/run/" (run) "/approve-all"} {
-                        (csrf_field(&user))
-                        button type="submit" { "Approve all " (proposals.len()) " of this run" }
-                    }
-                }
-                @for stored in proposals {
-                    (card(&user, stored, requesters.get(*run).map_or("unknown", String::as_str)))
-                }
-            }
+        @if inbox.pending.is_empty() { p.empty { "Nothing waits for a decision of yours." } }
+        @for entry in &inbox.pending {
+            (card(&user, entry))
         }
         h2 { "Decided" }
-        @if decided.is_empty() { p { "Nothing decided yet." } }
+        @if inbox.decided.is_empty() { p { "Nothing decided yet." } }
         table.decided {
-            thead { tr { th { "When" } th { "Decision" } th { "By" } th { "Tool" } th { "Record" } th { "Summary" } th { "Reason" } } }
+            thead { tr { th { "When" } th { "Decision" } th { "By" } th { "Tool" } th { "Record" } th { "Summary" } th { "Reason" } th { "Run" } } }
             tbody {
-                @for (stored, decision, at) in &decided {
-                    tr data-proposal=(stored.proposal.id().as_str()) {
-                        td { (when(*at)) }
-                        td.status { (stored.status) }
-                        td { (decision.approver().map_or("nobody (expired)", |a| a.id.as_str())) }
-                        td { code { (stored.proposal.tool()) } }
-                        td { (stored.proposal.record) }
-                        td { (stored.proposal.summary) }
-                        td { @if let Decision::Rejected { reason, .. } = decision { (reason) } }
+                @for entry in &inbox.decided {
+                    tr data-proposal=(entry.stored.proposal.id().as_str()) {
+                        td { (when(entry.at)) }
+                        td.status { (entry.stored.status) }
+                        td.by { (entry.decision.approver().map_or("nobody (expired)", |a| a.id.as_str())) }
+                        td { code { (entry.stored.proposal.tool()) } }
+                        td { (entry.stored.proposal.record) }
+                        td { (entry.stored.proposal.summary) }
+                        td { @if let Decision::Rejected { reason, .. } = &entry.decision { (reason) } }
+                        td { a href={"/runs/" (entry.stored.run.0)} { "run by " (entry.requester) } }
                     }
                 }
             }
@@ -84,25 +66,22 @@ pub(super) async fn page(State(state): State<WebState>, user: SignedIn) -> Respo
     layout::page("Approvals", Some(&user), body).into_response()
 }
 
-fn card(user: &SignedIn, stored: &StoredProposal, requester: &str) -> Markup {
+fn card(user: &SignedIn, entry: &PendingEntry) -> Markup {
+    let stored = &entry.view.stored;
     let proposal = &stored.proposal;
     let id = proposal.id().as_str();
-    let expires = i64::try_from(proposal.created_at() + DEFAULT_PROPOSAL_LIFETIME.as_secs())
-        .unwrap_or(i64::MAX);
+    let run = stored.run.0.as_str();
     let arguments = serde_json::to_string_pretty(proposal.arguments()).unwrap_or_default();
     html! {
-        article.card data-proposal=(id) {
+        article.card data-proposal=(id) data-run=(run) {
             h4 { code.tool { (proposal.tool()) } " on " span.record { (proposal.record) } }
             p.summary { (proposal.summary) }
-            p.meta { "Requested by " strong.requester { (requester) } " · expires " (when(expires)) }
-            div.values {
-                strong { "Field" } strong { "New value" } strong { "Replaces" }
-                @for change in &proposal.changes {
-                    span.field { (change.field) }
-                    span.new { (shown(&change.new)) }
-                    span.replaces { (shown(&change.replaces)) }
-                }
+            p.meta {
+                "Requested by " strong.requester { (entry.view.requester) }
+                " in " a href={"/runs/" (run)} { "run " code { (run) } }
+                " · expires " (when(entry.expires_at))
             }
+            (values(proposal))
             form method="post" action={"/approvals/" (id) "/approve"} {
                 (csrf_field(user))
                 button.approve type="submit" { "Approve" }
@@ -112,13 +91,68 @@ fn card(user: &SignedIn, stored: &StoredProposal, requester: &str) -> Markup {
                 input name="reason" placeholder="Why not (the model reads this)" required;
                 button.reject type="submit" { "Reject" }
             }
-            details {
+            details.edit {
                 summary { "Edit the arguments and approve" }
                 form method="post" action={"/approvals/" (id) "/edit"} {
                     (csrf_field(user))
-                    textarea name="arguments" rows="5" cols="60" { (arguments) }
-                    button type="submit" { "Approve with edit" }
+                    textarea name="arguments" rows="6" cols="60" { (arguments) }
+                    button.check type="submit" { "Check the edit" }
                 }
+            }
+            @if !entry.queued.is_empty() {
+                (together(user, entry))
+            }
+        }
+    }
+}
+
+/// The write calls queued behind this one, and the forms that decide them
+/// all: the pending call and every queued one, each as it is proposed.
+fn together(user: &SignedIn, entry: &PendingEntry) -> Markup {
+    let stored = &entry.view.stored;
+    let run = stored.run.0.as_str();
+    let calls: Vec<&str> = entry
+        .call
+        .iter()
+        .map(String::as_str)
+        .chain(entry.queued.iter().map(|c| c.id.as_str()))
+        .collect();
+    let calls = calls.join(",");
+    let count = entry.queued.len() + 1;
+    html! {
+        div.together {
+            p { "The same response asked for " (entry.queued.len()) " more change(s), each proposed once this one is decided:" }
+            ul.queued {
+                @for call in &entry.queued {
+                    li { code { (call.name) } " " code { (call.arguments) } }
+                }
+            }
+            form method="post" action={"/approvals/run/" (run)} {
+                (csrf_field(user))
+                input type="hidden" name="calls" value=(calls);
+                input type="hidden" name="verdict" value="approve";
+                button.approve-all type="submit" { "Approve all " (count) " of this run" }
+            }
+            form method="post" action={"/approvals/run/" (run)} {
+                (csrf_field(user))
+                input type="hidden" name="calls" value=(calls);
+                input type="hidden" name="verdict" value="reject";
+                input name="reason" placeholder="Why not, for all of them" required;
+                button.reject-all type="submit" { "Reject all " (count) }
+            }
+        }
+    }
+}
+
+/// The fields a proposal changes: new and replaced values side by side.
+fn values(proposal: &Proposal) -> Markup {
+    html! {
+        div.values {
+            strong { "Field" } strong { "New value" } strong { "Replaces" }
+            @for change in &proposal.changes {
+                span.field { (change.field) }
+                span.new { (shown(&change.new)) }
+                span.replaces { (shown(&change.replaces)) }
             }
         }
     }
@@ -138,19 +172,59 @@ pub(super) async fn approve(
     user: SignedIn,
     Path(id): Path<String>,
 ) -> Response {
-    let said = decisions::decide(
+    let decided = state
+        .host
+        .decide(&id, &user.name, Verdict::Approve, &mut ())
+        .await;
+    back(
         &state,
-        &user.actor(),
-        &ProposalId::new(id),
-        Verdict::Approve,
+        &user,
+        decided.map(|d| said(&d)).map_err(|e| e.to_string()),
     )
-    .await;
-    back(&state, &user, said)
 }
 
 #[derive(Deserialize)]
 pub(super) struct Edit {
     arguments: String,
+}
+
+/// The edit checked by the tool, and its proposal shown for approval.
+pub(super) async fn preview_edit(
+    State(state): State<WebState>,
+    user: SignedIn,
+    Path(id): Path<String>,
+    Form(edit): Form<Edit>,
+) -> Response {
+    let arguments: Value = match serde_json::from_str(&edit.arguments) {
+        Ok(arguments) => arguments,
+        Err(error) => {
+            let refused = format!("the edited arguments are not JSON: {error}");
+            return back(&state, &user, Err(refused));
+        }
+    };
+    let checked = state
+        .host
+        .preview_edit(&id, &user.name, arguments.clone())
+        .await;
+    let edited = match checked {
+        Ok(edited) => edited,
+        Err(error) => return back(&state, &user, Err(error.to_string())),
+    };
+    let body = html! {
+        article.card.edited data-proposal=(id) {
+            p { "The tool checked your edit. Approving it applies this change:" }
+            h4 { code.tool { (edited.tool()) } " on " span.record { (edited.record) } }
+            p.summary { (edited.summary) }
+            (values(&edited))
+            form method="post" action={"/approvals/" (id) "/edit/confirm"} {
+                (csrf_field(&user))
+                input type="hidden" name="arguments" value=(arguments);
+                button.approve type="submit" { "Approve with this edit" }
+            }
+            p { a href="/approvals" { "Back to the inbox (nothing decided)" } }
+        }
+    };
+    layout::page("Check the edit", Some(&user), body).into_response()
 }
 
 pub(super) async fn approve_edited(
@@ -159,14 +233,16 @@ pub(super) async fn approve_edited(
     Path(id): Path<String>,
     Form(edit): Form<Edit>,
 ) -> Response {
-    let said = match serde_json::from_str(&edit.arguments) {
-        Ok(arguments) => {
-            let verdict = Verdict::ApproveEdited(arguments);
-            decisions::decide(&state, &user.actor(), &ProposalId::new(id), verdict).await
-        }
+    let decided = match serde_json::from_str(&edit.arguments) {
+        Ok(arguments) => state
+            .host
+            .decide(&id, &user.name, Verdict::ApproveEdited(arguments), &mut ())
+            .await
+            .map(|d| said(&d))
+            .map_err(|e| e.to_string()),
         Err(error) => Err(format!("the edited arguments are not JSON: {error}")),
     };
-    back(&state, &user, said)
+    back(&state, &user, decided)
 }
 
 #[derive(Deserialize)]
@@ -181,31 +257,91 @@ pub(super) async fn reject(
     Form(rejection): Form<Rejection>,
 ) -> Response {
     let reason = rejection.reason.trim();
-    let said = if reason.is_empty() {
+    let decided = if reason.is_empty() {
         Err("say why: the model reads the reason".to_owned())
     } else {
-        let verdict = Verdict::Reject(reason.to_owned());
-        decisions::decide(&state, &user.actor(), &ProposalId::new(id), verdict).await
+        state
+            .host
+            .decide(&id, &user.name, Verdict::Reject(reason.to_owned()), &mut ())
+            .await
+            .map(|d| said(&d))
+            .map_err(|e| e.to_string())
+    };
+    back(&state, &user, decided)
+}
+
+#[derive(Deserialize)]
+pub(super) struct Together {
+    calls: String,
+    verdict: String,
+    #[serde(default)]
+    reason: String,
+}
+
+pub(super) async fn decide_run(
+    State(state): State<WebState>,
+    user: SignedIn,
+    Path(run): Path<String>,
+    Form(form): Form<Together>,
+) -> Response {
+    let verdict = match (form.verdict.as_str(), form.reason.trim()) {
+        ("approve", _) => Verdict::Approve,
+        ("reject", "") => {
+            return back(
+                &state,
+                &user,
+                Err("say why: the model reads the reason".into()),
+            );
+        }
+        ("reject", reason) => Verdict::Reject(reason.to_owned()),
+        _ => return back(&state, &user, Err("approve or reject".into())),
+    };
+    let calls: Vec<String> = form.calls.split(',').map(str::to_owned).collect();
+    let decided = state
+        .host
+        .decide_together(&RunId(run), &user.name, verdict, &calls, &mut ())
+        .await;
+    let said = match decided {
+        Ok(list) if list.is_empty() => Err("the run waits for none of these".to_owned()),
+        Ok(list) => Ok(list
+            .iter()
+            .map(|one| match &one.outcome {
+                Ok(decided) => said(decided),
+                Err(why) => format!("{}: not decided: {why}", one.proposal.summary),
+            })
+            .collect::<Vec<_>>()
+            .join(" · ")),
+        Err(error) => Err(error.to_string()),
     };
     back(&state, &user, said)
 }
 
-pub(super) async fn approve_all(
-    State(state): State<WebState>,
-    user: SignedIn,
-    Path(run): Path<String>,
-) -> Response {
-    let said = match decisions::approve_run(&state, &user.actor(), &RunId(run)).await {
-        Ok(results) => {
-            let lines: Vec<String> = results
-                .into_iter()
-                .map(|r| r.unwrap_or_else(|reason| format!("Not applied: {reason}")))
-                .collect();
-            Ok(lines.join(" · "))
-        }
-        Err(reason) => Err(reason),
+/// What a decision came to, for the notice: what was applied and how the
+/// run went on.
+fn said(decided: &Decided) -> String {
+    let mut text = match &decided.decision {
+        Decision::Approved { .. } => match &decided.applied {
+            Some(Ok(written)) => format!("Approved and applied: {written}"),
+            Some(Err(why)) => format!("Approved, but not applied: {why}"),
+            None => "Approved".to_owned(),
+        },
+        Decision::Rejected { .. } => "Rejected".to_owned(),
+        _ => "Expired".to_owned(),
     };
-    back(&state, &user, said)
+    text.push_str(&match decided.report.as_ref().map(|r| &r.ended) {
+        None => ". It was one call's proposal: no run goes on".to_owned(),
+        Some(RunEnded::Finished(finished)) => match &finished.answer {
+            Some(answer) => format!(". The run answered: {answer}"),
+            None => format!(
+                ". The run ended without an answer: {}",
+                status_text(&finished.status)
+            ),
+        },
+        Some(RunEnded::Suspended(next)) => {
+            format!(". The run proposed another change: {}", next.summary)
+        }
+    });
+    text
 }
 
 fn back(state: &WebState, user: &SignedIn, said: Result<String, String>) -> Response {

@@ -1,38 +1,30 @@
 //! The content browser: the page tree, a page's elements, the files; each
 //! as the signed-in user may see it in the site (an editor sees the pages
-//! and storages the site grants the user of the same name).
+//! and storages the site grants the user of the same name), with the
+//! writing actions that fit each record ([`super::actions`]).
 
 use std::collections::BTreeMap;
 
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
-use site_model::{Files, Page, PageId, Pages, Permissions, Site, SiteError};
+use site_model::{Files, Page, PageId, Pages, Permissions, SiteError};
 
 use super::WebState;
+use super::actions::{forms, offered};
 use super::layout::{self, OrFailure};
 use super::session::SignedIn;
+use crate::actions::RecordKind;
 
-/// What the site lets `user` see: everything for a host administrator, the
-/// grants of the site user of the same name otherwise, nothing for a name
-/// the site does not know.
-async fn permissions(site: &dyn Site, user: &SignedIn) -> Result<Permissions, SiteError> {
-    if user.admin {
-        return Ok(Permissions::administrator());
-    }
-    let users = site.users().await?;
-    let Some(found) = users.iter().find(|u| u.name == user.name) else {
-        return Ok(Permissions::nothing());
-    };
-    let mut permissions = site.permissions(found.id).await?;
-    permissions.admin = false;
-    Ok(permissions)
+/// What the site lets `user` see (the host's rule, as the tools apply it).
+async fn permissions(state: &WebState, user: &SignedIn) -> Result<Permissions, SiteError> {
+    state.host.site_permissions(&user.actor()).await
 }
 
 pub(super) async fn tree(State(state): State<WebState>, user: SignedIn) -> Response {
     let site = state.store.site();
     let loaded = async {
-        let permissions = permissions(&site, &user).await?;
+        let permissions = permissions(&state, &user).await?;
         let mut shown = Vec::new();
         for page in site.pages().await? {
             if !page.deleted && permissions.may_show_page(page.id, &site).await? {
@@ -84,7 +76,7 @@ pub(super) async fn page(
     let site = state.store.site();
     let id = PageId(id);
     let loaded = async {
-        let permissions = permissions(&site, &user).await?;
+        let permissions = permissions(&state, &user).await?;
         if !permissions.may_show_page(id, &site).await? {
             return Err(SiteError::not_found(format!("page {id}")));
         }
@@ -105,6 +97,8 @@ pub(super) async fn page(
         }
         Err(error) => return layout::failure(&error.to_string()),
     };
+    let offered = offered(&state, &user).await;
+    let back = format!("/content/page/{}", page.id);
     let column_name = |id| {
         columns
             .iter()
@@ -119,9 +113,10 @@ pub(super) async fn page(
             dt { "Description" } dd.description { (page.description.as_deref().unwrap_or("—")) }
             dt { "Hidden" } dd { (if page.hidden { "yes" } else { "no" }) }
         }
+        div.actions { (forms(&user, &offered, RecordKind::Page, page.id.0, &back)) }
         h2 { "Elements" }
         table.elements {
-            thead { tr { th { "Id" } th { "Column" } th { "Type" } th { "Header" } th { "Body" } } }
+            thead { tr { th { "Id" } th { "Column" } th { "Type" } th { "Header" } th { "Body" } th { "Actions" } } }
             tbody {
                 @for element in elements.iter().filter(|e| !e.deleted) {
                     tr data-element=(element.id) {
@@ -130,6 +125,7 @@ pub(super) async fn page(
                         td { (element.ctype) }
                         td { (element.header) }
                         td { (element.body) }
+                        td { (forms(&user, &offered, RecordKind::Element, element.id.0, &back)) }
                     }
                 }
             }
@@ -142,7 +138,7 @@ pub(super) async fn page(
 pub(super) async fn files(State(state): State<WebState>, user: SignedIn) -> Response {
     let site = state.store.site();
     let loaded = async {
-        let permissions = permissions(&site, &user).await?;
+        let permissions = permissions(&state, &user).await?;
         let mut files = Vec::new();
         for storage in site.storages().await? {
             if permissions.may_reach_storage(storage.id) {
@@ -160,11 +156,12 @@ pub(super) async fn files(State(state): State<WebState>, user: SignedIn) -> Resp
         Ok(files) => files,
         Err(response) => return response,
     };
+    let offered = offered(&state, &user).await;
     let body = html! {
         @for (storage, files) in &storages {
             h2 { (storage) }
             table.files {
-                thead { tr { th { "Id" } th { "Path" } th { "Type" } th { "Title" } th { "Alternative text" } } }
+                thead { tr { th { "Id" } th { "Path" } th { "Type" } th { "Title" } th { "Alternative text" } th { "Actions" } } }
                 tbody {
                     @for file in files {
                         tr data-file=(file.id) {
@@ -172,7 +169,8 @@ pub(super) async fn files(State(state): State<WebState>, user: SignedIn) -> Resp
                             td { (file.path) @if file.missing { " (missing)" } }
                             td { (file.mime) }
                             td { (file.title.as_deref().unwrap_or("—")) }
-                            td { @for (language, text) in &file.alternative { (language) ": " (text) " " } }
+                            td.alternative { @for (language, text) in &file.alternative { (language) ": " (text) " " } }
+                            td { (forms(&user, &offered, RecordKind::File, file.id.0, "/content/files")) }
                         }
                     }
                 }

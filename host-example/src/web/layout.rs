@@ -22,6 +22,7 @@ pub(super) fn page(title: &str, user: Option<&SignedIn>, body: Markup) -> Markup
                 @if let Some(user) = user {
                     nav {
                         a href="/approvals" { "Approvals" }
+                        a href="/runs" { "Runs" }
                         a href="/content" { "Content" }
                         @if user.admin {
                             a href="/tools" { "Tools" }

@@ -1,5 +1,6 @@
 //! The browser front door: sign-in, the tools and their switches, the
-//! approvals inbox, the content browser and the playground, served as
+//! approvals inbox, the runs, the content browser with its actions on
+//! records, and the playground, served as
 //! server-rendered pages ([`maud`], which escapes every value it
 //! interpolates: nothing a model, a tool or a record writes becomes markup).
 //!
@@ -8,14 +9,19 @@
 //! session's CSRF token, checked once for all of them ([`session::csrf`]).
 //! No inline script or style: the Content-Security-Policy admits only this
 //! server's own `/static/` files.
+//!
+//! Every rule lives in the host's middle layer ([`Host`]): a page parses
+//! its form and calls it, as the command line does.
 
+mod actions;
 mod approvals;
+mod batch;
 mod content;
-mod decisions;
 mod inspector;
 mod layout;
 mod live;
 mod playground;
+mod runs;
 mod session;
 mod signin;
 mod tools;
@@ -35,13 +41,14 @@ use live::LiveRuns;
 pub use session::Sessions;
 
 /// What every page reads: the host's middle layer (its store and
-/// registry), the sessions of signed-in browsers, and the playground's
-/// live runs.
+/// registry), the sessions of signed-in browsers, the playground's live
+/// runs, and the reports of the batches they started.
 #[derive(Clone)]
 pub struct WebState {
     host: Arc<Host>,
     store: Store,
     sessions: Arc<Sessions>,
+    batches: Arc<batch::Reports>,
     live: Arc<LiveRuns>,
 }
 
@@ -59,6 +66,7 @@ impl WebState {
             store: host.store().clone(),
             host,
             sessions: Arc::new(Sessions::default()),
+            batches: Arc::new(batch::Reports::default()),
             live: Arc::new(LiveRuns::default()),
         }
     }
@@ -85,12 +93,20 @@ pub fn router(state: WebState) -> Router {
         .route("/tools/sites", post(tools::save_sites))
         .route("/approvals", get(approvals::page))
         .route("/approvals/{id}/approve", post(approvals::approve))
-        .route("/approvals/{id}/edit", post(approvals::approve_edited))
-        .route("/approvals/{id}/reject", post(approvals::reject))
+        .route("/approvals/{id}/edit", post(approvals::preview_edit))
         .route(
-            "/approvals/run/{run}/approve-all",
-            post(approvals::approve_all),
+            "/approvals/{id}/edit/confirm",
+            post(approvals::approve_edited),
         )
+        .route("/approvals/{id}/reject", post(approvals::reject))
+        .route("/approvals/run/{run}", post(approvals::decide_run))
+        .route("/runs", get(runs::list))
+        .route("/runs/{id}", get(runs::show))
+        .route("/actions/start", post(actions::start))
+        .route("/actions/batch", get(batch::form))
+        .route("/actions/batch/preview", post(batch::preview))
+        .route("/actions/batch/start", post(batch::start))
+        .route("/actions/batch/report/{id}", get(batch::report))
         .route("/content", get(content::tree))
         .route("/content/page/{id}", get(content::page))
         .route("/content/files", get(content::files))

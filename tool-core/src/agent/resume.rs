@@ -3,6 +3,8 @@
 
 use std::time::Instant;
 
+use serde_json::Value;
+
 use super::{
     Agent, CallResult, Decision, Event, EventSink, Message, Model, PendingApproval,
     ProposalDecision, Run, RunEnd, RunState, ToolCall, tool_message,
@@ -23,6 +25,58 @@ impl<M: Model> Agent<'_, M> {
         &self,
         state: RunState,
         decision: Decision,
+        inputs: RunInputs<'_>,
+        approvals: &dyn ApprovalStore,
+        cx: &ToolContext,
+        events: &mut impl EventSink,
+    ) -> RunEnd {
+        self.resume_with(state, decision, None, inputs, approvals, cx, events)
+            .await
+    }
+
+    /// Resumes a suspended run with `approver`'s approval of an edit:
+    /// `arguments` replace the pending call's, go through
+    /// [`Approval::approve_edited`] (the tool proposes again with them,
+    /// checked as any call of the run, for the same record) and the edited
+    /// change is applied; the run then goes on as after
+    /// [`resume`](Self::resume). An edit the checks refuse is the call's
+    /// result, as a refused approval is, and the proposal stays undecided.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "resume's arguments plus the edit; a struct for one call site would only rename them"
+    )]
+    pub async fn resume_edited(
+        &self,
+        state: RunState,
+        approver: Actor,
+        arguments: Value,
+        inputs: RunInputs<'_>,
+        approvals: &dyn ApprovalStore,
+        cx: &ToolContext,
+        events: &mut impl EventSink,
+    ) -> RunEnd {
+        let decision = Decision::Approved { approver };
+        self.resume_with(
+            state,
+            decision,
+            Some(arguments),
+            inputs,
+            approvals,
+            cx,
+            events,
+        )
+        .await
+    }
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the arguments of resume_edited, shared with resume"
+    )]
+    async fn resume_with(
+        &self,
+        state: RunState,
+        decision: Decision,
+        edit: Option<Value>,
         inputs: RunInputs<'_>,
         approvals: &dyn ApprovalStore,
         cx: &ToolContext,
@@ -63,7 +117,7 @@ impl<M: Model> Agent<'_, M> {
             Decision::Approved { approver } => {
                 let started = Instant::now();
                 let applied = self
-                    .approve(&approval, &call, &proposal, approver, cx)
+                    .approve(&approval, &call, &proposal, approver, edit.clone(), cx)
                     .await
                     .map_err(|error| match error {
                         ApprovalError::Tool(error) => error,
@@ -85,7 +139,7 @@ impl<M: Model> Agent<'_, M> {
                     round,
                     call_id: call.id.clone(),
                     tool: call.name.clone(),
-                    arguments: call.arguments.clone(),
+                    arguments: edit.unwrap_or_else(|| call.arguments.clone()),
                     result,
                     duration: started.elapsed(),
                 });
@@ -129,12 +183,20 @@ impl<M: Model> Agent<'_, M> {
         call: &ToolCall,
         proposal: &crate::Proposal,
         approver: &Actor,
+        edit: Option<Value>,
         cx: &ToolContext,
     ) -> Result<ToolOutput, ApprovalError> {
         if proposal.tool() != call.name || *proposal.arguments() != self.normalized(call) {
             return Err(ApprovalError::Mismatch);
         }
-        approval.approve(proposal, approver, cx).await
+        match edit {
+            None => approval.approve(proposal, approver, cx).await,
+            Some(arguments) => {
+                approval
+                    .approve_edited(proposal, arguments, approver, cx)
+                    .await
+            }
+        }
     }
 }
 
