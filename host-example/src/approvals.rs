@@ -7,7 +7,7 @@
 //! compare-and-set, so one process resumes it), then
 //! [`Agent::resume`](tool_core::agent::Agent::resume) re-gates the approver and the run's grant (stored ∩
 //! now, with the run's user and the settings as they are now) and claims
-//! the decision in [`SqlApprovals`](crate::store::SqlApprovals). Until the
+//! the decision in [`SqlApprovals`]. Until the
 //! claim is recorded, the resumed run's events are held back and the model
 //! is not asked; if the gates refuse the approval, or someone decided
 //! first, they are dropped and the run is given back, still waiting.

@@ -197,7 +197,7 @@ impl<S: Store> Backend<S> {
 
     /// The user a bearer token belongs to: one of the host's own tokens,
     /// or, where the settings name an OAuth issuer, an access token it
-    /// signed for this server (see [`super::oauth`]).
+    /// signed for this server (see the `mcp::oauth` module).
     pub async fn authenticate(&self, token: &str) -> Result<Option<Actor>, StoreError> {
         if looks_like_jwt(token)
             && let Some(oauth) = self.oauth().await?

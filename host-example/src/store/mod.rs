@@ -9,7 +9,7 @@
 //! database with site-model's demo site and its users. Every query goes
 //! through sqlx's `AnyPool` and is written once, in SQL both backends
 //! accept (`$1` placeholders, `ON CONFLICT … DO UPDATE`, `RETURNING`);
-//! only taking the write lock differs ([`Store::begin_write`]).
+//! only taking the write lock differs (`Store::begin_write`).
 //!
 //! Values the site model defines are stored whole, as JSON text, beside
 //! the columns reads filter and order by: the schema follows the model

@@ -5,8 +5,8 @@
 //! interpolates: nothing a model, a tool or a record writes becomes markup).
 //!
 //! [`router`] is one axum `Router` a host merges beside the MCP router.
-//! Every page needs a signed-in user ([`session`]); every `POST` carries the
-//! session's CSRF token, checked once for all of them ([`session::csrf`]).
+//! Every page needs a signed-in user (the `session` module); every `POST` carries the
+//! session's CSRF token, checked once for all of them (`session::csrf`).
 //! No inline script or style: the Content-Security-Policy admits only this
 //! server's own `/static/` files.
 //!

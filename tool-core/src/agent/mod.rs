@@ -131,8 +131,8 @@
 //! - the run continues against `stored ∩ now` ([`Grant::resume`]): a change
 //!   while it waited can take a tool away, never add one;
 //! - **approved**: the call is checked again against that grant and the
-//!   gates as they are now, then [`Gates::approve`] checks that the approver
-//!   passes the gates for the tool and applies the proposal. The applied
+//!   gates as they are now, then [`Approval::approve`] checks that the
+//!   approver passes the gates for the tool and applies the proposal. The applied
 //!   result (or the error, such as a stale proposal) is the call's result;
 //! - **rejected**: nothing is written; the call's result is an error saying
 //!   so, with the approver's reason. **Expired** (nobody decided in time):
@@ -243,6 +243,8 @@
 //! the conversation. Token sums saturate.
 //!
 //! See also docs/agent-loop.md.
+//!
+//! [`Approval::approve`]: crate::approval::Approval::approve
 
 mod event;
 mod model;

@@ -246,7 +246,7 @@ impl<'r> Gates<'r> {
     }
 
     /// A gated call: [`check_call`](Self::check_call), then the checked
-    /// call of [`Registry::call`]. A refusal reads to the model exactly like
+    /// call of [`Registry::call_ungated`]. A refusal reads to the model exactly like
     /// a call to a tool that does not exist.
     ///
     /// Ends with one [`DecisionRecord`] to the context's sink and the
