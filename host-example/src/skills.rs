@@ -10,7 +10,7 @@ use tool_core::skills::{AllowedTools, SkillRef, TrustLevel};
 
 use crate::skill_approval::{UnapprovedSkills, Verdict, judge};
 use crate::skill_digest::SkillFolder;
-use crate::skills_check::{SKILL_FILE, find_skill_folders};
+use crate::skills_check::{SKILL_FILE, SkillFolders};
 use crate::store::{RunNote, SkillApproval};
 
 /// How far the host trusts a skill from a folder its administrator named:
@@ -66,11 +66,8 @@ pub enum SkillsError {
 /// The names of every skill folder below `folders`, sorted: what a run
 /// may pick.
 pub fn available(folders: &[PathBuf]) -> Vec<String> {
-    let mut found = BTreeSet::new();
-    let mut ignored = Vec::new();
-    for folder in folders {
-        find_skill_folders(folder, &mut found, &mut ignored);
-    }
+    // A folder that cannot be listed holds no skill a run could pick.
+    let found = SkillFolders::find(folders).folders;
     let names: BTreeSet<String> = found
         .iter()
         .filter_map(|folder| folder.file_name())
@@ -94,11 +91,8 @@ pub fn load(
     if names.is_empty() {
         return Ok(loaded);
     }
-    let mut found = BTreeSet::new();
-    let mut ignored = Vec::new();
-    for folder in folders {
-        find_skill_folders(folder, &mut found, &mut ignored);
-    }
+    // A folder that cannot be listed holds no skill a run could pick.
+    let found = SkillFolders::find(folders).folders;
     for name in names {
         let folder = found
             .iter()

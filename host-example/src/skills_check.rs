@@ -224,11 +224,10 @@ pub fn check_dirs(dirs: &[PathBuf], known: &[KnownTool<'_>]) -> Result<Checked, 
             source,
         })?;
     }
-    let mut folders = BTreeSet::new();
-    let mut findings = Vec::new();
-    for dir in dirs {
-        find_skill_folders(dir, &mut folders, &mut findings);
-    }
+    let SkillFolders {
+        folders,
+        mut findings,
+    } = SkillFolders::find(dirs);
     let mut skill_files = Vec::with_capacity(folders.len());
     for folder in &folders {
         findings.extend(check_skill_folder(folder, known));
@@ -242,56 +241,74 @@ pub fn check_dirs(dirs: &[PathBuf], known: &[KnownTool<'_>]) -> Result<Checked, 
     })
 }
 
-/// Adds `dir` and every folder below it that holds a `SKILL.md` to `folders`.
-/// Symbolic links to folders are not followed, so a link loop cannot trap
-/// the walk; hidden folders are, since skills often live in `.claude/skills`.
-/// A folder below `dir` that cannot be listed is a finding, not a failure.
-pub fn find_skill_folders(
-    dir: &Path,
-    folders: &mut BTreeSet<PathBuf>,
-    findings: &mut Vec<Finding>,
-) {
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(folder) = pending.pop() {
-        let entries = match fs::read_dir(&folder) {
-            Ok(entries) => entries,
-            Err(e) => {
-                findings.push(Finding::new(
-                    &folder,
-                    Position::START,
-                    CheckCode::Unreadable,
-                    format!("cannot list this folder, so no skill in it was checked: {e}"),
-                ));
-                continue;
-            }
-        };
-        let mut children = Vec::new();
-        let mut holds_skill = false;
-        for entry in entries {
-            let entry = match entry {
-                Ok(entry) => entry,
+/// The folders holding a `SKILL.md` below some directories, and what could
+/// not be listed on the way there.
+#[derive(Debug, Default)]
+pub struct SkillFolders {
+    /// Every folder that holds a `SKILL.md` (a directory given included),
+    /// sorted.
+    pub folders: BTreeSet<PathBuf>,
+    /// A folder that could not be listed, so no skill in it was checked:
+    /// a finding, not a failure.
+    pub findings: Vec<Finding>,
+}
+
+impl SkillFolders {
+    /// Walks each of `dirs`. Symbolic links to folders are not followed, so
+    /// a link loop cannot trap the walk; hidden folders are, since skills
+    /// often live in `.claude/skills`.
+    pub fn find<'a>(dirs: impl IntoIterator<Item = &'a PathBuf>) -> SkillFolders {
+        let mut found = SkillFolders::default();
+        for dir in dirs {
+            found.walk(dir);
+        }
+        found
+    }
+
+    fn walk(&mut self, dir: &Path) {
+        let (folders, findings) = (&mut self.folders, &mut self.findings);
+        let mut pending = vec![dir.to_path_buf()];
+        while let Some(folder) = pending.pop() {
+            let entries = match fs::read_dir(&folder) {
+                Ok(entries) => entries,
                 Err(e) => {
                     findings.push(Finding::new(
                         &folder,
                         Position::START,
                         CheckCode::Unreadable,
-                        format!("cannot list this folder completely: {e}"),
+                        format!("cannot list this folder, so no skill in it was checked: {e}"),
                     ));
                     continue;
                 }
             };
-            if entry.file_name() == SKILL_FILE {
-                holds_skill = true;
-            } else if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                children.push(entry.path());
+            let mut children = Vec::new();
+            let mut holds_skill = false;
+            for entry in entries {
+                let entry = match entry {
+                    Ok(entry) => entry,
+                    Err(e) => {
+                        findings.push(Finding::new(
+                            &folder,
+                            Position::START,
+                            CheckCode::Unreadable,
+                            format!("cannot list this folder completely: {e}"),
+                        ));
+                        continue;
+                    }
+                };
+                if entry.file_name() == SKILL_FILE {
+                    holds_skill = true;
+                } else if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    children.push(entry.path());
+                }
             }
+            if holds_skill {
+                folders.insert(folder);
+            }
+            // Reversed, so that the stack pops them in name order.
+            children.sort_unstable_by(|a, b| b.cmp(a));
+            pending.extend(children);
         }
-        if holds_skill {
-            folders.insert(folder);
-        }
-        // Reversed, so that the stack pops them in name order.
-        children.sort_unstable_by(|a, b| b.cmp(a));
-        pending.extend(children);
     }
 }
 
