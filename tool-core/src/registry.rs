@@ -2,6 +2,7 @@
 //! once, sorted by name, and the checked call path.
 
 mod guard;
+mod size;
 
 use std::fmt;
 use std::panic::catch_unwind;
@@ -27,6 +28,7 @@ use crate::{
     ToolContext, ToolError, ToolOutput, is_valid_group_name, is_valid_tool_name,
 };
 use guard::{guarded, panic_message};
+use size::fits;
 
 use tool_rules::DESCRIPTION_MAX;
 
@@ -928,25 +930,6 @@ struct CallPlan<'r> {
     timeout: Option<Duration>,
     ceiling: Option<Duration>,
     signal: Option<Arc<ProgressSignal>>,
-}
-
-/// Whether `arguments` serialize to at most `limit` bytes; stops writing
-/// at the limit, so a huge value costs no more than the limit to measure.
-fn fits(arguments: &Value, limit: usize) -> bool {
-    struct Budget(usize);
-    impl std::io::Write for Budget {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 = self
-                .0
-                .checked_sub(bytes.len())
-                .ok_or(std::io::ErrorKind::FileTooLarge)?;
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    serde_json::to_writer(Budget(limit), arguments).is_ok()
 }
 
 impl fmt::Debug for Registry {
