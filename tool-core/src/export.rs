@@ -538,24 +538,35 @@ fn schema_defs(schema: &Value) -> &Value {
         .unwrap_or(&NONE)
 }
 
-/// The reason [`gemini_node`] would refuse `schema`, found without building
-/// anything: the same walk, in the same order, so the same first reason.
-fn gemini_problem(schema: &Value, defs: &Value, depth: usize) -> Result<(), String> {
+/// Refuses a `$ref` chain deeper than Gemini's inlining goes: the schema
+/// is recursive.
+fn gemini_depth(depth: usize) -> Result<(), String> {
     if depth > GEMINI_REF_DEPTH {
         return Err("the schema is recursive; Gemini needs `$ref` inlined".to_owned());
     }
+    Ok(())
+}
+
+/// The definition a `$ref` names, for [`gemini_problem`] and
+/// [`gemini_node`] alike.
+fn gemini_target<'d>(reference: &str, defs: &'d Value) -> Result<&'d Value, String> {
+    let name = reference
+        .strip_prefix("#/$defs/")
+        .or_else(|| reference.strip_prefix("#/definitions/"))
+        .ok_or_else(|| format!("`$ref` {reference} does not point into the schema"))?;
+    defs.get(name)
+        .ok_or_else(|| format!("`$ref` {reference} names no definition"))
+}
+
+/// The reason [`gemini_node`] would refuse `schema`, found without building
+/// anything: the same walk, in the same order, so the same first reason.
+fn gemini_problem(schema: &Value, defs: &Value, depth: usize) -> Result<(), String> {
+    gemini_depth(depth)?;
     let Some(object) = schema.as_object() else {
         return Ok(());
     };
     if let Some(Value::String(reference)) = object.get("$ref") {
-        let name = reference
-            .strip_prefix("#/$defs/")
-            .or_else(|| reference.strip_prefix("#/definitions/"))
-            .ok_or_else(|| format!("`$ref` {reference} does not point into the schema"))?;
-        let target = defs
-            .get(name)
-            .ok_or_else(|| format!("`$ref` {reference} names no definition"))?;
-        return gemini_problem(target, defs, depth + 1);
+        return gemini_problem(gemini_target(reference, defs)?, defs, depth + 1);
     }
     for (key, value) in object {
         match key.as_str() {
@@ -586,21 +597,12 @@ fn gemini_problem(schema: &Value, defs: &Value, depth: usize) -> Result<(), Stri
 }
 
 fn gemini_node(schema: &Value, defs: &Value, depth: usize) -> Result<Value, String> {
-    if depth > GEMINI_REF_DEPTH {
-        return Err("the schema is recursive; Gemini needs `$ref` inlined".to_owned());
-    }
+    gemini_depth(depth)?;
     let Some(object) = schema.as_object() else {
         return Ok(schema.clone());
     };
     if let Some(Value::String(reference)) = object.get("$ref") {
-        let name = reference
-            .strip_prefix("#/$defs/")
-            .or_else(|| reference.strip_prefix("#/definitions/"))
-            .ok_or_else(|| format!("`$ref` {reference} does not point into the schema"))?;
-        let target = defs
-            .get(name)
-            .ok_or_else(|| format!("`$ref` {reference} names no definition"))?;
-        let mut inlined = gemini_node(target, defs, depth + 1)?;
+        let mut inlined = gemini_node(gemini_target(reference, defs)?, defs, depth + 1)?;
         // Keywords beside `$ref` (a property's description) win.
         if let (Some(out), Some(_)) = (inlined.as_object_mut(), object.get("description")) {
             out.insert("description".into(), object["description"].clone());
