@@ -1,70 +1,58 @@
-//! The migrations this build embeds, one set per backend, applied at start
-//! in a transaction each and recorded in `schema_migrations`.
+//! The migrations this build embeds, one file per backend for each
+//! version, applied at start in a transaction each and recorded in
+//! `schema_migrations`.
 //!
 //! A migration is a file `migrations/{sqlite,postgres}/NNNN_name.sql`
-//! beside `src/`; add the same version to both sets and to the lists
-//! below. A database whose recorded version is newer than
-//! [`LATEST_VERSION`] is refused before anything is written: an older
-//! build cannot know what the newer schema means.
+//! beside `src/`; add the version, with both files, to the list below. A
+//! database whose recorded version is newer than [`LATEST_VERSION`] is
+//! refused before anything is written: an older build cannot know what the
+//! newer schema means.
 
 use sqlx::Row;
 
 use super::{Backend, Store, StoreError, now, one_line};
 
+/// One schema version, written once per backend.
 struct Migration {
     version: i64,
     name: &'static str,
-    sql: &'static str,
+    sqlite: &'static str,
+    postgres: &'static str,
 }
 
-const SQLITE: &[Migration] = &[
-    Migration {
-        version: 1,
-        name: "initial",
-        sql: include_str!("../../migrations/sqlite/0001_initial.sql"),
-    },
-    Migration {
-        version: 2,
-        name: "mcp",
-        sql: include_str!("../../migrations/sqlite/0002_mcp.sql"),
-    },
-    Migration {
-        version: 3,
-        name: "run_requests",
-        sql: include_str!("../../migrations/sqlite/0003_run_requests.sql"),
-    },
-    Migration {
-        version: 4,
-        name: "skill_approvals",
-        sql: include_str!("../../migrations/sqlite/0004_skill_approvals.sql"),
-    },
-];
+impl Migration {
+    fn sql(&self, backend: Backend) -> &'static str {
+        match backend {
+            Backend::Sqlite => self.sqlite,
+            Backend::Postgres => self.postgres,
+        }
+    }
+}
 
-const POSTGRES: &[Migration] = &[
-    Migration {
-        version: 1,
-        name: "initial",
-        sql: include_str!("../../migrations/postgres/0001_initial.sql"),
-    },
-    Migration {
-        version: 2,
-        name: "mcp",
-        sql: include_str!("../../migrations/postgres/0002_mcp.sql"),
-    },
-    Migration {
-        version: 3,
-        name: "run_requests",
-        sql: include_str!("../../migrations/postgres/0003_run_requests.sql"),
-    },
-    Migration {
-        version: 4,
-        name: "skill_approvals",
-        sql: include_str!("../../migrations/postgres/0004_skill_approvals.sql"),
-    },
+/// `migration!(4, "skill_approvals", "0004_skill_approvals")`: one version
+/// and both of its files, so the two backends cannot drift apart.
+macro_rules! migration {
+    ($version:literal, $name:literal, $file:literal) => {
+        Migration {
+            version: $version,
+            name: $name,
+            sqlite: include_str!(concat!("../../migrations/sqlite/", $file, ".sql")),
+            postgres: include_str!(concat!("../../migrations/postgres/", $file, ".sql")),
+        }
+    };
+}
+
+const MIGRATIONS: &[Migration] = &[
+    migration!(1, "initial", "0001_initial"),
+    migration!(2, "mcp", "0002_mcp"),
+    migration!(3, "run_requests", "0003_run_requests"),
+    migration!(4, "skill_approvals", "0004_skill_approvals"),
 ];
 
 /// The newest schema version this build knows.
-pub const LATEST_VERSION: i64 = 4;
+pub const LATEST_VERSION: i64 = MIGRATIONS[MIGRATIONS.len() - 1].version;
+
+const CURRENT_VERSION: &str = "SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations";
 
 const TRACKING: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
     version BIGINT PRIMARY KEY,
@@ -75,25 +63,20 @@ const TRACKING: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
 /// Applies every migration the database lacks, each in its own
 /// transaction under the exclusive lock; returns the version reached.
 pub(super) async fn run(store: &Store) -> Result<i64, StoreError> {
-    let migrations = match store.backend() {
-        Backend::Sqlite => SQLITE,
-        Backend::Postgres => POSTGRES,
-    };
     loop {
         let mut tx = store.begin_exclusive().await?;
         sqlx::query(TRACKING).execute(&mut *tx).await?;
-        let current: i64 =
-            sqlx::query("SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations")
-                .fetch_one(&mut *tx)
-                .await?
-                .try_get("version")?;
+        let current: i64 = sqlx::query(CURRENT_VERSION)
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("version")?;
         if current > LATEST_VERSION {
             return Err(StoreError::NewerSchema {
                 found: current,
                 known: LATEST_VERSION,
             });
         }
-        let Some(next) = migrations.iter().find(|m| m.version > current) else {
+        let Some(next) = MIGRATIONS.iter().find(|m| m.version > current) else {
             tx.commit().await?;
             return Ok(current);
         };
@@ -102,7 +85,7 @@ pub(super) async fn run(store: &Store) -> Result<i64, StoreError> {
             name: next.name,
             reason: one_line(&error.to_string()),
         };
-        sqlx::raw_sql(next.sql)
+        sqlx::raw_sql(next.sql(store.backend()))
             .execute(&mut *tx)
             .await
             .map_err(failed)?;
@@ -122,11 +105,9 @@ pub(super) async fn run(store: &Store) -> Result<i64, StoreError> {
 impl Store {
     /// The schema version recorded in the database.
     pub async fn schema_version(&self) -> Result<i64, StoreError> {
-        Ok(
-            sqlx::query("SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations")
-                .fetch_one(&self.pool)
-                .await?
-                .try_get("version")?,
-        )
+        Ok(sqlx::query(CURRENT_VERSION)
+            .fetch_one(&self.pool)
+            .await?
+            .try_get("version")?)
     }
 }
