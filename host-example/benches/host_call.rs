@@ -15,10 +15,13 @@ use host_example::Host;
 use host_example::recorder::EventLog;
 use host_example::store::Store;
 use serde_json::json;
-use sqlx::{AnyConnection, Connection};
 use tool_core::agent::{CallResult, Event};
 use tool_core::gates::Gates;
 use tool_core::{Outcome, RunId};
+
+#[path = "common/backends.rs"]
+mod backends;
+use backends::Backends;
 
 fn main() {
     let seconds: u64 = std::env::var("HOST_BENCH_SECS")
@@ -31,29 +34,9 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let mut backends = vec![(
-        "sqlite",
-        format!(
-            "sqlite://{}?mode=rwc",
-            dir.path().join("bench.db").display()
-        ),
-    )];
-    if let Ok(base) = std::env::var("HOST_TEST_POSTGRES_URL") {
-        let name = format!("host_bench_{}", std::process::id());
-        runtime.block_on(async {
-            sqlx::any::install_default_drivers();
-            let mut admin = AnyConnection::connect(&base).await.unwrap();
-            sqlx::raw_sql(&format!("CREATE DATABASE {name}"))
-                .execute(&mut admin)
-                .await
-                .unwrap();
-        });
-        let (server, _) = base.rsplit_once('/').unwrap();
-        backends.push(("postgres", format!("{server}/{name}")));
-    }
+    let backends = Backends::new(&runtime, "bench");
     println!("backend   runs  bare calls/s  host calls/s  host cost/call");
-    for (backend, url) in &backends {
+    for (backend, url) in &backends.urls {
         let store = runtime.block_on(Store::open(url)).unwrap();
         let host: &'static Host = Box::leak(Box::new(Host::new(store).unwrap()));
         for runs in [1, 8] {
@@ -66,14 +49,7 @@ fn main() {
             );
         }
     }
-    if let Ok(base) = std::env::var("HOST_TEST_POSTGRES_URL") {
-        let name = format!("host_bench_{}", std::process::id());
-        runtime.block_on(async {
-            let mut admin = AnyConnection::connect(&base).await.unwrap();
-            let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-            let _ = sqlx::raw_sql(&drop).execute(&mut admin).await;
-        });
-    }
+    backends.finish(&runtime);
 }
 
 /// Calls per second over all `runs`, each calling in a loop for `window`.

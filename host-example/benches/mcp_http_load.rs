@@ -21,7 +21,10 @@ use std::time::{Duration, Instant};
 
 use host_example::store::{AuditKind, Store};
 use serde_json::{Value, json};
-use sqlx::{AnyConnection, Connection};
+
+#[path = "common/backends.rs"]
+mod backends;
+use backends::Backends;
 
 const CLIENT: &str = "mcp-http-load";
 
@@ -39,30 +42,12 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let mut backends = vec![(
-        "sqlite",
-        format!("sqlite://{}?mode=rwc", dir.path().join("load.db").display()),
-    )];
-    let postgres = std::env::var("HOST_TEST_POSTGRES_URL").ok().map(|base| {
-        let name = format!("host_mcp_load_{}", std::process::id());
-        runtime.block_on(async {
-            sqlx::any::install_default_drivers();
-            let mut admin = AnyConnection::connect(&base).await.unwrap();
-            sqlx::raw_sql(&format!("CREATE DATABASE {name}"))
-                .execute(&mut admin)
-                .await
-                .unwrap();
-        });
-        let (server, _) = base.rsplit_once('/').unwrap();
-        backends.push(("postgres", format!("{server}/{name}")));
-        (base, name)
-    });
+    let backends = Backends::new(&runtime, "mcp_load");
     println!(
         "{calls} calls at concurrency {concurrency}\n\
          backend   answered  audited  missing  duplicated  calls/s   p50 ms   p99 ms   max ms"
     );
-    for (backend, url) in &backends {
+    for (backend, url) in &backends.urls {
         let report = runtime.block_on(load(url, calls, concurrency));
         println!(
             "{backend:<9} {:>8}  {:>7}  {:>7}  {:>10}  {:>7.0}  {:>7.2}  {:>7.2}  {:>7.2}",
@@ -76,13 +61,7 @@ fn main() {
             ms(report.percentile(1.0)),
         );
     }
-    if let Some((base, name)) = postgres {
-        runtime.block_on(async {
-            let mut admin = AnyConnection::connect(&base).await.unwrap();
-            let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-            let _ = sqlx::raw_sql(&drop).execute(&mut admin).await;
-        });
-    }
+    backends.finish(&runtime);
 }
 
 fn ms(duration: Duration) -> f64 {
