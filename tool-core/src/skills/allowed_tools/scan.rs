@@ -26,8 +26,8 @@ const WIDE: u8 = 3;
 static CLASS: [u8; 256] = classes();
 
 /// The bytes a scope's scan must look at: `(`, `)`, `\`, a line break, and
-/// every byte of a multi-byte character (its column counts one). Every other
-/// byte is stepped over with one table lookup.
+/// every byte of a multi-byte character (columns count characters, not
+/// bytes). Every other byte is stepped over with one table lookup.
 static IN_SCOPE: [bool; 256] = scope_bytes();
 
 const fn scope_bytes() -> [bool; 256] {
@@ -56,7 +56,7 @@ const fn classes() -> [u8; 256] {
 }
 
 /// White space or a comma: what separates tokens.
-pub(super) fn is_separator(c: char) -> bool {
+fn is_separator(c: char) -> bool {
     c.is_whitespace() || c == ','
 }
 
