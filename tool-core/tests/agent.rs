@@ -90,7 +90,7 @@ impl Model for Scripted {
     async fn complete(&self, request: ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
         self.seen.lock().unwrap().push(Seen {
             messages: request.messages.to_vec(),
-            tools: request.tools,
+            tools: request.tools.map(<[Value]>::to_vec),
         });
         self.script
             .lock()
@@ -188,7 +188,7 @@ impl Host {
         }
     }
 
-    fn start(&self, agent: &Agent<'_, Scripted>, prompt: &str) -> (RunEnd, Vec<Event>) {
+    fn start(&self, agent: &Agent<'_, Scripted>, prompt: &str) -> (RunEnd, Vec<Event<'static>>) {
         let mut events = Vec::new();
         let end = block_on(agent.start(
             vec![Message::user(prompt)],
@@ -204,7 +204,7 @@ impl Host {
         agent: &Agent<'_, Scripted>,
         state: RunState,
         decision: Decision,
-    ) -> (RunEnd, Vec<Event>) {
+    ) -> (RunEnd, Vec<Event<'static>>) {
         let mut events = Vec::new();
         let end = block_on(agent.resume(
             state,
@@ -284,7 +284,7 @@ fn executed(events: &[Event]) -> Vec<(String, CallResult)> {
         .filter_map(|event| match event {
             Event::ToolExecuted {
                 call_id, result, ..
-            } => Some((call_id.clone(), result.clone())),
+            } => Some((call_id.to_string(), result.clone())),
             _ => None,
         })
         .collect()
@@ -594,7 +594,7 @@ fn write_call(id: &str, record: &str, value: &str) -> ToolCall {
 
 /// Starts a run whose first response is `first`, and returns the stored
 /// (serialized) state of its suspension.
-fn suspend(host: &Host, first: Reply) -> (String, Vec<Event>) {
+fn suspend(host: &Host, first: Reply) -> (String, Vec<Event<'static>>) {
     let registry = registry();
     let model = Scripted::new([first]);
     let (end, events) = host.start(&Agent::new(&registry, &model), "Set r1 to v");
@@ -608,7 +608,7 @@ fn resume_fresh(
     stored: &str,
     decision: Decision,
     script: impl IntoIterator<Item = Reply>,
-) -> (RunEnd, Vec<Event>, Vec<Seen>) {
+) -> (RunEnd, Vec<Event<'static>>, Vec<Seen>) {
     let registry: Registry = registry();
     let model = Scripted::new(script);
     let state: RunState = serde_json::from_str(stored).unwrap();
@@ -729,7 +729,7 @@ fn edited_approval_applies_the_edit_and_an_edit_of_another_record_writes_nothing
     assert!(
         events
             .iter()
-            .any(|e| matches!(e, Event::ToolExecuted { arguments, .. } if *arguments == edit))
+            .any(|e| matches!(e, Event::ToolExecuted { arguments, .. } if **arguments == edit))
     );
     assert_eq!(
         tool_results(&model.seen()[0].messages),
@@ -1066,7 +1066,7 @@ fn events_are_serializable_and_stream_live_to_a_closure() {
     ])]);
     let agent = Agent::new(&registry, &model);
     let mut live = Vec::new();
-    let mut sink = |event: &Event| live.push(event.clone());
+    let mut sink = |event: &Event| live.push(event.clone().into_owned());
     let end = block_on(agent.start(
         vec![Message::system("Be brief."), Message::user("Go")],
         host.inputs(),

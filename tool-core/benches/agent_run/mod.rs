@@ -364,7 +364,7 @@ impl Model for Recording<'_> {
     }
 
     async fn complete(&self, request: ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
-        let tools = request.tools.as_deref().map(<[Value]>::to_vec);
+        let tools = request.tools.map(<[Value]>::to_vec);
         self.seen
             .lock()
             .expect("not poisoned")
@@ -379,6 +379,6 @@ impl Model for CannedModel {
     }
 
     async fn complete(&self, request: ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
-        self.answer(request.messages, request.tools.as_deref())
+        self.answer(request.messages, request.tools)
     }
 }
