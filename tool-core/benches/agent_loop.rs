@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use agent_run::{CannedModel, Host, ROUNDS};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use futures_executor::block_on;
-use tool_core::agent::{Agent, Event, EventSink, RunEnd};
+use tool_core::agent::{Agent, Event, EventSink, Message, RunEnd};
 use tool_core::{Registry, RunId, ToolContext};
 
 /// The system allocator, counting every allocation (a `realloc` counts as
@@ -75,7 +75,7 @@ fn run(
     model: &CannedModel,
     host: &Host,
     cx: &ToolContext,
-    history: Vec<tool_core::agent::Message>,
+    history: Vec<Message>,
     events: &mut impl EventSink,
 ) {
     let end = block_on(Agent::new(registry, model).start(history, host.inputs(), cx, events));
@@ -85,6 +85,9 @@ fn run(
     assert_eq!(finished.rounds as usize, ROUNDS);
     black_box(finished);
 }
+
+/// One run from the history it is given, with one of the sinks.
+type RunFrom<'a> = dyn FnMut(Vec<Message>) + 'a;
 
 /// Allocations and bytes asked for by `f`.
 fn counted(f: impl FnOnce()) -> (u64, u64) {
@@ -121,7 +124,7 @@ fn allocations() {
         model_bytes / rounds
     );
     let mut kept = Vec::new();
-    let sinks: [(&str, &mut dyn FnMut(Vec<tool_core::agent::Message>)); 3] = [
+    let sinks: [(&str, &mut RunFrom); 3] = [
         ("no sink", &mut |history| {
             run(&registry, &model, &host, &cx, history, &mut ())
         }),

@@ -13,8 +13,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tool_core::agent::{
     Agent, BudgetExceeded, CallResult, ContextBudget, ContextWindow, DEFAULT_CLOSING_PROMPT,
-    Decision, Event, Finished, MESSAGE_OVERHEAD_TOKENS, Message, Model, ModelError, ModelRequest,
-    ModelResponse, RunEnd, RunState, RunStatus, Spent, ToolCall, Usage, estimate_tokens,
+    Decision, Event, EventSink, Finished, MESSAGE_OVERHEAD_TOKENS, Message, Model, ModelError,
+    ModelRequest, ModelResponse, RunEnd, RunState, RunStatus, Spent, ToolCall, Usage,
+    estimate_tokens,
 };
 use tool_core::approval::MemoryApprovals;
 use tool_core::export::Provider;
@@ -1120,6 +1121,53 @@ fn run_futures_are_send() {
         &mut events,
     );
     assert_send(&resume);
+}
+
+/// A sink that says it is not listening and fails the test if it is told
+/// anything.
+struct Deaf;
+
+impl EventSink for Deaf {
+    fn event(&mut self, event: &Event<'_>) {
+        panic!("a sink that is not listening got {event:?}");
+    }
+
+    fn is_listening(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn a_sink_that_is_not_listening_gets_no_event_and_the_run_is_the_same() {
+    let registry = registry();
+    let script = || {
+        Scripted::new([
+            calls([
+                call("c1", "a_read", json!({})),
+                call("c2", "a_count", json!({})),
+            ]),
+            answer("Done."),
+        ])
+    };
+    let (heard, deaf) = (script(), script());
+    let host = Host::new();
+    let (listened, events) = host.start(&Agent::new(&registry, &heard), "Go");
+    let unheard = block_on(Agent::new(&registry, &deaf).start(
+        vec![Message::user("Go")],
+        host.inputs(),
+        &host.cx(),
+        &mut Deaf,
+    ));
+    assert!(events.len() > 5);
+    assert_eq!(finished(unheard), finished(listened));
+    let requests = |model: &Scripted| {
+        model
+            .seen()
+            .into_iter()
+            .map(|seen| (seen.messages, seen.tools))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(requests(&deaf), requests(&heard));
 }
 
 // Dry runs and the context budget.
