@@ -19,12 +19,13 @@ count() {
         sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 for path in $paths; do
+    unit=call
     case $path in
     resolve | tokenize | regex) n=200 ;;
-    agent-*) n=20 ;;
+    agent-*) n=20 unit="run (5 rounds)" ;;
     *) n=20000 ;;
     esac
     base=$(count "$path" 0)
     total=$(count "$path" "$n")
-    echo "$path $(( (total - base) / n )) instructions per call"
+    echo "$path $(( (total - base) / n )) instructions per $unit"
 done
