@@ -10,9 +10,12 @@
 # ($SKILLS_CORPUS). Deterministic, so the machine's load does not move it.
 set -eu
 cd "$(dirname "$0")/../.."
-binary=$(cargo bench -p tool-core --bench instructions --no-run --message-format=json 2>/dev/null |
-    sed -n 's/.*"executable":"\([^"]*instructions[^"]*\)".*/\1/p' | tail -n 1)
-[ -n "$binary" ] || { echo "could not build the instructions driver" >&2; exit 1; }
+driver() { # the path of the built bench binary named $1
+    found=$(cargo bench -p tool-core --bench "$1" --no-run --message-format=json 2>/dev/null |
+        sed -n "s|.*\"executable\":\"\([^\"]*/$1-[0-9a-f]*\)\".*|\1|p" | tail -n 1)
+    [ -n "$found" ] || { echo "could not build the $1 driver" >&2; exit 1; }
+    echo "$found"
+}
 paths=${*:-bare registry gated check granted-3 granted-1000 unscoped scoped resolve tokenize regex}
 count() {
     valgrind --tool=callgrind --callgrind-out-file=/dev/null "$binary" "$1" "$2" 2>&1 |
@@ -20,6 +23,11 @@ count() {
 }
 for path in $paths; do
     unit=call
+    case $path in
+    agent-*) binary=${agent_binary:=$(driver agent_instructions)} ;;
+    *) binary=${gate_binary:=$(driver instructions)} ;;
+    esac
+    [ -n "$binary" ] || exit 1
     case $path in
     resolve | tokenize | regex) n=200 ;;
     agent-*) n=20 unit="run (5 rounds)" ;;
