@@ -1,0 +1,376 @@
+//! From a schema to a [`CompiledSchema`], or `None` when the schema uses
+//! anything outside the subset (then `jsonschema` checks it alone).
+//!
+//! The subset is what schemars writes for derived tools: draft 2020-12;
+//! `type`, `enum`/`const` of strings, booleans and null, numeric bounds,
+//! lengths and counts, `required`, `properties`, `additionalProperties`,
+//! `items`, `prefixItems`, `allOf`/`anyOf`/`oneOf`/`not`, and `$ref` into the
+//! root's `$defs` (or `definitions`). The other self-contained keywords
+//! (`pattern`, `format`, `multipleOf`, `uniqueItems`, an `enum` of numbers…)
+//! are handed, per node, to a `jsonschema` validator of just those keywords.
+//! Anything that depends on more than its own node (`$id`, `$anchor`,
+//! `$dynamicRef`, `unevaluated*`, `if`, `patternProperties`, …) or that
+//! jsonschema does not know makes the whole schema fall back.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use super::compiled::{
+    Additional, ArrayRule, Bound, CompiledSchema, Node, NodeId, ObjectRule, types,
+};
+use super::number::Exact;
+
+/// The dialect the subset is written for; a root without `$schema` is read
+/// as this one by `jsonschema` too.
+const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// `format`s schemars writes for Rust's numbers, which `jsonschema` does not
+/// know and so ignores: skipping them here is the same answer, without a
+/// delegate per number. Any other format goes to `jsonschema`.
+const IGNORED_FORMATS: &[&str] = &[
+    "int", "int8", "int16", "int32", "int64", "int128", "uint", "uint8", "uint16", "uint32",
+    "uint64", "uint128", "float", "double",
+];
+
+/// Keywords that never change the answer.
+const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+    "$defs",
+    "definitions",
+];
+
+/// Keywords handed to a per-node `jsonschema` validator: each one's
+/// answer depends on its own value and the instance only.
+const DELEGATED: &[&str] = &[
+    "pattern",
+    "format",
+    "multipleOf",
+    "uniqueItems",
+    "dependentRequired",
+    "contentEncoding",
+    "contentMediaType",
+];
+
+/// The schema is outside the subset.
+struct Unsupported;
+
+/// Compiles `schema`; `None` when it is outside the subset. `delegate`
+/// builds the validator for a node's delegated keywords with the options
+/// the caller uses for the whole schema.
+pub(super) fn compile(
+    schema: &Value,
+    delegate: &dyn Fn(&Value) -> Option<jsonschema::Validator>,
+) -> Option<CompiledSchema> {
+    let root = schema.as_object();
+    if let Some(root) = root {
+        match root.get("$schema") {
+            None => {}
+            Some(Value::String(uri)) if uri.trim_end_matches('#') == DRAFT_2020_12 => {}
+            Some(_) => return None,
+        }
+    }
+    let mut compiler = Compiler {
+        root,
+        nodes: Vec::new(),
+        references: HashMap::new(),
+        delegate,
+    };
+    compiler.node(schema, true).ok()?;
+    let compiled = CompiledSchema {
+        nodes: compiler.nodes,
+    };
+    (!loops_in_place(&compiled)).then_some(compiled)
+}
+
+struct Compiler<'s, 'd> {
+    root: Option<&'s Map<String, Value>>,
+    nodes: Vec<Node>,
+    /// Each `$ref` compiled so far, so a recursive type is a cycle of
+    /// indices rather than an endless compilation.
+    references: HashMap<&'s str, NodeId>,
+    delegate: &'d dyn Fn(&Value) -> Option<jsonschema::Validator>,
+}
+
+impl<'s> Compiler<'s, '_> {
+    fn node(&mut self, schema: &'s Value, root: bool) -> Result<NodeId, Unsupported> {
+        let id = self.nodes.len();
+        self.nodes.push(Node::default());
+        self.fill(id, schema, root)?;
+        Ok(id)
+    }
+
+    fn fill(&mut self, id: NodeId, schema: &'s Value, root: bool) -> Result<(), Unsupported> {
+        let map = match schema {
+            Value::Bool(admits) => {
+                self.nodes[id].never = !admits;
+                return Ok(());
+            }
+            Value::Object(map) => map,
+            _ => return Err(Unsupported),
+        };
+        let mut node = Node::default();
+        let mut delegated = Map::new();
+        let mut properties = None;
+        let mut required = None;
+        let mut additional = None;
+        let mut prefix = None;
+        let mut rest = None;
+        let mut bounds = Vec::new();
+        for (keyword, value) in map {
+            let keyword = keyword.as_str();
+            match keyword {
+                "$schema" if root => {}
+                _ if ANNOTATIONS.contains(&keyword) => {}
+                "format" if value.as_str().is_some_and(|f| IGNORED_FORMATS.contains(&f)) => {}
+                _ if DELEGATED.contains(&keyword) => {
+                    delegated.insert(keyword.to_owned(), value.clone());
+                }
+                "type" => node.types = type_set(value)?,
+                "enum" => match value {
+                    Value::Array(values) if values.iter().all(is_plain) => {
+                        node.allowed = Some(values.clone().into_boxed_slice());
+                    }
+                    _ => {
+                        delegated.insert(keyword.to_owned(), value.clone());
+                    }
+                },
+                "const" if is_plain(value) => node.constant = Some(value.clone()),
+                "const" => {
+                    delegated.insert(keyword.to_owned(), value.clone());
+                }
+                "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
+                    let limit = match value {
+                        Value::Number(number) => Exact::of(number),
+                        _ => None,
+                    };
+                    match limit {
+                        Some(limit) => bounds.push((bound(keyword), limit)),
+                        None => {
+                            delegated.insert(keyword.to_owned(), value.clone());
+                        }
+                    }
+                }
+                "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties"
+                | "maxProperties" => match value.as_u64() {
+                    Some(limit) => set_count(&mut node, keyword, limit),
+                    None => {
+                        delegated.insert(keyword.to_owned(), value.clone());
+                    }
+                },
+                "required" => match value {
+                    Value::Array(names) if names.iter().all(Value::is_string) => {
+                        required = Some(names);
+                    }
+                    _ => {
+                        delegated.insert(keyword.to_owned(), value.clone());
+                    }
+                },
+                "properties" => properties = Some(value.as_object().ok_or(Unsupported)?),
+                "additionalProperties" => additional = Some(value),
+                "items" if !value.is_array() => rest = Some(value),
+                "prefixItems" => prefix = Some(value.as_array().ok_or(Unsupported)?),
+                "allOf" => node.all_of = self.branches(value)?,
+                "anyOf" => node.any_of = self.branches(value)?,
+                "oneOf" => node.one_of = self.branches(value)?,
+                "not" => node.not = Some(self.node(value, false)?),
+                "$ref" => node.reference = Some(self.reference(value)?),
+                _ => return Err(Unsupported),
+            }
+        }
+        node.bounds = bounds.into_boxed_slice();
+        if properties.is_some() || required.is_some() || additional.is_some() {
+            node.object = Some(Box::new(
+                self.object_rule(properties, required, additional)?,
+            ));
+        }
+        if prefix.is_some() || rest.is_some() {
+            let prefix = match prefix {
+                Some(schemas) => self.nodes_of(schemas)?,
+                None => Box::new([]),
+            };
+            let rest = rest.map(|schema| self.node(schema, false)).transpose()?;
+            node.array = Some(Box::new(ArrayRule { prefix, rest }));
+        }
+        if !delegated.is_empty() {
+            let validator = (self.delegate)(&Value::Object(delegated)).ok_or(Unsupported)?;
+            node.delegate = Some(Box::new(validator));
+        }
+        self.nodes[id] = node;
+        Ok(())
+    }
+
+    fn object_rule(
+        &mut self,
+        properties: Option<&'s Map<String, Value>>,
+        required: Option<&'s Vec<Value>>,
+        additional: Option<&'s Value>,
+    ) -> Result<ObjectRule, Unsupported> {
+        let required: Vec<&str> = required
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let mut declared = Vec::new();
+        for (name, schema) in properties.into_iter().flatten() {
+            let is_required = required.contains(&name.as_str());
+            declared.push((
+                Box::from(name.as_str()),
+                self.node(schema, false)?,
+                is_required,
+            ));
+        }
+        let mut required_other: Vec<Box<str>> = Vec::new();
+        for name in required {
+            let is_declared = properties.is_some_and(|map| map.contains_key(name));
+            if !is_declared && !required_other.iter().any(|other| other.as_ref() == name) {
+                required_other.push(Box::from(name));
+            }
+        }
+        let additional = match additional {
+            None | Some(Value::Bool(true)) => Additional::Any,
+            Some(Value::Bool(false)) => Additional::Never,
+            Some(schema) => Additional::Schema(self.node(schema, false)?),
+        };
+        Ok(ObjectRule {
+            required_declared: declared.iter().filter(|(_, _, required)| *required).count(),
+            properties: declared.into_boxed_slice(),
+            required_other: required_other.into_boxed_slice(),
+            additional,
+        })
+    }
+
+    fn branches(&mut self, value: &'s Value) -> Result<Box<[NodeId]>, Unsupported> {
+        match value {
+            Value::Array(schemas) if !schemas.is_empty() => self.nodes_of(schemas),
+            _ => Err(Unsupported),
+        }
+    }
+
+    fn nodes_of(&mut self, schemas: &'s [Value]) -> Result<Box<[NodeId]>, Unsupported> {
+        schemas
+            .iter()
+            .map(|schema| self.node(schema, false))
+            .collect()
+    }
+
+    /// `#` or `#/$defs/NAME` (`#/definitions/NAME`) of the root; a name that
+    /// needs unescaping, or any other reference, is outside the subset.
+    fn reference(&mut self, value: &'s Value) -> Result<NodeId, Unsupported> {
+        let pointer = value.as_str().ok_or(Unsupported)?;
+        if let Some(&id) = self.references.get(pointer) {
+            return Ok(id);
+        }
+        if pointer == "#" {
+            return Ok(0);
+        }
+        let (container, name) = pointer
+            .strip_prefix("#/$defs/")
+            .map(|name| ("$defs", name))
+            .or_else(|| {
+                pointer
+                    .strip_prefix("#/definitions/")
+                    .map(|name| ("definitions", name))
+            })
+            .ok_or(Unsupported)?;
+        if name.is_empty() || name.contains(['/', '~', '%']) {
+            return Err(Unsupported);
+        }
+        let target = self
+            .root
+            .and_then(|root| root.get(container))
+            .and_then(|defs| defs.get(name))
+            .ok_or(Unsupported)?;
+        let id = self.nodes.len();
+        self.nodes.push(Node::default());
+        self.references.insert(pointer, id);
+        self.fill(id, target, false)?;
+        Ok(id)
+    }
+}
+
+/// Whether some node reaches itself without descending into the instance
+/// (through `$ref`, `allOf`, `anyOf`, `oneOf`, `not` only): checking it
+/// would never end.
+fn loops_in_place(schema: &CompiledSchema) -> bool {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        Open,
+        Done,
+    }
+    fn in_place(node: &Node) -> impl Iterator<Item = NodeId> + '_ {
+        node.reference
+            .iter()
+            .chain(node.not.iter())
+            .chain(node.all_of.iter())
+            .chain(node.any_of.iter())
+            .chain(node.one_of.iter())
+            .copied()
+    }
+    fn visit(schema: &CompiledSchema, id: NodeId, marks: &mut [Mark]) -> bool {
+        match marks[id] {
+            Mark::Open => return true,
+            Mark::Done => return false,
+            Mark::New => {}
+        }
+        marks[id] = Mark::Open;
+        let looped = in_place(&schema.nodes[id]).any(|next| visit(schema, next, marks));
+        marks[id] = Mark::Done;
+        looped
+    }
+    let mut marks = vec![Mark::New; schema.nodes.len()];
+    (0..schema.nodes.len()).any(|id| visit(schema, id, &mut marks))
+}
+
+fn type_set(value: &Value) -> Result<u8, Unsupported> {
+    let one = |name: &Value| match name.as_str() {
+        Some("null") => Ok(types::NULL),
+        Some("boolean") => Ok(types::BOOLEAN),
+        Some("object") => Ok(types::OBJECT),
+        Some("array") => Ok(types::ARRAY),
+        Some("number") => Ok(types::NUMBER),
+        Some("integer") => Ok(types::INTEGER),
+        Some("string") => Ok(types::STRING),
+        _ => Err(Unsupported),
+    };
+    match value {
+        Value::Array(names) if !names.is_empty() => names
+            .iter()
+            .try_fold(0, |set, name| one(name).map(|bit| set | bit)),
+        Value::Array(_) => Err(Unsupported),
+        name => one(name),
+    }
+}
+
+/// A value whose JSON Schema equality is `==`: a string, boolean or null.
+fn is_plain(value: &Value) -> bool {
+    matches!(value, Value::String(_) | Value::Bool(_) | Value::Null)
+}
+
+fn bound(keyword: &str) -> Bound {
+    match keyword {
+        "minimum" => Bound::Minimum,
+        "maximum" => Bound::Maximum,
+        "exclusiveMinimum" => Bound::ExclusiveMinimum,
+        _ => Bound::ExclusiveMaximum,
+    }
+}
+
+fn set_count(node: &mut Node, keyword: &str, limit: u64) {
+    match keyword {
+        "minLength" => node.length.0 = limit,
+        "maxLength" => node.length.1 = limit,
+        "minItems" => node.item_count.0 = limit,
+        "maxItems" => node.item_count.1 = limit,
+        "minProperties" => node.property_count.0 = limit,
+        _ => node.property_count.1 = limit,
+    }
+}
