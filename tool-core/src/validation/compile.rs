@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::compiled::{
-    Additional, ArrayRule, Bound, CompiledSchema, Node, NodeId, ObjectRule, types,
+    Additional, ArrayRule, Bound, CompiledSchema, Node, NodeId, ObjectRule, Rest, types,
 };
 use super::number::Exact;
 
@@ -101,125 +101,144 @@ struct Compiler<'s, 'd> {
 
 impl<'s> Compiler<'s, '_> {
     fn node(&mut self, schema: &'s Value, root: bool) -> Result<NodeId, Unsupported> {
-        let id = self.nodes.len();
-        self.nodes.push(Node::default());
+        let id = self.reserve();
         self.fill(id, schema, root)?;
         Ok(id)
+    }
+
+    /// A place for a node, filled once compiled (a `$ref` cycle points to
+    /// it before then).
+    fn reserve(&mut self) -> NodeId {
+        self.nodes.push(Node {
+            types: types::ANY,
+            bounds: None,
+            length: None,
+            object: None,
+            array: None,
+            rest: None,
+        });
+        self.nodes.len() - 1
     }
 
     fn fill(&mut self, id: NodeId, schema: &'s Value, root: bool) -> Result<(), Unsupported> {
         let map = match schema {
             Value::Bool(admits) => {
-                self.nodes[id].never = !admits;
+                self.nodes[id].types = if *admits { types::ANY } else { 0 };
                 return Ok(());
             }
             Value::Object(map) => map,
             _ => return Err(Unsupported),
         };
-        let mut node = Node::default();
+        let mut types = types::ANY;
+        let mut rest = Rest::default();
         let mut delegated = Map::new();
-        let mut properties = None;
-        let mut required = None;
-        let mut additional = None;
+        let mut delegate = |keyword: &str, value: &Value| {
+            delegated.insert(keyword.to_owned(), value.clone());
+        };
+        let mut object = Object::default();
         let mut prefix = None;
-        let mut rest = None;
+        let mut items = None;
         let mut bounds = Vec::new();
+        let mut counts = Counts::default();
         for (keyword, value) in map {
             let keyword = keyword.as_str();
             match keyword {
                 "$schema" if root => {}
                 _ if ANNOTATIONS.contains(&keyword) => {}
                 "format" if value.as_str().is_some_and(|f| IGNORED_FORMATS.contains(&f)) => {}
-                _ if DELEGATED.contains(&keyword) => {
-                    delegated.insert(keyword.to_owned(), value.clone());
-                }
-                "type" => node.types = type_set(value)?,
+                _ if DELEGATED.contains(&keyword) => delegate(keyword, value),
+                "type" => types = type_set(value)?,
                 "enum" => match value {
                     Value::Array(values) if values.iter().all(is_plain) => {
-                        node.allowed = Some(values.clone().into_boxed_slice());
+                        rest.allowed = Some(values.clone().into_boxed_slice());
                     }
-                    _ => {
-                        delegated.insert(keyword.to_owned(), value.clone());
-                    }
+                    _ => delegate(keyword, value),
                 },
-                "const" if is_plain(value) => node.constant = Some(value.clone()),
-                "const" => {
-                    delegated.insert(keyword.to_owned(), value.clone());
-                }
+                "const" if is_plain(value) => rest.constant = Some(value.clone()),
+                "const" => delegate(keyword, value),
                 "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
-                    let limit = match value {
-                        Value::Number(number) => Exact::of(number),
-                        _ => None,
-                    };
-                    match limit {
+                    match value.as_number().and_then(Exact::of) {
                         Some(limit) => bounds.push((bound(keyword), limit)),
-                        None => {
-                            delegated.insert(keyword.to_owned(), value.clone());
-                        }
+                        None => delegate(keyword, value),
                     }
                 }
                 "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties"
                 | "maxProperties" => match value.as_u64() {
-                    Some(limit) => set_count(&mut node, keyword, limit),
-                    None => {
-                        delegated.insert(keyword.to_owned(), value.clone());
-                    }
+                    Some(limit) => counts.set(keyword, limit),
+                    None => delegate(keyword, value),
                 },
                 "required" => match value {
                     Value::Array(names) if names.iter().all(Value::is_string) => {
-                        required = Some(names);
+                        object.required = Some(names);
                     }
-                    _ => {
-                        delegated.insert(keyword.to_owned(), value.clone());
-                    }
+                    _ => delegate(keyword, value),
                 },
-                "properties" => properties = Some(value.as_object().ok_or(Unsupported)?),
-                "additionalProperties" => additional = Some(value),
-                "items" if !value.is_array() => rest = Some(value),
+                "properties" => object.properties = Some(value.as_object().ok_or(Unsupported)?),
+                "additionalProperties" => object.additional = Some(value),
+                "items" if !value.is_array() => items = Some(value),
                 "prefixItems" => prefix = Some(value.as_array().ok_or(Unsupported)?),
-                "allOf" => node.all_of = self.branches(value)?,
-                "anyOf" => node.any_of = self.branches(value)?,
-                "oneOf" => node.one_of = self.branches(value)?,
-                "not" => node.not = Some(self.node(value, false)?),
-                "$ref" => node.reference = Some(self.reference(value)?),
+                "allOf" => rest.all_of = self.branches(value)?,
+                "anyOf" => rest.any_of = self.branches(value)?,
+                "oneOf" => rest.one_of = self.branches(value)?,
+                "not" => rest.not = Some(self.node(value, false)?),
+                "$ref" => rest.reference = Some(self.reference(value)?),
                 _ => return Err(Unsupported),
             }
         }
-        node.bounds = bounds.into_boxed_slice();
-        if properties.is_some() || required.is_some() || additional.is_some() {
-            node.object = Some(Box::new(
-                self.object_rule(properties, required, additional)?,
-            ));
+        if !delegated.is_empty() {
+            rest.delegate = Some((self.delegate)(&Value::Object(delegated)).ok_or(Unsupported)?);
         }
-        if prefix.is_some() || rest.is_some() {
+        let object = if object.is_some() || counts.properties != UNBOUNDED {
+            Some(Box::new(self.object_rule(object, counts.properties)?))
+        } else {
+            None
+        };
+        let array = if prefix.is_some() || items.is_some() || counts.items != UNBOUNDED {
             let prefix = match prefix {
                 Some(schemas) => self.nodes_of(schemas)?,
                 None => Box::new([]),
             };
-            let rest = rest.map(|schema| self.node(schema, false)).transpose()?;
-            node.array = Some(Box::new(ArrayRule { prefix, rest }));
-        }
-        if !delegated.is_empty() {
-            let validator = (self.delegate)(&Value::Object(delegated)).ok_or(Unsupported)?;
-            node.delegate = Some(Box::new(validator));
-        }
-        self.nodes[id] = node;
+            let rest = items.map(|schema| self.node(schema, false)).transpose()?;
+            Some(Box::new(ArrayRule {
+                prefix,
+                rest,
+                count: counts.items,
+            }))
+        } else {
+            None
+        };
+        let has_rest = rest.allowed.is_some()
+            || rest.constant.is_some()
+            || rest.delegate.is_some()
+            || rest.reference.is_some()
+            || !rest.all_of.is_empty()
+            || !rest.any_of.is_empty()
+            || !rest.one_of.is_empty()
+            || rest.not.is_some();
+        self.nodes[id] = Node {
+            types,
+            bounds: (!bounds.is_empty()).then(|| bounds.into_boxed_slice()),
+            length: (counts.length != UNBOUNDED).then_some(counts.length),
+            object,
+            array,
+            rest: has_rest.then(|| Box::new(rest)),
+        };
         Ok(())
     }
 
     fn object_rule(
         &mut self,
-        properties: Option<&'s Map<String, Value>>,
-        required: Option<&'s Vec<Value>>,
-        additional: Option<&'s Value>,
+        object: Object<'s>,
+        count: (u64, u64),
     ) -> Result<ObjectRule, Unsupported> {
-        let required: Vec<&str> = required
+        let required: Vec<&str> = object
+            .required
             .into_iter()
             .flatten()
             .filter_map(Value::as_str)
             .collect();
         let mut declared = Vec::new();
-        for (name, schema) in properties.into_iter().flatten() {
+        for (name, schema) in object.properties.into_iter().flatten() {
             let is_required = required.contains(&name.as_str());
             declared.push((
                 Box::from(name.as_str()),
@@ -229,12 +248,12 @@ impl<'s> Compiler<'s, '_> {
         }
         let mut required_other: Vec<Box<str>> = Vec::new();
         for name in required {
-            let is_declared = properties.is_some_and(|map| map.contains_key(name));
+            let is_declared = object.properties.is_some_and(|map| map.contains_key(name));
             if !is_declared && !required_other.iter().any(|other| other.as_ref() == name) {
                 required_other.push(Box::from(name));
             }
         }
-        let additional = match additional {
+        let additional = match object.additional {
             None | Some(Value::Bool(true)) => Additional::Any,
             Some(Value::Bool(false)) => Additional::Never,
             Some(schema) => Additional::Schema(self.node(schema, false)?),
@@ -244,6 +263,7 @@ impl<'s> Compiler<'s, '_> {
             properties: declared.into_boxed_slice(),
             required_other: required_other.into_boxed_slice(),
             additional,
+            count,
         })
     }
 
@@ -288,8 +308,7 @@ impl<'s> Compiler<'s, '_> {
             .and_then(|root| root.get(container))
             .and_then(|defs| defs.get(name))
             .ok_or(Unsupported)?;
-        let id = self.nodes.len();
-        self.nodes.push(Node::default());
+        let id = self.reserve();
         self.references.insert(pointer, id);
         self.fill(id, target, false)?;
         Ok(id)
@@ -307,13 +326,15 @@ fn loops_in_place(schema: &CompiledSchema) -> bool {
         Done,
     }
     fn in_place(node: &Node) -> impl Iterator<Item = NodeId> + '_ {
-        node.reference
-            .iter()
-            .chain(node.not.iter())
-            .chain(node.all_of.iter())
-            .chain(node.any_of.iter())
-            .chain(node.one_of.iter())
-            .copied()
+        node.rest.iter().flat_map(|rest| {
+            rest.reference
+                .iter()
+                .chain(rest.not.iter())
+                .chain(rest.all_of.iter())
+                .chain(rest.any_of.iter())
+                .chain(rest.one_of.iter())
+                .copied()
+        })
     }
     fn visit(schema: &CompiledSchema, id: NodeId, marks: &mut [Mark]) -> bool {
         match marks[id] {
@@ -364,13 +385,49 @@ fn bound(keyword: &str) -> Bound {
     }
 }
 
-fn set_count(node: &mut Node, keyword: &str, limit: u64) {
-    match keyword {
-        "minLength" => node.length.0 = limit,
-        "maxLength" => node.length.1 = limit,
-        "minItems" => node.item_count.0 = limit,
-        "maxItems" => node.item_count.1 = limit,
-        "minProperties" => node.property_count.0 = limit,
-        _ => node.property_count.1 = limit,
+/// No count limit.
+const UNBOUNDED: (u64, u64) = (0, u64::MAX);
+
+/// `minLength`…`maxProperties` of one node.
+struct Counts {
+    length: (u64, u64),
+    items: (u64, u64),
+    properties: (u64, u64),
+}
+
+impl Default for Counts {
+    fn default() -> Self {
+        Counts {
+            length: UNBOUNDED,
+            items: UNBOUNDED,
+            properties: UNBOUNDED,
+        }
+    }
+}
+
+impl Counts {
+    fn set(&mut self, keyword: &str, limit: u64) {
+        match keyword {
+            "minLength" => self.length.0 = limit,
+            "maxLength" => self.length.1 = limit,
+            "minItems" => self.items.0 = limit,
+            "maxItems" => self.items.1 = limit,
+            "minProperties" => self.properties.0 = limit,
+            _ => self.properties.1 = limit,
+        }
+    }
+}
+
+/// The object keywords of one node, as written.
+#[derive(Default)]
+struct Object<'s> {
+    properties: Option<&'s Map<String, Value>>,
+    required: Option<&'s Vec<Value>>,
+    additional: Option<&'s Value>,
+}
+
+impl Object<'_> {
+    fn is_some(&self) -> bool {
+        self.properties.is_some() || self.required.is_some() || self.additional.is_some()
     }
 }

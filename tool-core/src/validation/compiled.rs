@@ -39,25 +39,30 @@ pub(super) enum Bound {
 }
 
 /// One subschema. Every keyword applies only to the instances of its type,
-/// as in JSON Schema; an absent keyword admits everything.
+/// as in JSON Schema; an absent keyword admits everything. What derived
+/// tools' schemas use on every call (`type`, bounds, properties, items) is
+/// inline; the rest waits behind one pointer, so the common node is a type
+/// test and one branch.
 pub(super) struct Node {
-    /// The `false` schema.
-    pub never: bool,
+    /// `type`; 0 for the `false` schema.
     pub types: u8,
+    /// `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`.
+    pub bounds: Option<Box<[(Bound, Exact)]>>,
+    /// `minLength`, `maxLength`, in code points.
+    pub length: Option<(u64, u64)>,
+    pub object: Option<Box<ObjectRule>>,
+    pub array: Option<Box<ArrayRule>>,
+    pub rest: Option<Box<Rest>>,
+}
+
+/// The keywords of a node that apply to an instance of any type.
+#[derive(Default)]
+pub(super) struct Rest {
     /// `enum`, when every value is a string, boolean or null (compared with
     /// `==`, which for those is JSON Schema's equality).
     pub allowed: Option<Box<[Value]>>,
     /// `const`, under the same condition.
     pub constant: Option<Value>,
-    pub bounds: Box<[(Bound, Exact)]>,
-    /// `minLength`, `maxLength`, in code points.
-    pub length: (u64, u64),
-    /// `minItems`, `maxItems`.
-    pub item_count: (u64, u64),
-    /// `minProperties`, `maxProperties`.
-    pub property_count: (u64, u64),
-    pub object: Option<Box<ObjectRule>>,
-    pub array: Option<Box<ArrayRule>>,
     /// `$ref` (siblings apply too in 2020-12).
     pub reference: Option<NodeId>,
     pub all_of: Box<[NodeId]>,
@@ -67,30 +72,7 @@ pub(super) struct Node {
     /// The node's self-contained keywords the fast path does not check
     /// itself (`pattern`, `format`, `multipleOf`, `uniqueItems`, …),
     /// compiled by `jsonschema` alone, so their meaning is its own.
-    pub delegate: Option<Box<jsonschema::Validator>>,
-}
-
-impl Default for Node {
-    fn default() -> Self {
-        Node {
-            never: false,
-            types: types::ANY,
-            allowed: None,
-            constant: None,
-            bounds: Box::new([]),
-            length: (0, u64::MAX),
-            item_count: (0, u64::MAX),
-            property_count: (0, u64::MAX),
-            object: None,
-            array: None,
-            reference: None,
-            all_of: Box::new([]),
-            any_of: Box::new([]),
-            one_of: Box::new([]),
-            not: None,
-            delegate: None,
-        }
-    }
+    pub delegate: Option<jsonschema::Validator>,
 }
 
 /// `properties`, `required` and `additionalProperties`.
@@ -102,6 +84,8 @@ pub(super) struct ObjectRule {
     /// Required names that `properties` does not declare.
     pub required_other: Box<[Box<str>]>,
     pub additional: Additional,
+    /// `minProperties`, `maxProperties`.
+    pub count: (u64, u64),
 }
 
 /// What `additionalProperties` says of a property `properties` does not
@@ -117,6 +101,8 @@ pub(super) struct ArrayRule {
     pub prefix: Box<[NodeId]>,
     /// For the items after the prefix.
     pub rest: Option<NodeId>,
+    /// `minItems`, `maxItems`.
+    pub count: (u64, u64),
 }
 
 impl CompiledSchema {
@@ -126,54 +112,60 @@ impl CompiledSchema {
 
     fn valid(&self, id: NodeId, instance: &Value) -> bool {
         let node = &self.nodes[id];
-        if node.never || !type_matches(node.types, instance) {
-            return false;
-        }
-        if let Some(allowed) = &node.allowed
-            && !allowed.iter().any(|value| value == instance)
-        {
-            return false;
-        }
-        if let Some(constant) = &node.constant
-            && constant != instance
-        {
+        if !type_matches(node.types, instance) {
             return false;
         }
         let own = match instance {
-            Value::Number(number) => within_bounds(&node.bounds, number),
-            Value::String(text) => {
-                node.length == (0, u64::MAX) || within(node.length, code_points(text))
-            }
-            Value::Array(items) => {
-                within(node.item_count, items.len() as u64)
-                    && node
-                        .array
-                        .as_deref()
-                        .is_none_or(|rule| self.array_valid(rule, items))
-            }
-            Value::Object(map) => {
-                within(node.property_count, map.len() as u64)
-                    && node
-                        .object
-                        .as_deref()
-                        .is_none_or(|rule| self.object_valid(rule, map))
-            }
+            Value::Object(map) => node
+                .object
+                .as_deref()
+                .is_none_or(|rule| self.object_valid(rule, map)),
+            Value::Array(items) => node
+                .array
+                .as_deref()
+                .is_none_or(|rule| self.array_valid(rule, items)),
+            Value::Number(number) => node
+                .bounds
+                .as_deref()
+                .is_none_or(|bounds| within_bounds(bounds, number)),
+            Value::String(text) => node
+                .length
+                .is_none_or(|length| within(length, code_points(text))),
             Value::Null | Value::Bool(_) => true,
         };
         own && node
-            .delegate
+            .rest
             .as_deref()
-            .is_none_or(|delegate| delegate.is_valid(instance))
-            && node
-                .reference
-                .is_none_or(|target| self.valid(target, instance))
-            && node.all_of.iter().all(|&sub| self.valid(sub, instance))
-            && (node.any_of.is_empty() || node.any_of.iter().any(|&sub| self.valid(sub, instance)))
-            && (node.one_of.is_empty() || self.exactly_one(&node.one_of, instance))
-            && node.not.is_none_or(|sub| !self.valid(sub, instance))
+            .is_none_or(|rest| self.rest_valid(rest, instance))
     }
 
+    #[inline(never)]
+    fn rest_valid(&self, rest: &Rest, instance: &Value) -> bool {
+        rest.allowed
+            .as_deref()
+            .is_none_or(|allowed| allowed.contains(instance))
+            && rest
+                .constant
+                .as_ref()
+                .is_none_or(|constant| constant == instance)
+            && rest
+                .delegate
+                .as_ref()
+                .is_none_or(|delegate| delegate.is_valid(instance))
+            && rest
+                .reference
+                .is_none_or(|target| self.valid(target, instance))
+            && rest.all_of.iter().all(|&sub| self.valid(sub, instance))
+            && (rest.any_of.is_empty() || rest.any_of.iter().any(|&sub| self.valid(sub, instance)))
+            && (rest.one_of.is_empty() || self.exactly_one(&rest.one_of, instance))
+            && rest.not.is_none_or(|sub| !self.valid(sub, instance))
+    }
+
+    #[inline(never)]
     fn object_valid(&self, rule: &ObjectRule, map: &Map<String, Value>) -> bool {
+        if !within(rule.count, map.len() as u64) {
+            return false;
+        }
         let mut required_seen = 0;
         for (key, value) in map {
             let declared = rule
@@ -205,7 +197,11 @@ impl CompiledSchema {
                 .all(|name| map.contains_key(name.as_ref()))
     }
 
+    #[inline(never)]
     fn array_valid(&self, rule: &ArrayRule, items: &[Value]) -> bool {
+        if !within(rule.count, items.len() as u64) {
+            return false;
+        }
         let prefixed = rule.prefix.len().min(items.len());
         rule.prefix
             .iter()
@@ -225,9 +221,6 @@ impl CompiledSchema {
 }
 
 fn type_matches(allowed: u8, instance: &Value) -> bool {
-    if allowed == types::ANY {
-        return true;
-    }
     let bit = match instance {
         Value::Null => types::NULL,
         Value::Bool(_) => types::BOOLEAN,
@@ -242,10 +235,8 @@ fn type_matches(allowed: u8, instance: &Value) -> bool {
     allowed & bit != 0
 }
 
+#[inline(never)]
 fn within_bounds(bounds: &[(Bound, Exact)], number: &serde_json::Number) -> bool {
-    if bounds.is_empty() {
-        return true;
-    }
     // Unreachable without serde_json's `arbitrary_precision` (every parsed
     // number is a finite f64 at worst); refuse, and `jsonschema` names why.
     let Some(value) = Exact::of(number) else {
