@@ -31,7 +31,18 @@ impl Exact {
 
     /// The order of `self` against `other`; `None` only for a NaN, which no
     /// JSON number is.
+    #[inline]
     pub(super) fn compare(self, other: Exact) -> Option<Ordering> {
+        match (self, other) {
+            (Exact::Integer(a), Exact::Integer(b)) => Some(a.cmp(&b)),
+            _ => self.compare_with_float(other),
+        }
+    }
+
+    /// Apart, so that the common case (two integers) stays one comparison.
+    #[cold]
+    #[inline(never)]
+    fn compare_with_float(self, other: Exact) -> Option<Ordering> {
         match (self, other) {
             (Exact::Integer(a), Exact::Integer(b)) => Some(a.cmp(&b)),
             (Exact::Integer(a), Exact::Float(b)) => integer_against_float(a, b),
