@@ -431,3 +431,53 @@ impl Object<'_> {
         self.properties.is_some() || self.required.is_some() || self.additional.is_some()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn compiles(schema: Value) -> bool {
+        let delegate = |keywords: &Value| {
+            jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .build(keywords)
+                .ok()
+        };
+        compile(&schema, &delegate).is_some()
+    }
+
+    #[test]
+    fn the_subset_compiles() {
+        assert!(compiles(json!({
+            "$schema": DRAFT_2020_12,
+            "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"type": "string", "pattern": "^x"}},
+            "required": ["a"],
+            "additionalProperties": false,
+            "$defs": {"A": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]}},
+        })));
+        assert!(compiles(json!(true)));
+    }
+
+    #[test]
+    fn anything_else_falls_back_to_jsonschema() {
+        for schema in [
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}),
+            json!({"type": "object", "patternProperties": {"^x": {}}}),
+            json!({"$id": "https://example.com/s", "type": "object"}),
+            json!({"type": "object", "properties": {"a": {"$anchor": "a"}}}),
+            json!({"type": "object", "unevaluatedProperties": false}),
+            json!({"if": {"type": "string"}, "then": {"minLength": 1}}),
+            json!({"type": "object", "x-vendor": 1}),
+            json!({"items": [{"type": "string"}]}),
+            json!({"$ref": "#/$defs/a~1b", "$defs": {"a/b": {}}}),
+            json!({"$ref": "https://example.com/other"}),
+            // A `$ref` loop that never descends into the instance.
+            json!({"$ref": "#/$defs/A", "$defs": {"A": {"allOf": [{"$ref": "#/$defs/A"}]}}}),
+        ] {
+            assert!(!compiles(schema.clone()), "{schema}");
+        }
+    }
+}
