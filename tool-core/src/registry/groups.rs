@@ -39,9 +39,9 @@ impl Groups {
         }
     }
 
-    /// The number of the group of the tool at `position`.
-    pub(crate) fn of(&self, position: usize) -> usize {
-        self.of_tool[position]
+    /// The number of each tool's group, in registry order.
+    pub(crate) fn of_tools(&self) -> &[usize] {
+        &self.of_tool
     }
 
     /// Each group's first tool, by group number.

@@ -86,6 +86,21 @@ impl SkillsVerdicts {
     }
 }
 
+impl SkillsVerdicts {
+    /// Gate 6's word on each of the `len` known tools, in order.
+    pub(crate) fn each(&self, len: usize) -> impl Iterator<Item = SkillsVerdict<'_>> {
+        let (opinion, positions) = match self {
+            SkillsVerdicts::NoOpinion => (Some(SkillsVerdict::NoOpinion), &[][..]),
+            SkillsVerdicts::ByPosition(allowances) => (None, allowances.as_slice()),
+        };
+        let given = positions.iter().map(|allowance| match allowance {
+            Some(allowance) => SkillsVerdict::Allowed(allowance),
+            None => SkillsVerdict::NotAllowed,
+        });
+        given.chain(std::iter::repeat_n(opinion, len.saturating_sub(positions.len())).flatten())
+    }
+}
+
 /// Gate 6's word on one tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SkillsVerdict<'a> {
