@@ -8,7 +8,7 @@ use super::RegisteredTool;
 
 /// Which group each tool is in, by position: groups are numbered in the
 /// order their first tool comes in the registry.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Groups {
     /// Per tool, in registry order: the number of its group.
     of_tool: Vec<usize>,
