@@ -1,6 +1,7 @@
 //! The registry: every linked tool plus tools added at run time, checked
 //! once, sorted by name, and the checked call path.
 
+mod groups;
 mod guard;
 mod size;
 
@@ -30,6 +31,7 @@ use crate::{
     ArgumentProblem, Declaration, DefinitionSite, Effect, Outcome, Proposal, ProposalId,
     ToolContext, ToolError, ToolOutput, is_valid_group_name, is_valid_tool_name,
 };
+pub(crate) use groups::Groups;
 use guard::{Guarded, guarded, panic_message};
 use size::fits;
 
@@ -223,9 +225,11 @@ impl RegistryBuilder {
                 "calls have timeouts but the registry has no timer: no call will time out",
             );
         }
+        let groups = Groups::new(&tools);
         Ok(Registry {
             tools,
             index,
+            groups,
             export_issues,
             max_argument_bytes: self.max_argument_bytes,
             timer: self.timer,
@@ -608,6 +612,8 @@ pub struct Registry {
     /// FxHash: keys are the registry's own names, so a model's lookups
     /// cannot flood it; SipHash cost a third of the call-time check.
     index: FxHashMap<Arc<str>, usize>,
+    /// Which group each tool is in, for the gates.
+    groups: Groups,
     export_issues: Vec<ExportIssue>,
     max_argument_bytes: usize,
     timer: Option<Arc<dyn Timer>>,
@@ -703,6 +709,11 @@ impl Registry {
 
     pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
         self.index.get(name).copied()
+    }
+
+    /// Which group each tool is in.
+    pub(crate) fn groups(&self) -> &Groups {
+        &self.groups
     }
 
     /// The checked call of a tool already found (and, on the gated path,

@@ -2,6 +2,7 @@
 //! skills and selections (proptest, 1,000 cases each).
 
 mod common;
+mod gates_reference;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -37,6 +38,10 @@ const TOKENS: &[&str] = &[
     "g_read",
     "ghost",
     "A_READ",
+    "mcp__files",
+    "mcp__files_",
+    "mcp__files__read",
+    "mcp__nope",
 ];
 
 fn toggle() -> impl Strategy<Value = Toggle> {
@@ -166,6 +171,24 @@ impl World {
     }
 }
 
+/// The test tools and tools added at run time: MCP-style names (whose
+/// server part `allowed-tools` can name) and groups whose first tool comes
+/// in another order than their names.
+fn wider_registry() -> Registry {
+    let added = [
+        ("late_a", "zeta"),
+        ("mcp__files__read", "late"),
+        ("mcp__files___write", "alpha"),
+        ("mcp__filesystem__list", "gamma"),
+        ("zz_last", "beta"),
+    ];
+    let mut builder = Registry::builder().linked();
+    for (name, group) in added {
+        builder = builder.add(common::Late::in_group(name, group));
+    }
+    builder.build().unwrap()
+}
+
 /// Whether `narrow` allows nothing that `wide` does not.
 fn within(narrow: &Allowance, wide: &Allowance) -> bool {
     match (narrow, wide) {
@@ -231,6 +254,31 @@ proptest! {
         let a = serde_json::to_vec(&w.grant(&one)).unwrap();
         let b = serde_json::to_vec(&w.grant(&other)).unwrap();
         prop_assert_eq!(a, b);
+    }
+
+    /// The resolution is exactly what the rules say, tool by tool
+    /// (`gates_reference`): every grant, allowance, denial and unknown name.
+    #[test]
+    fn resolution_matches_the_rules(w in world(), extra in prop::collection::btree_set(prop::sample::select(&["late_a", "mcp__files__read", "zz_last", "zz_unknown"][..]).prop_map(str::to_owned), 0..3)) {
+        let registry = wider_registry();
+        let mut selection = w.selection.clone();
+        if let Selection::Only(names) = &mut selection {
+            names.extend(extra);
+        }
+        let inputs = RunInputs {
+            settings: &w.settings,
+            actor: w.actor.as_ref(),
+            config: &w.config,
+            skills: &w.skills,
+            selection: &selection,
+        };
+        let gates = Gates::new(&registry, inputs);
+        let resolution = gates.resolve();
+        let found = gates_reference::Plain::of(&resolution.grant, &resolution.denials, &resolution.unknown);
+        prop_assert_eq!(found, gates_reference::resolve(&registry, &inputs));
+        for tool in registry.tools() {
+            prop_assert_eq!(gates.denial(tool.name()), resolution.denial(tool.name()).cloned());
+        }
     }
 
     /// Same inputs, same bytes.

@@ -27,7 +27,11 @@ pub struct Grant {
 /// The granted tools, sorted by name without duplicates, serialized as a
 /// map. A sorted vector rather than a map: a grant is built in the
 /// registry's (sorted) order and then only looked up, so this skips the
-/// tree's inserts, which dominated resolution for large registries.
+/// tree's inserts, which dominated resolution for large registries. The
+/// vector is shared (an `Arc` of the vector itself: turning it into an
+/// `Arc<[_]>` would copy every entry): the gates keep the entries they resolved and every
+/// grant resolved from them (and every clone) points at them, so resolving
+/// copies no entry.
 ///
 /// Lookups at call time go through a hash index of the names, built on the
 /// first lookup of a large grant, so a call costs the same with 3 or 1,000
@@ -36,7 +40,7 @@ pub struct Grant {
 /// and a small grant never builds one.
 #[derive(Default)]
 pub(super) struct GrantedTools {
-    sorted: Vec<(Arc<str>, Allowance)>,
+    sorted: Arc<Vec<(Arc<str>, Allowance)>>,
     /// Name → position in `sorted`; only for grants above [`INDEXED_FROM`].
     index: OnceLock<FxHashMap<Arc<str>, u32>>,
 }
@@ -47,6 +51,10 @@ const INDEXED_FROM: usize = 16;
 
 impl GrantedTools {
     pub(super) fn new(sorted: Vec<(Arc<str>, Allowance)>) -> Self {
+        GrantedTools::shared(Arc::new(sorted))
+    }
+
+    pub(super) fn shared(sorted: Arc<Vec<(Arc<str>, Allowance)>>) -> Self {
         GrantedTools {
             sorted,
             index: OnceLock::new(),
@@ -92,7 +100,7 @@ impl Eq for GrantedTools {}
 
 impl Clone for GrantedTools {
     fn clone(&self) -> Self {
-        GrantedTools::new(self.sorted.clone())
+        GrantedTools::shared(Arc::clone(&self.sorted))
     }
 }
 

@@ -32,6 +32,7 @@ mod cascade;
 mod denial;
 mod grant;
 mod settings;
+mod verdicts;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -56,8 +57,7 @@ pub use settings::{
     ToolSettings,
 };
 
-use cascade::verdict;
-use grant::GrantedTools;
+use verdicts::Verdicts;
 
 /// What [`Gates::resolve`] found: the grant, and for every registered tool
 /// left out (and every unknown name the run asked for) the first gate that
@@ -91,8 +91,8 @@ impl Resolution<'_> {
 /// check calls: a tool disabled mid-run is refused at its next call.
 pub struct Gates<'r> {
     registry: &'r Registry,
-    /// One verdict per registered tool, in registry order.
-    verdicts: Vec<Result<Allowance, Denial>>,
+    /// Every registered tool's verdict.
+    verdicts: Verdicts<'r>,
     unknown_selected: Vec<String>,
     /// Guards of the groups whose tools may reach the network.
     guards: BTreeMap<String, Arc<EgressGuard>>,
@@ -106,21 +106,17 @@ pub struct Gates<'r> {
 impl<'r> Gates<'r> {
     /// Runs every gate for every registered tool.
     pub fn new(registry: &'r Registry, inputs: RunInputs<'_>) -> Self {
-        // The registry is sorted by name, as the lookups need.
-        let known = registry.known_tools();
         let effective = EffectiveSkills::select(inputs.skills, inputs.settings.skill_trust_floor);
-        let consulted_skills = effective
-            .iter()
-            .filter(|skill| matches!(skill.allowed_tools, AllowedTools::Declared(_)))
-            .map(|skill| skill.id.clone())
-            .collect();
-        let skill_verdicts = allowances(&effective, &known, |name| registry.index_of(name));
-        let verdicts = registry
-            .tools()
-            .iter()
-            .enumerate()
-            .map(|(i, tool)| verdict(tool, &inputs, skill_verdicts.verdict(i)))
-            .collect();
+        let mut consulted_skills = Vec::with_capacity(inputs.skills.len());
+        consulted_skills.extend(
+            effective
+                .iter()
+                .filter(|skill| matches!(skill.allowed_tools, AllowedTools::Declared(_)))
+                .map(|skill| skill.id.clone()),
+        );
+        // The registry is sorted by name, as the lookups need.
+        let skills = allowances(&effective, registry.tools(), |name| registry.index_of(name));
+        let verdicts = cascade::verdicts(registry, &inputs, &skills);
         let unknown_selected = match inputs.selection {
             Selection::All => Vec::new(),
             Selection::Only(names) => names
@@ -151,27 +147,15 @@ impl<'r> Gates<'r> {
 
     /// The grant, and why every other tool is left out.
     pub fn resolve(&self) -> Resolution<'r> {
-        // Sized up front: growing two vectors of a thousand entries cost
-        // more than this extra pass.
-        let offered = self.verdicts.iter().filter(|v| v.is_ok()).count();
-        let mut tools = Vec::with_capacity(offered);
-        let mut denials = Vec::with_capacity(self.verdicts.len() - offered);
-        // Registry order is name order, so both lists come out sorted.
-        for (tool, verdict) in self.registry.tools().iter().zip(&self.verdicts) {
-            match verdict {
-                Ok(allowance) => tools.push((Arc::clone(tool.shared_name()), allowance.clone())),
-                Err(denial) => denials.push((tool.name(), denial.clone())),
-            }
-        }
         for name in &self.unknown_selected {
             tracing::warn!(target: "tool_core::gate", tool = %name, "the run selects a tool that is not registered");
         }
         Resolution {
             grant: Grant {
                 format: crate::stored_format::Format::CURRENT,
-                tools: GrantedTools::new(tools),
+                tools: self.verdicts.granted(),
             },
-            denials,
+            denials: self.verdicts.denied().to_vec(),
             unknown: self.unknown_selected.clone(),
         }
     }
@@ -185,7 +169,7 @@ impl<'r> Gates<'r> {
     pub fn denial(&self, tool: &str) -> Option<Denial> {
         match self.registry.index_of(tool) {
             None => Some(Denial::NotRegistered),
-            Some(i) => self.verdicts[i].as_ref().err().cloned(),
+            Some(i) => self.verdicts.get(i).err().cloned(),
         }
     }
 
@@ -230,7 +214,7 @@ impl<'r> Gates<'r> {
         arguments: &Value,
     ) -> Result<&'r RegisteredTool, Denial> {
         let index = self.registry.index_of(tool).ok_or(Denial::NotRegistered)?;
-        let now = self.verdicts[index].as_ref().map_err(Clone::clone)?;
+        let now = self.verdicts.get(index).map_err(Clone::clone)?;
         let granted = grant.tools.get(tool).ok_or(Denial::NotInGrant)?;
         let registered = &self.registry.tools()[index];
         if !matches!((granted, now), (Allowance::Whole, Allowance::Whole)) {
@@ -344,10 +328,7 @@ impl fmt::Debug for Gates<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Gates")
             .field("tools", &self.registry.len())
-            .field(
-                "offered",
-                &self.verdicts.iter().filter(|v| v.is_ok()).count(),
-            )
+            .field("offered", &self.verdicts.offered())
             .finish_non_exhaustive()
     }
 }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::ScopeKind;
 use crate::skills::allowed_tools::AllowedTools;
 use crate::skills::effective::EffectiveSkills;
-use crate::skills::resolve::{KnownTool, Resolved, is_tool_of, resolve};
+use crate::skills::resolve::{KnownTools, Resolved, is_tool_of, resolve};
 use crate::skills::scope::ScopePattern;
 
 /// Gate 6's allow-list, by position in `known`, which must be sorted by
@@ -14,9 +14,9 @@ use crate::skills::scope::ScopePattern;
 /// Tokens that resolve to nothing grant nothing, so an unknown name never
 /// widens the list. `find` gives a name's position in `known` (the
 /// registry's index, on the gates' hot path). No name is copied.
-pub(crate) fn allowances(
+pub(crate) fn allowances<K: KnownTools + ?Sized>(
     skills: &EffectiveSkills<'_>,
-    known: &[KnownTool<'_>],
+    known: &K,
     find: impl Fn(&str) -> Option<usize>,
 ) -> SkillsVerdicts {
     let mut declared = false;
@@ -38,7 +38,7 @@ pub(crate) fn allowances(
                 }
                 Some(Resolved::Server { candidates, server }) => {
                     for i in candidates {
-                        if is_tool_of(known[i].name, server) {
+                        if is_tool_of(known.name(i), server) {
                             allowances[i] = Some(Allowance::Whole);
                         }
                     }
@@ -83,6 +83,21 @@ impl SkillsVerdicts {
                 None => SkillsVerdict::NotAllowed,
             },
         }
+    }
+}
+
+impl SkillsVerdicts {
+    /// Gate 6's word on each of the `len` known tools, in order.
+    pub(crate) fn each(&self, len: usize) -> impl Iterator<Item = SkillsVerdict<'_>> {
+        let (opinion, positions) = match self {
+            SkillsVerdicts::NoOpinion => (Some(SkillsVerdict::NoOpinion), &[][..]),
+            SkillsVerdicts::ByPosition(allowances) => (None, allowances.as_slice()),
+        };
+        let given = positions.iter().map(|allowance| match allowance {
+            Some(allowance) => SkillsVerdict::Allowed(allowance),
+            None => SkillsVerdict::NotAllowed,
+        });
+        given.chain(std::iter::repeat_n(opinion, len.saturating_sub(positions.len())).flatten())
     }
 }
 

@@ -1,8 +1,7 @@
 //! The skills that count for a run: each read from its `SKILL.md` in one
 //! call, then picked by the host's switches and trust floor.
 
-use std::collections::BTreeSet;
-
+use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
 use crate::skills::allowed_tools::AllowedTools;
@@ -44,13 +43,19 @@ pub struct EffectiveSkills<'a> {
 impl<'a> EffectiveSkills<'a> {
     /// Picks the effective skills out of `skills`, in their order.
     pub fn select(skills: &'a [SkillRef], trust_floor: TrustLevel) -> Self {
-        let mut ids = BTreeSet::new();
-        let skills = skills
-            .iter()
-            .filter(|s| s.enabled && !s.orphaned && s.trust >= trust_floor)
-            .filter(|s| ids.insert(s.id.as_str()))
-            .collect();
-        EffectiveSkills { skills }
+        // A hash set: ordered by id it cost as much as the rest of gate 6
+        // for 50 skills. FxHash is not flood-resistant, but the ids are the
+        // host's, and colliding ones would cost at most a pass over the
+        // run's own skills each.
+        let mut ids = FxHashSet::with_capacity_and_hasher(skills.len(), Default::default());
+        let mut effective = Vec::with_capacity(skills.len());
+        effective.extend(
+            skills
+                .iter()
+                .filter(|s| s.enabled && !s.orphaned && s.trust >= trust_floor)
+                .filter(|s| ids.insert(s.id.as_str())),
+        );
+        EffectiveSkills { skills: effective }
     }
 
     /// The effective skills, in order.

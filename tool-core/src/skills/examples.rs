@@ -216,7 +216,7 @@ pub fn check_examples(manifest: &SkillManifest, known: &[KnownTool<'_>]) -> Vec<
     }];
     let verdicts = allowances(
         &EffectiveSkills::select(&skill, TrustLevel(0)),
-        &tools,
+        tools.as_slice(),
         find,
     );
     let patterns = match &manifest.allowed_tools {

@@ -1,10 +1,10 @@
 //! Checking `allowed-tools` against the tools a host has registered.
 
-use crate::ScopeKind;
 use crate::skills::allowed_tools::{AllowedTools, ToolPattern, ToolTarget, mcp_parts};
 use crate::skills::diagnostic::{Code, Diagnostic};
 use crate::skills::examples::check_examples;
 use crate::skills::manifest::SkillManifest;
+use crate::{RegisteredTool, ScopeKind};
 
 /// A registered tool, as far as `allowed-tools` cares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,12 +80,69 @@ pub(crate) fn sorted<'s, 'k>(known: &'s [KnownTool<'k>]) -> std::borrow::Cow<'s,
     }
 }
 
+/// The registered tools gate 6 resolves `allowed-tools` against, sorted by
+/// name: a list of [`KnownTool`]s, or a registry's own tools, read in place
+/// so that no run rebuilds a list of them.
+pub(crate) trait KnownTools {
+    /// How many tools.
+    fn len(&self) -> usize;
+    /// The name of the tool at position `i`.
+    fn name(&self, i: usize) -> &str;
+    /// Whether the tool at position `i` has a scope argument.
+    fn has_scope(&self, i: usize) -> bool;
+}
+
+impl KnownTools for [KnownTool<'_>] {
+    fn len(&self) -> usize {
+        <[KnownTool<'_>]>::len(self)
+    }
+    fn name(&self, i: usize) -> &str {
+        self[i].name
+    }
+    fn has_scope(&self, i: usize) -> bool {
+        self[i].scope.is_some()
+    }
+}
+
+impl KnownTools for [RegisteredTool] {
+    fn len(&self) -> usize {
+        <[RegisteredTool]>::len(self)
+    }
+    fn name(&self, i: usize) -> &str {
+        self[i].name()
+    }
+    fn has_scope(&self, i: usize) -> bool {
+        self[i].declaration().scope.is_some()
+    }
+}
+
+/// The first position in `range` of `known` whose name `below` is false
+/// for; `below` must hold for a prefix of the range and for nothing after.
+fn partition_point<K: KnownTools + ?Sized>(
+    known: &K,
+    range: std::ops::Range<usize>,
+    below: impl Fn(&str) -> bool,
+) -> usize {
+    let (mut low, mut high) = (range.start, range.end);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if below(known.name(middle)) {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    low
+}
+
 /// What `pattern` grants, looked up in `known` (sorted by name, `find`
 /// giving a name's position); `None` when it grants nothing. The hot path of
-/// gate 6: no diagnostics are built.
-pub(crate) fn resolve<'p>(
+/// gate 6: no diagnostics are built. Inlined, with the rarer server tokens
+/// out of line: the call itself was a fifth of resolving a token by name.
+#[inline]
+pub(crate) fn resolve<'p, K: KnownTools + ?Sized>(
     pattern: &'p ToolPattern,
-    known: &[KnownTool<'_>],
+    known: &K,
     find: impl Fn(&str) -> Option<usize>,
 ) -> Option<Resolved<'p>> {
     match &pattern.target {
@@ -93,21 +150,26 @@ pub(crate) fn resolve<'p>(
             let i = find(name)?;
             match pattern.scope {
                 None => Some(Resolved::Whole(i..i + 1)),
-                Some(_) if known[i].scope.is_some() => Some(Resolved::Scoped(i)),
+                Some(_) if known.has_scope(i) => Some(Resolved::Scoped(i)),
                 Some(_) => None,
             }
         }
-        ToolTarget::McpServer(server) => {
-            let prefix = format!("mcp__{server}__");
-            let start = known.partition_point(|k| k.name < prefix.as_str());
-            let len = known[start..].partition_point(|k| k.name.starts_with(&prefix));
-            let candidates = start..start + len;
-            known[candidates.clone()]
-                .iter()
-                .any(|k| is_tool_of(k.name, server))
-                .then_some(Resolved::Server { candidates, server })
-        }
+        ToolTarget::McpServer(server) => resolve_server(server, known),
     }
+}
+
+/// What the token naming every tool of the MCP server `server` grants.
+#[inline(never)]
+fn resolve_server<'p, K: KnownTools + ?Sized>(server: &'p str, known: &K) -> Option<Resolved<'p>> {
+    let prefix = format!("mcp__{server}__");
+    let all = 0..known.len();
+    let start = partition_point(known, all.clone(), |name| name < prefix.as_str());
+    let end = partition_point(known, start..all.end, |name| name.starts_with(&prefix));
+    let candidates = start..end;
+    candidates
+        .clone()
+        .any(|i| is_tool_of(known.name(i), server))
+        .then_some(Resolved::Server { candidates, server })
 }
 
 /// Why `pattern` grants nothing, or `None` when it grants something.
