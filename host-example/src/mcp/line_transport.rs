@@ -16,8 +16,8 @@
 //! The page was chosen by the handler from the grant as it is at the
 //! request, as a typed answer would have been; only its serialization is
 //! reused. A stand-in whose page is no longer waiting (impossible short of
-//! [`WAITING`] lists in flight at once) goes out as it is: an empty list,
-//! never another one's.
+//! [`WAITING`] lists in flight at once), or whose page could not be
+//! serialized, goes out as it is: an empty list, never another one's.
 
 use std::collections::VecDeque;
 use std::io;
@@ -128,9 +128,9 @@ where
         if let JsonRpcMessage::Response(response) = message
             && let ServerResult::ListToolsResult(result) = &response.result
             && let Some(page) = self.prepared.take(result)
-        {
             // Only peers of a revision before 2026-07-28 lose `resultType`.
-            let json = page.json(result.result_type.is_none());
+            && let Some(json) = page.json(result.result_type.is_none())
+        {
             let id = serde_json::to_string(&response.id).map_err(io::Error::other)?;
             let mut line = Vec::with_capacity(json.len() + id.len() + 40);
             line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");

@@ -32,8 +32,8 @@ pub(crate) struct ListingError {
 #[derive(Debug)]
 pub(crate) struct Page {
     result: ListToolsResult,
-    current: OnceLock<Arc<[u8]>>,
-    legacy: OnceLock<Arc<[u8]>>,
+    current: OnceLock<Option<Arc<[u8]>>>,
+    legacy: OnceLock<Option<Arc<[u8]>>>,
 }
 
 impl Page {
@@ -58,8 +58,10 @@ impl Page {
     /// The result's JSON as rmcp would write it to a peer of protocol
     /// 2026-07-28 or later (`legacy == false`) or of an older one: rmcp's
     /// own adjustments for older peers are applied before serializing, so
-    /// the bytes are the ones its serializer would have produced.
-    pub(crate) fn json(&self, legacy: bool) -> &Arc<[u8]> {
+    /// the bytes are the ones its serializer would have produced. `None`
+    /// if it could not be serialized (a result of strings, numbers and
+    /// string-keyed maps always can).
+    pub(crate) fn json(&self, legacy: bool) -> Option<&Arc<[u8]>> {
         let cell = if legacy { &self.legacy } else { &self.current };
         cell.get_or_init(|| {
             let mut result = ServerResult::ListToolsResult(self.result.clone());
@@ -67,14 +69,16 @@ impl Page {
                 result.strip_result_type_for_legacy_peer();
                 result.strip_non_object_output_for_legacy_peer();
             }
-            let ServerResult::ListToolsResult(result) = result else {
-                unreachable!("the variant built above")
-            };
-            // A struct of strings, maps and numbers: serializing cannot fail.
-            serde_json::to_vec(&result)
-                .expect("a ListToolsResult serializes")
-                .into()
+            // `ServerResult` is untagged: it serializes as the page itself.
+            match serde_json::to_vec(&result) {
+                Ok(json) => Some(json.into()),
+                Err(error) => {
+                    tracing::error!(target: "host_example::mcp", %error, "could not serialize a tools/list page");
+                    None
+                }
+            }
         })
+        .as_ref()
     }
 }
 
