@@ -5,6 +5,9 @@
 //! runs every path that way.
 //!
 //! Run without a path (as `cargo bench` does), it only lists the paths.
+//! The agent loop's paths have their own driver (`agent_instructions.rs`),
+//! so this one builds against older commits for side-by-side counts
+//! (`callgrind-compare.sh`).
 
 mod common;
 mod corpus;

@@ -127,8 +127,10 @@
 //!
 //! # Feature flags
 //!
-//! - `validate` (default): argument validation with the `jsonschema` crate;
-//!   see docs/validation.md for what serde alone enforces without it.
+//! - `validate` (default): argument validation against the schema, by a
+//!   check compiled from it for the subset derived tools use and by the
+//!   `jsonschema` crate for the rest and for every refusal's problems; see
+//!   docs/validation.md for what serde alone enforces without it.
 
 #![forbid(unsafe_code)]
 

@@ -388,31 +388,22 @@ impl FrontMatter<'_> {
     }
 }
 
-/// Turns a byte offset in some value into a position in the file.
+/// Turns a place in some value into a position in the file.
 pub(crate) trait Locate {
-    /// `snippet` is the text found at `offset` in the value; a locator that
-    /// cannot map offsets exactly looks for it in the source instead.
-    fn locate(&mut self, offset: usize, snippet: &str) -> Position;
+    /// `at` is the place in the value, counted from its own start (line 1,
+    /// column 1), and `snippet` the text found there; a locator that cannot
+    /// map places exactly looks for its first characters in the source
+    /// instead. Places are located left to right.
+    fn locate(&mut self, at: Position, snippet: &str) -> Position;
 }
 
-/// Positions inside a string that stands alone: line 1 is its first line.
-pub(crate) struct StringLocator<'a> {
-    text: &'a str,
-    last: (usize, Position),
-}
+/// Positions inside a string that stands alone: line 1 is its first line,
+/// so a place in it is its position.
+pub(crate) struct StringLocator;
 
-impl<'a> StringLocator<'a> {
-    pub(crate) fn new(text: &'a str) -> Self {
-        StringLocator {
-            text,
-            last: (0, Position::START),
-        }
-    }
-}
-
-impl Locate for StringLocator<'_> {
-    fn locate(&mut self, offset: usize, _snippet: &str) -> Position {
-        advance_from(self.text, Position::START, &mut self.last, offset)
+impl Locate for StringLocator {
+    fn locate(&mut self, at: Position, _snippet: &str) -> Position {
+        at
     }
 }
 
@@ -434,9 +425,10 @@ fn advance_from(
 }
 
 /// Positions inside a YAML scalar. A plain one-line scalar is its own source,
-/// so offsets map exactly; quoted and block scalars change the text (escapes,
-/// folding, indentation), so the snippet is looked up in the source, left to
-/// right, and the scalar's own position is the fallback.
+/// so places map exactly; quoted and block scalars change the text (escapes,
+/// folding, indentation), so the snippet's first 16 characters are looked up
+/// in the source, left to right, and the scalar's own position is the
+/// fallback.
 pub(crate) struct ScalarLocator<'a> {
     source: &'a str,
     start: Position,
@@ -446,10 +438,12 @@ pub(crate) struct ScalarLocator<'a> {
 }
 
 impl Locate for ScalarLocator<'_> {
-    fn locate(&mut self, offset: usize, snippet: &str) -> Position {
-        let found = if self.direct {
-            Some(offset).filter(|o| self.source.is_char_boundary(*o))
-        } else if snippet.is_empty() {
+    fn locate(&mut self, at: Position, snippet: &str) -> Position {
+        if self.direct {
+            return within(self.start, at);
+        }
+        let snippet = first_chars(snippet);
+        let found = if snippet.is_empty() {
             None
         } else {
             // A bounded window keeps hostile input linear: each lookup reads at
@@ -464,11 +458,11 @@ impl Locate for ScalarLocator<'_> {
                 .map(|i| i + self.cursor)
         };
         match found {
-            Some(at) => {
+            Some(offset) => {
                 // Past the snippet, so that a repeated name (`Bash(a) Bash(b)`)
                 // is found at its next place rather than at the same one again.
-                self.cursor = at + snippet.len();
-                advance_from(self.source, self.start, &mut self.last, at)
+                self.cursor = offset + snippet.len();
+                advance_from(self.source, self.start, &mut self.last, offset)
             }
             None => self.start,
         }
@@ -476,6 +470,31 @@ impl Locate for ScalarLocator<'_> {
 }
 
 const SEARCH_WINDOW: usize = 4096;
+
+/// At most the first 16 characters of `snippet`: enough of a name to find
+/// it again in a quoted or block scalar's source.
+fn first_chars(snippet: &str) -> &str {
+    let end = snippet
+        .char_indices()
+        .nth(16)
+        .map_or(snippet.len(), |(i, _)| i);
+    snippet.get(..end).unwrap_or(snippet)
+}
+
+/// The position of `at`, a place in a text that starts at `start`.
+fn within(start: Position, at: Position) -> Position {
+    if at.line == 1 {
+        Position {
+            line: start.line,
+            column: start.column + at.column - 1,
+        }
+    } else {
+        Position {
+            line: start.line + at.line - 1,
+            column: at.column,
+        }
+    }
+}
 
 /// The position after `text` when it starts at `from`. One pass over the
 /// bytes: a `\n` starts a line, and every byte that does not continue a
