@@ -131,3 +131,52 @@ fn stdio_answers_an_unknown_method_with_method_not_found() {
     let _ = server.kill();
     let _ = server.wait();
 }
+
+/// stdio's own transport (which writes `tools/list` pages from their JSON)
+/// keeps rmcp's reading: a JSON line that is no JSON-RPC message is
+/// answered `Invalid Request`, a line that is no JSON is ignored, and the
+/// connection goes on serving whole lines.
+#[tokio::test]
+async fn stdio_answers_a_malformed_message_and_goes_on() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let (mut write, server_read) = tokio::io::duplex(1 << 16);
+    let (server_write, read) = tokio::io::duplex(1 << 16);
+    let server = tokio::spawn(mcp::serve_io(
+        mcp_support::backend(),
+        mcp_support::actor("petra"),
+        server_read,
+        server_write,
+    ));
+    let mut read = BufReader::new(read);
+    let mut exchange = async |line: &str| -> Value {
+        write.write_all(line.as_bytes()).await.unwrap();
+        let mut answer = String::new();
+        read.read_line(&mut answer).await.unwrap();
+        serde_json::from_str(&answer).unwrap()
+    };
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}
+        }
+    });
+    let answer = exchange(&format!("not json\n{initialize}\n")).await;
+    assert_eq!(answer["id"], 1, "{answer}");
+    let answer = exchange("{\"neither\": \"request nor response\"}\n").await;
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let answer = exchange(&format!("{list}\n")).await;
+    assert_eq!(answer["id"], 2, "{answer}");
+    let names: Vec<&str> = answer["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, mcp_support::granted("petra").await);
+    drop(write);
+    server.await.unwrap().unwrap();
+}

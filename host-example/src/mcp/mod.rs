@@ -7,6 +7,8 @@
 //! | `sql.rs` | [`SqlStore`] and [`SqlBackend`]: the host's database, as `host-example mcp` and `host-example serve` use it |
 //! | `audit_writer.rs` | group commit: calls finishing together share one audit transaction |
 //! | `memory.rs` | [`MemoryStore`] and [`MemoryBackend`], a host without a database (tests) |
+//! | `listing.rs` | `Listings`: each user's `tools/list` pages, built once per grant and dropped when the grant changes |
+//! | `line_transport.rs` | stdio's transport: writes a `tools/list` page from its pre-serialized JSON |
 //! | `server.rs` | [`McpServer`], rmcp's `ServerHandler`: `tools/list`, `tools/call`, `list_changed` |
 //! | `results.rs` | an outcome as a `tools/call` result |
 //! | `http.rs` | [`http::router`]: `/mcp` behind a bearer-token check, the protected-resource metadata |
@@ -19,6 +21,8 @@ mod audit_writer;
 mod backend;
 mod hangup;
 pub mod http;
+mod line_transport;
+mod listing;
 mod memory;
 mod oauth;
 mod results;
@@ -36,6 +40,7 @@ pub use oauth::{JWKS_REFETCH_INTERVAL, OAuthSettings};
 pub use server::{DEFAULT_PAGE_SIZE, McpServer};
 pub use sql::{SqlBackend, SqlStore};
 
+use line_transport::{LineTransport, Prepared};
 use rmcp::ServiceExt as _;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
@@ -61,11 +66,27 @@ pub async fn serve_io<S: Store>(
     input: impl AsyncRead + Send + Unpin + 'static,
     output: impl AsyncWrite + Send + Unpin + 'static,
 ) -> Result<(), std::io::Error> {
+    serve_io_with_page_size(backend, actor, DEFAULT_PAGE_SIZE, input, output).await
+}
+
+/// [`serve_io`] with `page_size` tools a `tools/list` page (at least 1).
+/// Each page is written from JSON made once per grant.
+pub async fn serve_io_with_page_size<S: Store>(
+    backend: Arc<Backend<S>>,
+    actor: Actor,
+    page_size: usize,
+    input: impl AsyncRead + Send + Unpin + 'static,
+    output: impl AsyncWrite + Send + Unpin + 'static,
+) -> Result<(), std::io::Error> {
     let hangup = CancellationToken::new();
-    let server = McpServer::for_user(backend, actor, hangup.clone());
+    let prepared = Arc::new(Prepared::default());
+    let server = McpServer::for_user(backend, actor, hangup.clone())
+        .with_page_size(page_size)
+        .with_prepared(Arc::clone(&prepared));
+    let input = hangup::HangupOnEof::new(input, hangup);
     let running = server
         .clone()
-        .serve((hangup::HangupOnEof::new(input, hangup), output))
+        .serve(LineTransport::new(input, output, prepared))
         .await
         .map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;

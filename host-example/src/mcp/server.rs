@@ -5,9 +5,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, ErrorData, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
-    Tool,
+    CallToolRequestParams, CallToolResponse, ErrorData, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
@@ -15,13 +14,14 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tool_core::calls::CancelToken;
-use tool_core::export::Provider;
 use tool_core::{Actor, RunId};
 
 use super::backend::{
     AuditEntry, Backend, CallDecision, CallError, Caller, SETTINGS_POLL_INTERVAL, Store,
 };
 use super::hangup::Hangup;
+use super::line_transport::Prepared;
+use super::listing::Listings;
 use super::results;
 
 /// How many tools one `tools/list` page holds unless set otherwise.
@@ -47,7 +47,11 @@ enum Identity {
 pub struct McpServer<S> {
     backend: Arc<Backend<S>>,
     identity: Identity,
-    page_size: usize,
+    /// Each user's `tools/list` pages, built once per grant.
+    listings: Arc<Listings>,
+    /// Set when serving through [`super::line_transport`]: `tools/list`
+    /// answers with a stand-in the transport writes from the page's JSON.
+    prepared: Option<Arc<Prepared>>,
     /// The calls under way, so a closing connection waits for their audit.
     calls: TaskTracker,
 }
@@ -57,7 +61,8 @@ impl<S> Clone for McpServer<S> {
         McpServer {
             backend: Arc::clone(&self.backend),
             identity: self.identity.clone(),
-            page_size: self.page_size,
+            listings: Arc::clone(&self.listings),
+            prepared: self.prepared.clone(),
             calls: self.calls.clone(),
         }
     }
@@ -70,7 +75,8 @@ impl<S: Store> McpServer<S> {
         McpServer {
             backend,
             identity: Identity::Fixed(actor, hangup),
-            page_size: DEFAULT_PAGE_SIZE,
+            listings: Arc::new(Listings::new(DEFAULT_PAGE_SIZE)),
+            prepared: None,
             calls: TaskTracker::new(),
         }
     }
@@ -81,14 +87,22 @@ impl<S: Store> McpServer<S> {
         McpServer {
             backend,
             identity: Identity::PerRequest,
-            page_size: DEFAULT_PAGE_SIZE,
+            listings: Arc::new(Listings::new(DEFAULT_PAGE_SIZE)),
+            prepared: None,
             calls: TaskTracker::new(),
         }
     }
 
     /// Sets how many tools a `tools/list` page holds (at least 1).
     pub fn with_page_size(mut self, page_size: usize) -> Self {
-        self.page_size = page_size.max(1);
+        self.listings = Arc::new(Listings::new(page_size));
+        self
+    }
+
+    /// Answers `tools/list` with stand-ins for the transport that shares
+    /// `prepared` ([`super::line_transport::LineTransport`]) to write.
+    pub(crate) fn with_prepared(mut self, prepared: Arc<Prepared>) -> Self {
+        self.prepared = Some(prepared);
         self
     }
 
@@ -194,28 +208,15 @@ impl<S: Store> ServerHandler for McpServer<S> {
         let grant = self.backend.grant(&actor).await.map_err(store_failed)?;
         // The cursor is the last name of the previous page: the grant is in
         // name order, so a page never repeats or skips a tool that stays.
-        let after = request.and_then(|r| r.cursor);
-        let mut names = grant
-            .tool_names()
-            .filter(|name| after.as_deref().is_none_or(|after| *name > after));
-        let mut tools = Vec::new();
-        for name in names.by_ref().take(self.page_size) {
-            let Some(tool) = self.backend.registry().get(name) else {
-                continue;
-            };
-            let tool: Tool =
-                serde_json::from_value(tool.export(Provider::Mcp).clone()).map_err(store_failed)?;
-            tools.push(tool);
-        }
-        let mut result = ListToolsResult::with_all_items(Vec::new())
-            // Per user, and changed by any settings change.
-            .with_ttl_ms(0)
-            .with_cache_scope(CacheScope::Private);
-        if names.next().is_some() {
-            result.next_cursor = tools.last().map(|tool| tool.name.to_string());
-        }
-        result.tools = tools;
-        Ok(result)
+        let cursor = request.and_then(|r| r.cursor);
+        let page = self
+            .listings
+            .page(self.backend.registry(), &actor, &grant, cursor.as_deref())
+            .map_err(store_failed)?;
+        Ok(match &self.prepared {
+            Some(prepared) => prepared.stand_in(page),
+            None => page.result().clone(),
+        })
     }
 
     async fn call_tool(
@@ -318,7 +319,7 @@ impl<S> std::fmt::Debug for McpServer<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpServer")
             .field("identity", &self.identity)
-            .field("page_size", &self.page_size)
+            .field("page_size", &self.listings.page_size())
             .finish_non_exhaustive()
     }
 }
