@@ -6,7 +6,9 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::skills::allowed_tools::AllowedTools;
+#[cfg(feature = "skills")]
 use crate::skills::diagnostic::Diagnostic;
+#[cfg(feature = "skills")]
 use crate::skills::manifest::read_skill;
 
 /// How far a host trusts a skill's source; higher is more trusted.
@@ -59,6 +61,7 @@ impl<'a> EffectiveSkills<'a> {
     }
 }
 
+#[cfg(feature = "skills")]
 impl SkillRef {
     /// Reads a `SKILL.md` found in the folder `folder_name` into the skill a
     /// run uses: enabled, not orphaned, trusted at `trust`, with its
@@ -89,6 +92,7 @@ impl SkillRef {
     }
 }
 
+#[cfg(feature = "skills")]
 /// Why a `SKILL.md` cannot be used: every diagnostic of the file, in file
 /// order, at least one of them an error. Displays as the first error.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,6 +101,7 @@ pub struct InvalidSkill {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+#[cfg(feature = "skills")]
 impl InvalidSkill {
     /// The first error, the one to fix first.
     pub fn first_error(&self) -> Option<&Diagnostic> {
@@ -104,6 +109,7 @@ impl InvalidSkill {
     }
 }
 
+#[cfg(feature = "skills")]
 impl std::fmt::Display for InvalidSkill {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.first_error() {
@@ -113,4 +119,5 @@ impl std::fmt::Display for InvalidSkill {
     }
 }
 
+#[cfg(feature = "skills")]
 impl std::error::Error for InvalidSkill {}

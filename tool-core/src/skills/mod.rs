@@ -95,13 +95,18 @@
 mod allow_list;
 mod allowed_tools;
 mod block;
+#[cfg(feature = "skills")]
 mod description;
 mod diagnostic;
 mod effective;
+#[cfg(feature = "skills")]
 mod examples;
+mod locate;
+#[cfg(feature = "skills")]
 mod manifest;
 mod resolve;
 mod scope;
+#[cfg(feature = "skills")]
 mod yaml;
 
 pub use allow_list::Allowance;
@@ -109,11 +114,18 @@ pub(crate) use allow_list::{SkillsVerdict, allowances};
 pub use allowed_tools::{AllowedTools, ToolPattern, ToolTarget, tokenize};
 pub use block::{Dropped, compose_skill_block};
 pub use diagnostic::{Code, Diagnostic, Position, Severity};
-pub use effective::{EffectiveSkills, InvalidSkill, SkillRef, TrustLevel};
+#[cfg(feature = "skills")]
+pub use effective::InvalidSkill;
+pub use effective::{EffectiveSkills, SkillRef, TrustLevel};
+#[cfg(feature = "skills")]
 pub use examples::{
     ADMITS_KEY, CallExample, CallExamples, Expected, KIND_KEY_PREFIX, REFUSES_KEY, check_examples,
 };
+#[cfg(feature = "skills")]
 pub use manifest::{SkillManifest, SkillReport, read_skill};
-pub use resolve::{KnownTool, check_allowed_tools, check_skill_tools};
+#[cfg(feature = "skills")]
+pub use resolve::check_skill_tools;
+pub use resolve::{KnownTool, check_allowed_tools};
 pub use scope::ScopePattern;
+#[cfg(feature = "skills")]
 pub use yaml::MAX_FRONT_MATTER_BYTES;

@@ -9,6 +9,7 @@
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle};
 
 use crate::skills::diagnostic::{Code, Diagnostic, Position};
+use crate::skills::locate::{Locate, advance_from};
 
 /// The largest front matter read, in bytes. Real ones are a few hundred bytes;
 /// the bound keeps a hostile file from costing more than a glance.
@@ -388,51 +389,6 @@ impl FrontMatter<'_> {
     }
 }
 
-/// Turns a byte offset in some value into a position in the file.
-pub(crate) trait Locate {
-    /// `snippet` is the text found at `offset` in the value; a locator that
-    /// cannot map offsets exactly looks for it in the source instead.
-    fn locate(&mut self, offset: usize, snippet: &str) -> Position;
-}
-
-/// Positions inside a string that stands alone: line 1 is its first line.
-pub(crate) struct StringLocator<'a> {
-    text: &'a str,
-    last: (usize, Position),
-}
-
-impl<'a> StringLocator<'a> {
-    pub(crate) fn new(text: &'a str) -> Self {
-        StringLocator {
-            text,
-            last: (0, Position::START),
-        }
-    }
-}
-
-impl Locate for StringLocator<'_> {
-    fn locate(&mut self, offset: usize, _snippet: &str) -> Position {
-        advance_from(self.text, Position::START, &mut self.last, offset)
-    }
-}
-
-/// Counts from the last place located when it lies before `offset`, so a
-/// left-to-right pass costs linear time however many tokens it has.
-fn advance_from(
-    text: &str,
-    start: Position,
-    last: &mut (usize, Position),
-    offset: usize,
-) -> Position {
-    let (from, from_position) = if last.0 <= offset { *last } else { (0, start) };
-    let position = match text.get(from..offset) {
-        Some(between) => advance(from_position, between),
-        None => start,
-    };
-    *last = (offset, position);
-    position
-}
-
 /// Positions inside a YAML scalar. A plain one-line scalar is its own source,
 /// so offsets map exactly; quoted and block scalars change the text (escapes,
 /// folding, indentation), so the snippet is looked up in the source, left to
@@ -476,19 +432,3 @@ impl Locate for ScalarLocator<'_> {
 }
 
 const SEARCH_WINDOW: usize = 4096;
-
-/// The position after `text` when it starts at `from`. One pass over the
-/// bytes: a `\n` starts a line, and every byte that does not continue a
-/// UTF-8 character is one more column (columns count characters).
-fn advance(from: Position, text: &str) -> Position {
-    let mut position = from;
-    for &b in text.as_bytes() {
-        if b == b'\n' {
-            position.line += 1;
-            position.column = 1;
-        } else if b & 0xC0 != 0x80 {
-            position.column += 1;
-        }
-    }
-    position
-}
