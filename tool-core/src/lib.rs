@@ -132,6 +132,7 @@
 
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "agent")]
 pub mod agent;
 pub mod approval;
 pub mod calls;
@@ -144,6 +145,7 @@ mod output;
 pub mod redact;
 mod registration;
 mod registry;
+mod select;
 pub mod skills;
 mod stored_format;
 mod tool;

@@ -12,8 +12,6 @@ use std::time::Duration;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
-use futures_util::future::{Either, select};
-
 use crate::approval::ApprovalError;
 use crate::calls::{
     Bounded, Bounds, CallLimits, CancelToken, DefinitionHash, MAX_TOOL_TIMEOUT, ProgressSignal,
@@ -21,6 +19,7 @@ use crate::calls::{
 };
 use crate::export::{ExportIssue, Exports, Provider};
 use crate::registration::{DynTool, Handler, Registration};
+use crate::select::{Either, select};
 use crate::skills::KnownTool;
 use crate::validation::ArgumentValidator;
 use crate::{
