@@ -1,6 +1,10 @@
 //! Agent Skills: reading `SKILL.md` files, their `allowed-tools`, and what
 //! the effective skills allow a run (gate 6 of [`crate::gates`]).
 //!
+//! Reading files (`read_skill`, `SkillRef::read`, the call examples,
+//! `check_skill_tools`) needs the default feature `skills`; the tokenizer,
+//! `SkillRef`, `EffectiveSkills` and gate 6 do not.
+//!
 //! - [`read_skill`] reads a `SKILL.md`: YAML front matter between `---` lines,
 //!   then Markdown. Every problem is a [`Diagnostic`] with a [`Severity`], a
 //!   stable [`Code`], a message that says the fix, and a 1-based [`Position`].
