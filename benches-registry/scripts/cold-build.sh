@@ -196,7 +196,7 @@ fn main() {
     let registry = Registry::linked().expect("valid tools");
     let cx = ToolContext::new(RunId("cold-build".into()));
     let arguments = serde_json::json!({ "path": "src", "limit": 3, "verbose": false });
-    let mut call = std::pin::pin!(registry.call("list_files0", arguments, &cx));
+    let mut call = std::pin::pin!(registry.call_ungated("list_files0", arguments, &cx));
     // The tool never waits, so one poll with a no-op waker finishes it.
     let mut poll_cx = std::task::Context::from_waker(std::task::Waker::noop());
     let std::task::Poll::Ready(Ok(Outcome::Done(output))) = call.as_mut().poll(&mut poll_cx) else {
