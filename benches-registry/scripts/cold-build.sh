@@ -3,7 +3,7 @@
 # serde + schemars by hand (the baseline) and against rmcp: what an extension
 # author pays (a library crate that only declares tools, tool-core without
 # default features) and what a host pays with each feature combination it
-# would pick (none, `validate`, `skills`, both = default).
+# would pick (none, `validate`, `skills`, `agent`, all three = default).
 #
 # Usage: benches-registry/scripts/cold-build.sh [RUNS]   (default RUNS=2)
 #        benches-registry/scripts/cold-build.sh --check  (build and run each
@@ -363,7 +363,7 @@ RMCP_DEP='rmcp = { version = "3.11", default-features = false, features = ["serv
 # An extension author's dependency: only what declaring tools needs.
 TOOL_CORE_AUTHOR="tool-core = { path = \"$TOOL_CORE\", default-features = false }"
 # The feature combinations a host would pick, as NAME=FEATURES.
-HOSTS=(none= validate=validate skills=skills default=validate,skills)
+HOSTS=(none= validate=validate skills=skills agent=agent default=validate,skills,agent)
 # host_dep NAME=FEATURES: a host's tool-core dependency line.
 host_dep() {
     local list
@@ -411,8 +411,8 @@ say "## Cold \`cargo build --release\` after \`cargo clean\` (seconds)"
 say
 say "baseline: serde + serde_json + schemars, one tool by hand. author: a library"
 say "that only declares one tool (tool-core without default features). host_*: a"
-say "binary that declares, registers and calls it, tool-core with the features"
-say "none, validate, skills, or both (default). CPU: user+sys of the whole build."
+say "binary that declares, registers and calls it, tool-core with no feature,"
+say "one, or all three (default). CPU: user+sys of the whole build."
 say
 say "| crate | wall runs | wall mean | wall over baseline | CPU runs | CPU mean | CPU over baseline | load (1 min) before–after | packages | most CPU (rustc, s) |"
 say "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
