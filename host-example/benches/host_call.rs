@@ -83,9 +83,9 @@ async fn measure(host: &'static Host, runs: u32, window: Duration, record: bool)
                 if record {
                     let event = Event::ToolExecuted {
                         round: 1,
-                        call_id: format!("call-{calls}"),
+                        call_id: format!("call-{calls}").into(),
                         tool: "get_pagetree".into(),
-                        arguments,
+                        arguments: std::borrow::Cow::Owned(arguments),
                         result: CallResult::Output { output },
                         duration: at.elapsed(),
                     };

@@ -50,7 +50,7 @@ impl EventLog {
     }
 
     /// Stores `event` and writes its audit rows.
-    pub async fn record(&mut self, event: &Event) -> Result<(), StoreError> {
+    pub async fn record(&mut self, event: &Event<'_>) -> Result<(), StoreError> {
         self.store.record_event(&self.run, event).await?;
         match event {
             Event::Resumed { decision, .. } => {
@@ -193,17 +193,17 @@ pub fn cut(text: &str, max: usize) -> String {
 /// `W` is the watcher's type: a recorder over a `dyn EventSink + Send`
 /// watcher is `Send`, so the run it records can be spawned.
 pub struct Recorder<'w, W: EventSink + ?Sized = dyn EventSink> {
-    sender: Option<mpsc::UnboundedSender<Event>>,
+    sender: Option<mpsc::UnboundedSender<Event<'static>>>,
     writer: JoinHandle<Result<(), StoreError>>,
     watch: &'w mut W,
     hold: Option<&'w (dyn Fn() -> bool + Sync)>,
-    held: Vec<Event>,
+    held: Vec<Event<'static>>,
 }
 
 impl<'w, W: EventSink + ?Sized> Recorder<'w, W> {
     /// Records through `log` and shows each event to `watch`.
     pub fn new(mut log: EventLog, watch: &'w mut W) -> Self {
-        let (sender, mut receiver) = mpsc::unbounded_channel::<Event>();
+        let (sender, mut receiver) = mpsc::unbounded_channel::<Event<'static>>();
         let writer = tokio::spawn(async move {
             let mut failed = None;
             while let Some(event) = receiver.recv().await {
@@ -232,7 +232,7 @@ impl<'w, W: EventSink + ?Sized> Recorder<'w, W> {
         self
     }
 
-    fn pass(&mut self, event: Event) {
+    fn pass(&mut self, event: Event<'static>) {
         self.watch.event(&event);
         if let Some(sender) = &self.sender {
             // The writer only stops when the sender is dropped.
@@ -242,7 +242,7 @@ impl<'w, W: EventSink + ?Sized> Recorder<'w, W> {
 
     /// Waits until every event passed on is written; returns the events
     /// still held, and whether writing failed.
-    pub async fn finish(mut self) -> (Vec<Event>, Result<(), StoreError>) {
+    pub async fn finish(mut self) -> (Vec<Event<'static>>, Result<(), StoreError>) {
         self.sender = None;
         let written = match (&mut self.writer).await {
             Ok(result) => result,
@@ -255,16 +255,16 @@ impl<'w, W: EventSink + ?Sized> Recorder<'w, W> {
 }
 
 impl<W: EventSink + ?Sized> EventSink for Recorder<'_, W> {
-    fn event(&mut self, event: &Event) {
+    fn event(&mut self, event: &Event<'_>) {
         if let Some(released) = self.hold
             && !released()
         {
-            self.held.push(event.clone());
+            self.held.push(event.clone().into_owned());
             return;
         }
         for held in std::mem::take(&mut self.held) {
             self.pass(held);
         }
-        self.pass(event.clone());
+        self.pass(event.clone().into_owned());
     }
 }

@@ -54,7 +54,7 @@ pub struct RunDetail {
     /// What the host noted about it, such as a skill it did not trust.
     pub notes: Vec<RunNote>,
     /// Its events, in order.
-    pub events: Vec<Event>,
+    pub events: Vec<Event<'static>>,
 }
 
 impl Host {
@@ -129,7 +129,7 @@ impl Host {
             .dry_run(messages, setup.inputs());
         let body = model.request_body(&ModelRequest {
             messages: &dry.messages,
-            tools: dry.tools.clone(),
+            tools: dry.tools.as_deref(),
         });
         Ok(DryRunReport { dry, body })
     }

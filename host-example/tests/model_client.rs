@@ -287,7 +287,7 @@ fn tool_call_round_trip_in_the_wire_format() {
         let first = client
             .complete(ModelRequest {
                 messages: &messages,
-                tools: Some(vec![tool.clone()]),
+                tools: Some(std::slice::from_ref(&tool)),
             })
             .await
             .unwrap();
@@ -314,7 +314,7 @@ fn tool_call_round_trip_in_the_wire_format() {
         let second = client
             .complete(ModelRequest {
                 messages: &messages,
-                tools: Some(vec![tool.clone()]),
+                tools: Some(std::slice::from_ref(&tool)),
             })
             .await
             .unwrap();
@@ -369,7 +369,7 @@ fn an_empty_tool_list_is_not_sent() {
             client
                 .complete(ModelRequest {
                     messages: &messages,
-                    tools,
+                    tools: tools.as_deref(),
                 })
                 .await
                 .unwrap();

@@ -1,5 +1,6 @@
 #!/bin/sh
 # Instructions per call of each gate benchmark path (BENCHMARKS.md, "Gates"),
+# and per run of the agent-loop paths (`agent-*`: BENCHMARKS.md, "Agent loop"),
 # counted by callgrind: (count for N calls - count for 0 calls) / N, both
 # after one warm-up call, so set-up and first-call work cancel out.
 #
@@ -18,8 +19,13 @@ count() {
         sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 for path in $paths; do
-    case $path in resolve | tokenize | regex) n=200 ;; *) n=20000 ;; esac
+    unit=call
+    case $path in
+    resolve | tokenize | regex) n=200 ;;
+    agent-*) n=20 unit="run (5 rounds)" ;;
+    *) n=20000 ;;
+    esac
     base=$(count "$path" 0)
     total=$(count "$path" "$n")
-    echo "$path $(( (total - base) / n )) instructions per call"
+    echo "$path $(( (total - base) / n )) instructions per $unit"
 done

@@ -6,6 +6,7 @@
 //!
 //! Run without a path (as `cargo bench` does), it only lists the paths.
 
+mod agent_run;
 mod common;
 mod corpus;
 
@@ -13,6 +14,7 @@ use std::hint::black_box;
 
 use futures_executor::block_on;
 use regex::Regex;
+use tool_core::agent::{Agent, Event, RunEnd};
 use tool_core::gates::{Gates, HostSettings, RunConfig, RunInputs, Selection};
 use tool_core::skills::tokenize;
 use tool_core::{RunId, ToolContext};
@@ -29,6 +31,9 @@ const PATHS: &[&str] = &[
     "resolve",
     "tokenize",
     "regex",
+    "agent-none",
+    "agent-listening",
+    "agent-model",
 ];
 
 fn main() {
@@ -131,6 +136,40 @@ fn run(path: &str, count: usize) {
                         .map(|m| m.as_str())
                         .collect();
                     black_box(tokens);
+                }
+            });
+        }
+        // A whole run of the agent-loop bench (`agent_loop.rs`): 5 rounds,
+        // so a round is a fifth of it. `agent-model` is the model alone on
+        // the same 5 requests.
+        "agent-none" | "agent-listening" => {
+            let registry = agent_run::registry();
+            let model = agent_run::CannedModel::new();
+            let host = agent_run::Host::new();
+            let listening = path == "agent-listening";
+            repeat(&mut || {
+                let history = agent_run::history();
+                let agent = Agent::new(&registry, &model);
+                let end = if listening {
+                    let mut sink = |event: &Event| {
+                        black_box(event);
+                    };
+                    block_on(agent.start(history, host.inputs(), &cx, &mut sink))
+                } else {
+                    block_on(agent.start(history, host.inputs(), &cx, &mut ()))
+                };
+                assert!(matches!(end, RunEnd::Finished(_)));
+            });
+        }
+        "agent-model" => {
+            let registry = agent_run::registry();
+            let model = agent_run::CannedModel::new();
+            let requests = agent_run::requests(&registry, &model);
+            repeat(&mut || {
+                // The history the runs build each time, for the same work.
+                black_box(agent_run::history());
+                for (messages, tools) in &requests {
+                    black_box(model.answer(messages, tools.as_deref()).expect("canned"));
                 }
             });
         }

@@ -394,7 +394,11 @@ impl Approval<'_> {
         self.admit(proposal, proposal.arguments(), approver, cx)?;
         let tool = self.admit(proposal, &arguments, approver, cx)?;
         let cx = cx.clone().with_service(Approver(approver.clone()));
-        match self.registry.call_registered(tool, arguments, &cx).await? {
+        match self
+            .registry
+            .call_registered(tool, arguments, &cx, None)
+            .await?
+        {
             Outcome::Proposed(edited) if edited.record == proposal.record => Ok((tool, edited)),
             _ => Err(ApprovalError::Mismatch),
         }

@@ -136,7 +136,7 @@
 //! | --- | --- | --- |
 //! | `validate` | argument validation against the schema the model was shown, with JSON paths in the errors; see docs/validation.md for what serde alone enforces without it | `jsonschema` (most of a cold build's cost) |
 //! | `skills` | reading `SKILL.md` files: `skills::read_skill`, `SkillRef::read`, the call examples (`check_examples`) and `check_skill_tools` | `saphyr-parser` |
-//! | `agent` | the agent loop (module `agent`) | `futures-util` |
+//! | `agent` | the agent loop (module `agent`) | the loop's own code |
 //!
 //! Without `skills` a host still has the `allowed-tools` tokenizer
 //! (`skills::tokenize`), `SkillRef` built by hand, `EffectiveSkills` and
@@ -160,7 +160,6 @@ mod output;
 pub mod redact;
 mod registration;
 mod registry;
-mod select;
 pub mod skills;
 mod stored_format;
 mod tool;

@@ -5,28 +5,32 @@ mod guard;
 mod size;
 
 use std::fmt;
+use std::future::{Future, ready};
 use std::panic::catch_unwind;
+use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
+use futures_util::future::{Either, select};
+
 use crate::approval::ApprovalError;
 use crate::calls::{
     Bounded, Bounds, CallLimits, CancelToken, DefinitionHash, MAX_TOOL_TIMEOUT, ProgressSignal,
     RetryPolicy, Timer, definition_hash,
 };
+use crate::egress::EgressGuard;
 use crate::export::{ExportIssue, Exports, Provider};
 use crate::registration::{DynTool, Handler, Registration};
-use crate::select::{Either, select};
 use crate::skills::KnownTool;
 use crate::validation::ArgumentValidator;
 use crate::{
     ArgumentProblem, Declaration, DefinitionSite, Effect, Outcome, Proposal, ProposalId,
     ToolContext, ToolError, ToolOutput, is_valid_group_name, is_valid_tool_name,
 };
-use guard::{guarded, panic_message};
+use guard::{Guarded, guarded, panic_message};
 use size::fits;
 
 use tool_rules::DESCRIPTION_MAX;
@@ -681,18 +685,20 @@ impl Registry {
     /// A read tool returns [`Outcome::Done`]; a write tool returns
     /// [`Outcome::Proposed`] and writes nothing. Never panics: a tool that
     /// panics fails this call with [`ToolError::Panicked`].
-    pub async fn call_ungated(
-        &self,
+    pub fn call_ungated<'a>(
+        &'a self,
         name: &str,
         arguments: Value,
-        cx: &ToolContext,
-    ) -> Result<Outcome, ToolError> {
-        let Some(tool) = self.get(name) else {
-            return Err(ToolError::NotAvailable {
+        cx: &'a ToolContext,
+    ) -> impl Future<Output = Result<Outcome, ToolError>> + Send + 'a {
+        // A plain function around the call's future rather than an `async
+        // fn`: one state machine less to build and move on every call.
+        match self.get(name) {
+            Some(tool) => Either::Left(self.call_registered(tool, arguments, cx, None)),
+            None => Either::Right(ready(Err(ToolError::NotAvailable {
                 tool: name.to_owned(),
-            });
-        };
-        self.call_registered(tool, arguments, cx).await
+            }))),
+        }
     }
 
     pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
@@ -700,34 +706,16 @@ impl Registry {
     }
 
     /// The checked call of a tool already found (and, on the gated path,
-    /// already admitted by the gates).
+    /// already admitted by the gates, with the egress guard of its group
+    /// when it reaches only its own site).
     pub(crate) async fn call_registered(
         &self,
         tool: &RegisteredTool,
         arguments: Value,
         cx: &ToolContext,
+        egress: Option<&Arc<EgressGuard>>,
     ) -> Result<Outcome, ToolError> {
-        let validator = tool
-            .validator
-            .get_or_init(|| ArgumentValidator::compile(&tool.schema));
-        let Ok(validator) = validator else {
-            // Unreachable for schemars' output; refuse rather than run
-            // unvalidated.
-            tracing::error!(target: "tool_core::call", tool = tool.name(), "the tool's schema does not compile");
-            return Err(ToolError::failed("the tool is not available on this host"));
-        };
-        if !fits(&arguments, self.max_argument_bytes) {
-            return Err(ToolError::ArgumentsTooLarge {
-                tool: tool.name().to_owned(),
-                limit: self.max_argument_bytes,
-            });
-        }
-        validator
-            .check(&arguments)
-            .map_err(|problems| ToolError::InvalidArguments {
-                tool: tool.name().to_owned(),
-                problems,
-            })?;
+        self.admit(tool, &arguments)?;
         let name = tool.name();
         let retries = if tool.declaration.idempotent {
             self.retry.retries()
@@ -735,15 +723,26 @@ impl Registry {
             0
         };
         let plan = self.plan(tool);
-        // One progress signal for every attempt of the call.
-        let signalled = plan
-            .signal
-            .as_ref()
-            .map(|s| cx.with_progress(Arc::clone(s)));
-        let call_cx = signalled.as_ref().unwrap_or(cx);
+        // One context for every attempt of the call: the egress guard, and
+        // one progress signal for every attempt.
+        let derived = match (egress, &plan.signal) {
+            (None, None) => None,
+            (Some(guard), None) => Some(cx.with_egress(Arc::clone(guard))),
+            (egress, Some(signal)) => {
+                let cx = egress.map_or_else(|| cx.clone(), |g| cx.with_egress(Arc::clone(g)));
+                Some(cx.with_progress(Arc::clone(signal)))
+            }
+        };
+        let call_cx = derived.as_ref().unwrap_or(cx);
         let mut arguments = arguments;
         let mut attempt = 0;
         loop {
+            // Checked before the tool starts: a cancelled call runs nothing.
+            if cx.cancel_token().is_some_and(CancelToken::is_cancelled) {
+                return Err(ToolError::Cancelled {
+                    tool: name.to_owned(),
+                });
+            }
             let last = attempt >= retries;
             let result = match &tool.kind {
                 Kind::Linked(Handler::Read { execute }) => {
@@ -777,24 +776,63 @@ impl Registry {
                         .map(Outcome::Done)
                 }
             };
-            match result {
-                Err(ToolError::Transient { .. }) if !last => {}
-                other => return other,
+            if last || !matches!(result, Err(ToolError::Transient { .. })) {
+                return result;
             }
+            // Not kept across the wait: the call's future stays small.
+            drop(result);
             attempt += 1;
             tracing::info!(target: "tool_core::call", tool = name, attempt, "transient failure; retrying");
-            if let Some(timer) = &self.timer {
-                let backoff = timer.sleep(self.retry.backoff(attempt));
-                if let Some(token) = cx.cancel_token() {
-                    let cancelled = std::pin::pin!(token.cancelled());
-                    if let Either::Right(_) = select(backoff, cancelled).await {
-                        return Err(ToolError::Cancelled {
-                            tool: name.to_owned(),
-                        });
-                    }
-                } else {
-                    backoff.await;
+            // Boxed: only a retry pays for the wait's future.
+            Box::pin(self.back_off(name, attempt, cx)).await?;
+        }
+    }
+
+    /// Refuses arguments over the size limit or against the schema, before
+    /// anything of the tool runs.
+    fn admit(&self, tool: &RegisteredTool, arguments: &Value) -> Result<(), ToolError> {
+        let validator = tool
+            .validator
+            .get_or_init(|| ArgumentValidator::compile(&tool.schema));
+        let Ok(validator) = validator else {
+            // Unreachable for schemars' output; refuse rather than run
+            // unvalidated.
+            tracing::error!(target: "tool_core::call", tool = tool.name(), "the tool's schema does not compile");
+            return Err(ToolError::failed("the tool is not available on this host"));
+        };
+        if !fits(arguments, self.max_argument_bytes) {
+            return Err(ToolError::ArgumentsTooLarge {
+                tool: tool.name().to_owned(),
+                limit: self.max_argument_bytes,
+            });
+        }
+        validator
+            .check(arguments)
+            .map_err(|problems| ToolError::InvalidArguments {
+                tool: tool.name().to_owned(),
+                problems,
+            })
+    }
+
+    /// The wait before another attempt, cut short by the cancel token.
+    async fn back_off(&self, tool: &str, attempt: u32, cx: &ToolContext) -> Result<(), ToolError> {
+        let Some(timer) = &self.timer else {
+            return Ok(());
+        };
+        let backoff = timer.sleep(self.retry.backoff(attempt));
+        match cx.cancel_token() {
+            Some(token) => {
+                let cancelled = std::pin::pin!(token.cancelled());
+                match select(backoff, cancelled).await {
+                    Either::Left(_) => Ok(()),
+                    Either::Right(_) => Err(ToolError::Cancelled {
+                        tool: tool.to_owned(),
+                    }),
                 }
+            }
+            None => {
+                backoff.await;
+                Ok(())
             }
         }
     }
@@ -857,21 +895,19 @@ impl Registry {
 
     /// One attempt of a call, within its timeout, the ceiling and the
     /// cancel token; with none of them, the tool's future alone.
-    async fn attempt<'a, T>(
-        &self,
+    ///
+    /// A plain function: the unbounded call, which is every call of a host
+    /// that sets no timeout, moves two words rather than the race.
+    fn attempt<'a, T>(
+        &'a self,
         name: &'a str,
         plan: &'a CallPlan<'_>,
         cx: &'a ToolContext,
-        call: impl Future<Output = Result<T, ToolError>> + Send + 'a,
-    ) -> Result<T, ToolError> {
+        call: Guarded<'a, T>,
+    ) -> Attempt<'a, T> {
         let cancel = cx.cancel_token();
-        if cancel.is_some_and(CancelToken::is_cancelled) {
-            return Err(ToolError::Cancelled {
-                tool: name.to_owned(),
-            });
-        }
         if plan.timer.is_none() && cancel.is_none() {
-            return call.await;
+            return Either::Left(call);
         }
         let bounds = Bounds {
             timer: plan.timer,
@@ -880,7 +916,7 @@ impl Registry {
             cancel: cancel.map(CancelToken::cancelled),
             progress: plan.signal.as_deref(),
         };
-        Bounded::new(name, Box::pin(call), bounds).await
+        Either::Right(Box::pin(Bounded::new(name, call, bounds)))
     }
 
     /// Applies an approved proposal with the tool that made it: proposes
@@ -901,7 +937,7 @@ impl Registry {
             .into());
         };
         let fresh = match self
-            .call_registered(tool, proposal.arguments().clone(), cx)
+            .call_registered(tool, proposal.arguments().clone(), cx, None)
             .await?
         {
             Outcome::Proposed(fresh) if proposal.same_change(&fresh) => fresh,
@@ -922,6 +958,10 @@ impl Registry {
         Ok(output)
     }
 }
+
+/// One attempt's future: the tool's call alone, or raced (boxed, as the
+/// race is the rarer and larger one).
+type Attempt<'a, T> = Either<Guarded<'a, T>, Pin<Box<Bounded<'a, Guarded<'a, T>>>>>;
 
 /// What bounds the attempts of one call.
 struct CallPlan<'r> {

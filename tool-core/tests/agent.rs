@@ -13,8 +13,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tool_core::agent::{
     Agent, BudgetExceeded, CallResult, ContextBudget, ContextWindow, DEFAULT_CLOSING_PROMPT,
-    Decision, Event, Finished, MESSAGE_OVERHEAD_TOKENS, Message, Model, ModelError, ModelRequest,
-    ModelResponse, RunEnd, RunState, RunStatus, Spent, ToolCall, Usage, estimate_tokens,
+    Decision, Event, EventSink, Finished, MESSAGE_OVERHEAD_TOKENS, Message, Model, ModelError,
+    ModelRequest, ModelResponse, RunEnd, RunState, RunStatus, Spent, ToolCall, Usage,
+    estimate_tokens,
 };
 use tool_core::approval::MemoryApprovals;
 use tool_core::export::Provider;
@@ -90,7 +91,7 @@ impl Model for Scripted {
     async fn complete(&self, request: ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
         self.seen.lock().unwrap().push(Seen {
             messages: request.messages.to_vec(),
-            tools: request.tools,
+            tools: request.tools.map(<[Value]>::to_vec),
         });
         self.script
             .lock()
@@ -188,7 +189,7 @@ impl Host {
         }
     }
 
-    fn start(&self, agent: &Agent<'_, Scripted>, prompt: &str) -> (RunEnd, Vec<Event>) {
+    fn start(&self, agent: &Agent<'_, Scripted>, prompt: &str) -> (RunEnd, Vec<Event<'static>>) {
         let mut events = Vec::new();
         let end = block_on(agent.start(
             vec![Message::user(prompt)],
@@ -204,7 +205,7 @@ impl Host {
         agent: &Agent<'_, Scripted>,
         state: RunState,
         decision: Decision,
-    ) -> (RunEnd, Vec<Event>) {
+    ) -> (RunEnd, Vec<Event<'static>>) {
         let mut events = Vec::new();
         let end = block_on(agent.resume(
             state,
@@ -284,7 +285,7 @@ fn executed(events: &[Event]) -> Vec<(String, CallResult)> {
         .filter_map(|event| match event {
             Event::ToolExecuted {
                 call_id, result, ..
-            } => Some((call_id.clone(), result.clone())),
+            } => Some((call_id.to_string(), result.clone())),
             _ => None,
         })
         .collect()
@@ -594,7 +595,7 @@ fn write_call(id: &str, record: &str, value: &str) -> ToolCall {
 
 /// Starts a run whose first response is `first`, and returns the stored
 /// (serialized) state of its suspension.
-fn suspend(host: &Host, first: Reply) -> (String, Vec<Event>) {
+fn suspend(host: &Host, first: Reply) -> (String, Vec<Event<'static>>) {
     let registry = registry();
     let model = Scripted::new([first]);
     let (end, events) = host.start(&Agent::new(&registry, &model), "Set r1 to v");
@@ -608,7 +609,7 @@ fn resume_fresh(
     stored: &str,
     decision: Decision,
     script: impl IntoIterator<Item = Reply>,
-) -> (RunEnd, Vec<Event>, Vec<Seen>) {
+) -> (RunEnd, Vec<Event<'static>>, Vec<Seen>) {
     let registry: Registry = registry();
     let model = Scripted::new(script);
     let state: RunState = serde_json::from_str(stored).unwrap();
@@ -729,7 +730,7 @@ fn edited_approval_applies_the_edit_and_an_edit_of_another_record_writes_nothing
     assert!(
         events
             .iter()
-            .any(|e| matches!(e, Event::ToolExecuted { arguments, .. } if *arguments == edit))
+            .any(|e| matches!(e, Event::ToolExecuted { arguments, .. } if **arguments == edit))
     );
     assert_eq!(
         tool_results(&model.seen()[0].messages),
@@ -1066,7 +1067,7 @@ fn events_are_serializable_and_stream_live_to_a_closure() {
     ])]);
     let agent = Agent::new(&registry, &model);
     let mut live = Vec::new();
-    let mut sink = |event: &Event| live.push(event.clone());
+    let mut sink = |event: &Event| live.push(event.clone().into_owned());
     let end = block_on(agent.start(
         vec![Message::system("Be brief."), Message::user("Go")],
         host.inputs(),
@@ -1120,6 +1121,53 @@ fn run_futures_are_send() {
         &mut events,
     );
     assert_send(&resume);
+}
+
+/// A sink that says it is not listening and fails the test if it is told
+/// anything.
+struct Deaf;
+
+impl EventSink for Deaf {
+    fn event(&mut self, event: &Event<'_>) {
+        panic!("a sink that is not listening got {event:?}");
+    }
+
+    fn is_listening(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn a_sink_that_is_not_listening_gets_no_event_and_the_run_is_the_same() {
+    let registry = registry();
+    let script = || {
+        Scripted::new([
+            calls([
+                call("c1", "a_read", json!({})),
+                call("c2", "a_count", json!({})),
+            ]),
+            answer("Done."),
+        ])
+    };
+    let (heard, deaf) = (script(), script());
+    let host = Host::new();
+    let (listened, events) = host.start(&Agent::new(&registry, &heard), "Go");
+    let unheard = block_on(Agent::new(&registry, &deaf).start(
+        vec![Message::user("Go")],
+        host.inputs(),
+        &host.cx(),
+        &mut Deaf,
+    ));
+    assert!(events.len() > 5);
+    assert_eq!(finished(unheard), finished(listened));
+    let requests = |model: &Scripted| {
+        model
+            .seen()
+            .into_iter()
+            .map(|seen| (seen.messages, seen.tools))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(requests(&deaf), requests(&heard));
 }
 
 // Dry runs and the context budget.

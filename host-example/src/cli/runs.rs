@@ -90,7 +90,7 @@ fn summary(event: &Event) -> String {
         } => format!(
             "request: {} messages, {} tools",
             messages.len(),
-            tools.as_ref().map_or(0, Vec::len)
+            tools.as_deref().map_or(0, <[_]>::len)
         ),
         Event::ResponseReceived {
             text, calls, usage, ..

@@ -98,7 +98,7 @@ impl OpenAiClient {
                 .iter()
                 .map(WireMessage::from_message)
                 .collect(),
-            tools: request.tools.as_deref().filter(|tools| !tools.is_empty()),
+            tools: request.tools.filter(|tools| !tools.is_empty()),
             max_tokens: self.config.max_tokens,
         }
     }

@@ -162,7 +162,7 @@ impl Store {
     }
 
     /// Appends `event` to the run's events; returns its number (from 1).
-    pub async fn record_event(&self, run: &RunId, event: &Event) -> Result<i64, StoreError> {
+    pub async fn record_event(&self, run: &RunId, event: &Event<'_>) -> Result<i64, StoreError> {
         let row = sqlx::query(
             "INSERT INTO run_events (run_id, seq, at, data)
              SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3 FROM run_events WHERE run_id = $1
@@ -177,7 +177,7 @@ impl Store {
     }
 
     /// The run's events, in order.
-    pub async fn run_events(&self, run: &RunId) -> Result<Vec<Event>, StoreError> {
+    pub async fn run_events(&self, run: &RunId) -> Result<Vec<Event<'static>>, StoreError> {
         let rows = sqlx::query("SELECT seq, data FROM run_events WHERE run_id = $1 ORDER BY seq")
             .bind(run.0.as_str())
             .fetch_all(&self.pool)

@@ -1,5 +1,12 @@
 //! Every step of a run, as an [`Event`] a host can watch live or keep.
+//!
+//! An event borrows what the loop holds anyway (the conversation, the
+//! offered tools, the model's answer, the call): the loop copies nothing
+//! to tell a sink, and builds no event at all for a sink that is not
+//! [listening](EventSink::is_listening). A sink that keeps events takes
+//! them [owned](Event::into_owned).
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -10,11 +17,12 @@ use crate::gates::Denial;
 use crate::{Proposal, ToolError, ToolOutput};
 
 /// One step of a run. Serializable, so a host can store a run's events and
-/// build an inspector on them alone.
+/// build an inspector on them alone; a stored event reads back as an
+/// `Event<'static>`, every field owned.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 #[non_exhaustive]
-pub enum Event {
+pub enum Event<'a> {
     /// A round begins: one request to the model and the calls it makes.
     RoundStarted {
         /// The round, from 1. The closing request of a truncated run is one
@@ -34,26 +42,26 @@ pub enum Event {
         /// The round.
         round: u32,
         /// The whole conversation sent.
-        messages: Vec<Message>,
+        messages: Cow<'a, [Message]>,
         /// The tools offered, in the provider's form; `None` for none.
-        tools: Option<Vec<Value>>,
+        tools: Option<Cow<'a, [Value]>>,
     },
     /// The model answered.
     ResponseReceived {
         /// The round.
         round: u32,
         /// Its text.
-        text: String,
+        text: Cow<'a, str>,
         /// Its calls, as it made them (before duplicate ids are dropped).
-        calls: Vec<ToolCall>,
+        calls: Cow<'a, [ToolCall]>,
         /// The tokens this request used.
         usage: Usage,
         /// The model's reasoning, where the provider returns it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        thinking: Option<String>,
+        thinking: Option<Cow<'a, str>>,
         /// The provider's answer as it came, where the model captured it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        raw: Option<Value>,
+        raw: Option<Cow<'a, Value>>,
     },
     /// A call went through the gated call path (or, after an approval, the
     /// proposal was applied).
@@ -61,11 +69,11 @@ pub enum Event {
         /// The round the call was made in.
         round: u32,
         /// The call's id.
-        call_id: String,
+        call_id: Cow<'a, str>,
         /// The tool the call named.
-        tool: String,
+        tool: Cow<'a, str>,
         /// The arguments as the model sent them.
-        arguments: Value,
+        arguments: Cow<'a, Value>,
         /// What came of it.
         result: CallResult,
         /// How long it took (wall clock).
@@ -101,6 +109,85 @@ pub enum Event {
         /// Requests sent over the whole run.
         rounds: u32,
     },
+}
+
+impl Event<'_> {
+    /// The event with every field owned, to keep beyond the step that
+    /// produced it (borrowed fields are copied, owned ones moved).
+    pub fn into_owned(self) -> Event<'static> {
+        match self {
+            Event::RoundStarted { round } => Event::RoundStarted { round },
+            Event::ContextBudget { round, budget } => Event::ContextBudget { round, budget },
+            Event::RequestSent {
+                round,
+                messages,
+                tools,
+            } => Event::RequestSent {
+                round,
+                messages: Cow::Owned(messages.into_owned()),
+                tools: tools.map(|tools| Cow::Owned(tools.into_owned())),
+            },
+            Event::ResponseReceived {
+                round,
+                text,
+                calls,
+                usage,
+                thinking,
+                raw,
+            } => Event::ResponseReceived {
+                round,
+                text: Cow::Owned(text.into_owned()),
+                calls: Cow::Owned(calls.into_owned()),
+                usage,
+                thinking: thinking.map(|thinking| Cow::Owned(thinking.into_owned())),
+                raw: raw.map(|raw| Cow::Owned(raw.into_owned())),
+            },
+            Event::ToolExecuted {
+                round,
+                call_id,
+                tool,
+                arguments,
+                result,
+                duration,
+            } => Event::ToolExecuted {
+                round,
+                call_id: Cow::Owned(call_id.into_owned()),
+                tool: Cow::Owned(tool.into_owned()),
+                arguments: Cow::Owned(arguments.into_owned()),
+                result,
+                duration,
+            },
+            Event::Suspended {
+                round,
+                call_id,
+                proposal,
+            } => Event::Suspended {
+                round,
+                call_id,
+                proposal,
+            },
+            Event::Resumed {
+                round,
+                call_id,
+                decision,
+            } => Event::Resumed {
+                round,
+                call_id,
+                decision,
+            },
+            Event::Finished {
+                answer,
+                status,
+                usage,
+                rounds,
+            } => Event::Finished {
+                answer,
+                status,
+                usage,
+                rounds,
+            },
+        }
+    }
 }
 
 /// What came of one call, for the host. The model is given the output's
@@ -145,25 +232,38 @@ impl CallResult {
 
 /// Where a run's events go.
 ///
-/// Implemented for `Vec<Event>` (keeps a copy of each), for `()` (drops
-/// them) and for closures `FnMut(&Event)` (to stream them live).
+/// Implemented for `Vec<Event<'static>>` (keeps a copy of each), for `()`
+/// (not listening: the loop builds no event for it) and for closures
+/// `FnMut(&Event)` (to stream them live).
 pub trait EventSink {
-    /// Receives one event, in the order the steps happen.
-    fn event(&mut self, event: &Event);
+    /// Receives one event, in the order the steps happen. It borrows from
+    /// the run: [`Event::into_owned`] a clone of it to keep it.
+    fn event(&mut self, event: &Event<'_>);
+
+    /// Whether the sink wants events at all. When `false` the loop builds
+    /// none (nor the estimate of an [`Event::ContextBudget`]) and never
+    /// calls `event`. `true` unless a sink says otherwise.
+    fn is_listening(&self) -> bool {
+        true
+    }
 }
 
-impl EventSink for Vec<Event> {
-    fn event(&mut self, event: &Event) {
-        self.push(event.clone());
+impl EventSink for Vec<Event<'static>> {
+    fn event(&mut self, event: &Event<'_>) {
+        self.push(event.clone().into_owned());
     }
 }
 
 impl EventSink for () {
-    fn event(&mut self, _event: &Event) {}
+    fn event(&mut self, _event: &Event<'_>) {}
+
+    fn is_listening(&self) -> bool {
+        false
+    }
 }
 
-impl<F: FnMut(&Event)> EventSink for F {
-    fn event(&mut self, event: &Event) {
+impl<F: FnMut(&Event<'_>)> EventSink for F {
+    fn event(&mut self, event: &Event<'_>) {
         self(event);
     }
 }

@@ -27,7 +27,11 @@
 //!    reply, one last request *without tools* asks for a closing answer and
 //!    the run ends [`RunStatus::Truncated`].
 //!
-//! Every step is an [`Event`] sent to the host's [`EventSink`].
+//! Every step is an [`Event`] sent to the host's [`EventSink`]. Events and
+//! requests borrow what the run holds: nothing of the conversation, the
+//! offered tools or the model's answer is copied to ask the model or to
+//! tell a sink, and for a sink that is not listening (`()`) no event is
+//! built at all.
 //!
 //! A host stops a run with the [`CancelToken`](crate::calls::CancelToken)
 //! of its context: the call in flight (or the request to the model) is
@@ -75,7 +79,7 @@
 //!
 //!     async fn complete(&self, request: ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
 //!         // `request.tools` holds `add_numbers` in Anthropic's form.
-//!         assert_eq!(request.tools.as_ref().map(Vec::len), Some(1));
+//!         assert_eq!(request.tools.map(<[_]>::len), Some(1));
 //!         Ok(match request.messages.last() {
 //!             Some(Message::Tool { content, .. }) => ModelResponse {
 //!                 text: format!("2 + 3 = {content}"),
@@ -386,17 +390,14 @@ impl<'a, M: Model> Agent<'a, M> {
     pub fn dry_run(&self, messages: Vec<Message>, inputs: RunInputs<'_>) -> DryRun {
         let grant = Gates::new(self.registry, inputs).resolve().grant;
         let tools = export::offered_tools(self.registry, &grant, self.model.provider());
-        let budget = self.budget_of(&messages, tools.as_deref());
+        let budget =
+            ContextBudget::estimate(self.window, &messages, tools.as_deref(), self.skill_bytes);
         DryRun {
             grant,
             messages,
             tools,
             budget,
         }
-    }
-
-    fn budget_of(&self, messages: &[Message], tools: Option<&[Value]>) -> ContextBudget {
-        ContextBudget::estimate(self.window, messages, tools, self.skill_bytes)
     }
 
     /// Starts a run: resolves its grant with `inputs` (the settings as they
@@ -435,6 +436,13 @@ impl<'a, M: Model> Agent<'a, M> {
     ) -> RunEnd {
         let provider = self.model.provider();
         let offered = export::offered_tools(self.registry, &run.grant, provider);
+        // The offered tools are the same every round: their part of the
+        // context estimate is counted once, and only for a sink that reads it.
+        let offered_tokens = if events.is_listening() {
+            window::tool_schema_tokens(offered.as_deref())
+        } else {
+            0
+        };
         loop {
             while let Some(first) = queue.front() {
                 if cx.is_cancelled() {
@@ -453,7 +461,7 @@ impl<'a, M: Model> Agent<'a, M> {
                             tracing::error!(target: "tool_core::agent", run = %cx.run(), tool = call.name.as_str(), proposal = %proposal.id(), "a read call proposed; the proposal is dropped");
                             run.messages.push(tool_message(
                                 call,
-                                &Err(ToolError::NotAvailable {
+                                Err(&ToolError::NotAvailable {
                                     tool: call.name.clone(),
                                 }),
                             ));
@@ -464,7 +472,7 @@ impl<'a, M: Model> Agent<'a, M> {
                 let Some(call) = queue.pop_front() else { break };
                 let (outcome, duration) = self.execute(&run.grant, &call, gates, cx).await;
                 if let Some(proposal) = self.settle(&mut run, &call, outcome, duration, events) {
-                    events.event(&Event::Suspended {
+                    emit(events, || Event::Suspended {
                         round: run.round,
                         call_id: call.id.clone(),
                         proposal: proposal.clone(),
@@ -501,22 +509,27 @@ impl<'a, M: Model> Agent<'a, M> {
             let closing = run.round >= self.max_rounds;
             run.round += 1;
             let round = run.round;
-            events.event(&Event::RoundStarted { round });
-            let tools = if closing {
+            emit(events, || Event::RoundStarted { round });
+            let (tools, tool_tokens) = if closing {
                 run.messages
                     .push(Message::user(self.closing_prompt.clone()));
-                None
+                (None, 0)
             } else {
-                offered.clone()
+                (offered.as_deref(), offered_tokens)
             };
-            events.event(&Event::ContextBudget {
+            emit(events, || Event::ContextBudget {
                 round,
-                budget: self.budget_of(&run.messages, tools.as_deref()),
+                budget: ContextBudget::with_tool_schemas(
+                    self.window,
+                    &run.messages,
+                    tool_tokens,
+                    self.skill_bytes,
+                ),
             });
-            events.event(&Event::RequestSent {
+            emit(events, || Event::RequestSent {
                 round,
-                messages: run.messages.clone(),
-                tools: tools.clone(),
+                messages: Cow::Borrowed(&run.messages),
+                tools: tools.map(Cow::Borrowed),
             });
             let request = ModelRequest {
                 messages: &run.messages,
@@ -541,13 +554,13 @@ impl<'a, M: Model> Agent<'a, M> {
                 None => return cancelled(run, VecDeque::new(), events),
             };
             run.usage += response.usage;
-            events.event(&Event::ResponseReceived {
+            emit(events, || Event::ResponseReceived {
                 round,
-                text: response.text.clone(),
-                calls: response.calls.clone(),
+                text: Cow::Borrowed(&response.text),
+                calls: Cow::Borrowed(&response.calls),
                 usage: response.usage,
-                thinking: response.thinking.clone(),
-                raw: response.raw.clone(),
+                thinking: response.thinking.as_deref().map(Cow::Borrowed),
+                raw: response.raw.as_ref().map(Cow::Borrowed),
             });
             let ModelResponse { text, calls, .. } = response;
             if closing {
@@ -566,14 +579,15 @@ impl<'a, M: Model> Agent<'a, M> {
                 return finish(run, Some(text), RunStatus::Truncated, events);
             }
             let calls = distinct_ids(calls, cx);
-            run.messages.push(Message::Assistant {
-                text: text.clone(),
-                calls: calls.clone(),
-            });
             if calls.is_empty() {
+                run.messages.push(Message::Assistant {
+                    text: text.clone(),
+                    calls,
+                });
                 return finish(run, Some(text), RunStatus::Completed, events);
             }
-            queue.extend(calls);
+            queue.extend(calls.iter().cloned());
+            run.messages.push(Message::Assistant { text, calls });
         }
     }
 
@@ -636,38 +650,35 @@ impl<'a, M: Model> Agent<'a, M> {
         duration: Duration,
         events: &mut impl EventSink,
     ) -> Option<crate::Proposal> {
-        let (result, answer) = match outcome {
-            Ok(Outcome::Done(output)) => (
-                CallResult::Output {
-                    output: output.clone(),
-                },
-                Ok(output),
-            ),
-            Ok(Outcome::Proposed(proposal)) => {
-                events.event(&Event::ToolExecuted {
-                    round: run.round,
-                    call_id: call.id.clone(),
-                    tool: call.name.clone(),
-                    arguments: call.arguments.clone(),
-                    result: CallResult::Proposed {
-                        proposal: proposal.clone(),
-                    },
-                    duration,
-                });
-                return Some(proposal);
-            }
-            Err(error) => (CallResult::from_error(&error), Err(error)),
-        };
-        events.event(&Event::ToolExecuted {
-            round: run.round,
-            call_id: call.id.clone(),
-            tool: call.name.clone(),
-            arguments: call.arguments.clone(),
+        let round = run.round;
+        let executed = |result| Event::ToolExecuted {
+            round,
+            call_id: Cow::Borrowed(&call.id),
+            tool: Cow::Borrowed(&call.name),
+            arguments: Cow::Borrowed(&call.arguments),
             result,
             duration,
-        });
-        run.messages.push(tool_message(call, &answer));
-        None
+        };
+        match outcome {
+            Ok(Outcome::Done(output)) => {
+                run.messages.push(tool_message(call, Ok(&output)));
+                emit(events, || executed(CallResult::Output { output }));
+                None
+            }
+            Ok(Outcome::Proposed(proposal)) => {
+                emit(events, || {
+                    executed(CallResult::Proposed {
+                        proposal: proposal.clone(),
+                    })
+                });
+                Some(proposal)
+            }
+            Err(error) => {
+                run.messages.push(tool_message(call, Err(&error)));
+                emit(events, || executed(CallResult::from_error(&error)));
+                None
+            }
+        }
     }
 
     /// The call's arguments as the gates should see them: strict mode's
@@ -698,7 +709,7 @@ fn finish(
     status: RunStatus,
     events: &mut impl EventSink,
 ) -> RunEnd {
-    events.event(&Event::Finished {
+    emit(events, || Event::Finished {
         answer: answer.clone(),
         status: status.clone(),
         usage: run.usage,
@@ -722,13 +733,21 @@ fn cancelled(mut run: Run, queue: VecDeque<ToolCall>, events: &mut impl EventSin
         let error = ToolError::Cancelled {
             tool: call.name.clone(),
         };
-        run.messages.push(tool_message(&call, &Err(error)));
+        run.messages.push(tool_message(&call, Err(&error)));
     }
     finish(run, None, RunStatus::Cancelled, events)
 }
 
+/// Tells `events` of a step, building the event only for a sink that
+/// listens.
+fn emit<'e>(events: &mut impl EventSink, event: impl FnOnce() -> Event<'e>) {
+    if events.is_listening() {
+        events.event(&event());
+    }
+}
+
 /// The model-facing answer to one call.
-fn tool_message(call: &ToolCall, answer: &Result<ToolOutput, ToolError>) -> Message {
+fn tool_message(call: &ToolCall, answer: Result<&ToolOutput, &ToolError>) -> Message {
     let (content, is_error) = match answer {
         Ok(output) => (output.to_model_text(), false),
         Err(error) => (error.model_text(), true),
@@ -743,6 +762,17 @@ fn tool_message(call: &ToolCall, answer: &Result<ToolOutput, ToolError>) -> Mess
 
 /// Keeps the first call of each id: providers answer each id once.
 fn distinct_ids(calls: Vec<ToolCall>, cx: &ToolContext) -> Vec<ToolCall> {
+    if calls.len() < 2 {
+        return calls;
+    }
+    // Ids repeat only in a faulty response: check by reference first.
+    let distinct = {
+        let mut seen = HashSet::with_capacity(calls.len());
+        calls.iter().all(|call| seen.insert(call.id.as_str()))
+    };
+    if distinct {
+        return calls;
+    }
     let mut seen = HashSet::new();
     calls
         .into_iter()

@@ -104,15 +104,16 @@ impl AddAssign for Usage {
     }
 }
 
-/// What the loop asks a model.
-#[derive(Debug, Clone, PartialEq)]
+/// What the loop asks a model. It borrows the run's conversation and
+/// offered tools: the loop copies neither to ask.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ModelRequest<'a> {
     /// The conversation so far.
     pub messages: &'a [Message],
     /// The offered tools in the [`Model::provider`]'s form, in name order;
     /// `None` when no tool is offered: the request must then carry no tools
     /// field at all (several providers reject an empty list).
-    pub tools: Option<Vec<Value>>,
+    pub tools: Option<&'a [Value]>,
 }
 
 /// What a model answered.

@@ -1,13 +1,14 @@
 //! Resuming a suspended run: the approver's decision, applied through the
 //! one approval path, then the rest of the run.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use serde_json::Value;
 
 use super::{
     Agent, CallResult, Decision, Event, EventSink, Message, Model, PendingApproval,
-    ProposalDecision, Run, RunEnd, RunState, ToolCall, tool_message,
+    ProposalDecision, Run, RunEnd, RunState, ToolCall, emit, tool_message,
 };
 use crate::approval::{Approval, ApprovalError, ApprovalStore};
 use crate::gates::{Gates, Grant, RunInputs};
@@ -108,7 +109,7 @@ impl<M: Model> Agent<'_, M> {
             grant: Some(&run.grant),
             store: approvals,
         };
-        events.event(&Event::Resumed {
+        emit(events, || Event::Resumed {
             round,
             call_id: call.id.clone(),
             decision: decision.clone(),
@@ -129,21 +130,19 @@ impl<M: Model> Agent<'_, M> {
                         },
                         other => ToolError::failed(other.model_text()),
                     });
-                let result = match &applied {
-                    Ok(output) => CallResult::Output {
-                        output: output.clone(),
-                    },
-                    Err(error) => CallResult::from_error(error),
-                };
-                events.event(&Event::ToolExecuted {
+                let duration = started.elapsed();
+                run.messages.push(tool_message(&call, applied.as_ref()));
+                emit(events, || Event::ToolExecuted {
                     round,
-                    call_id: call.id.clone(),
-                    tool: call.name.clone(),
-                    arguments: edit.unwrap_or_else(|| call.arguments.clone()),
-                    result,
-                    duration: started.elapsed(),
+                    call_id: Cow::Borrowed(&call.id),
+                    tool: Cow::Borrowed(&call.name),
+                    arguments: Cow::Borrowed(edit.as_ref().unwrap_or(&call.arguments)),
+                    result: match applied {
+                        Ok(output) => CallResult::Output { output },
+                        Err(error) => CallResult::from_error(&error),
+                    },
+                    duration,
                 });
-                run.messages.push(tool_message(&call, &applied));
             }
             Decision::Rejected { .. } | Decision::Expired => {
                 let recorded = match &decision {

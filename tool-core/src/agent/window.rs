@@ -11,6 +11,8 @@
 //! gauge, never as the provider's count: that comes back as
 //! [`Usage`](super::Usage) with the response.
 
+use std::io;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -87,6 +89,18 @@ impl ContextBudget {
         tools: Option<&[Value]>,
         skill_bytes: usize,
     ) -> Self {
+        Self::with_tool_schemas(limits, messages, tool_schema_tokens(tools), skill_bytes)
+    }
+
+    /// [`estimate`](Self::estimate) with the tools' part already counted
+    /// ([`tool_schema_tokens`]): the offered tools do not change between
+    /// the rounds of a run, so the loop counts them once.
+    pub(super) fn with_tool_schemas(
+        limits: ContextWindow,
+        messages: &[Message],
+        tool_schemas: u64,
+        skill_bytes: usize,
+    ) -> Self {
         let mut system = 0;
         let mut transcript = 0;
         for message in messages {
@@ -97,12 +111,6 @@ impl ContextBudget {
             }
         }
         let skills = (skill_bytes as u64).div_ceil(4).min(system);
-        let tool_schemas = tools.map_or(0, |tools| {
-            tools
-                .iter()
-                .map(|tool| estimate_tokens(&tool.to_string()))
-                .sum()
-        });
         ContextBudget {
             limits,
             system_prompt: system - skills,
@@ -144,12 +152,41 @@ fn message_tokens(message: &Message) -> u64 {
                     .map(|call| {
                         estimate_tokens(&call.id)
                             + estimate_tokens(&call.name)
-                            + estimate_tokens(&call.arguments.to_string())
+                            + json_tokens(&call.arguments)
                     })
                     .sum::<u64>()
         }
         Message::Tool {
             call_id, content, ..
         } => estimate_tokens(call_id) + estimate_tokens(content),
+    }
+}
+
+/// The estimated tokens of the offered tools' schemas, in the provider's
+/// form: [`estimate_tokens`] of each one's compact JSON.
+pub(super) fn tool_schema_tokens(tools: Option<&[Value]>) -> u64 {
+    tools.map_or(0, |tools| tools.iter().map(json_tokens).sum())
+}
+
+/// [`estimate_tokens`] of `value`'s compact JSON (its `to_string()`),
+/// counted as it is written instead of building the string.
+fn json_tokens(value: &Value) -> u64 {
+    let mut bytes = ByteCount(0);
+    // Writing a `Value` cannot fail, and a byte counter never does.
+    let _ = serde_json::to_writer(&mut bytes, value);
+    bytes.0.div_ceil(4)
+}
+
+/// An `io::Write` that only counts the bytes written to it.
+struct ByteCount(u64);
+
+impl io::Write for ByteCount {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }

@@ -51,9 +51,9 @@ pub(crate) struct Bounds<'a> {
 
 type Sleep = BoxFuture<'static, ()>;
 
-pub(crate) struct Bounded<'a, T> {
+pub(crate) struct Bounded<'a, F> {
     tool: &'a str,
-    call: BoxFuture<'a, Result<T, ToolError>>,
+    call: F,
     timer: Option<&'a dyn Timer>,
     timeout: Option<(Duration, Sleep)>,
     ceiling: Option<(Duration, Sleep)>,
@@ -63,12 +63,8 @@ pub(crate) struct Bounded<'a, T> {
     reported: bool,
 }
 
-impl<'a, T> Bounded<'a, T> {
-    pub(crate) fn new(
-        tool: &'a str,
-        call: BoxFuture<'a, Result<T, ToolError>>,
-        bounds: Bounds<'a>,
-    ) -> Self {
+impl<'a, F> Bounded<'a, F> {
+    pub(crate) fn new(tool: &'a str, call: F, bounds: Bounds<'a>) -> Self {
         let Bounds {
             timer,
             timeout,
@@ -91,13 +87,16 @@ impl<'a, T> Bounded<'a, T> {
     }
 }
 
-impl<T> Future for Bounded<'_, T> {
+impl<T, F> Future for Bounded<'_, F>
+where
+    F: Future<Output = Result<T, ToolError>> + Unpin,
+{
     type Output = Result<T, ToolError>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
         // The tool first: one that finishes as its time runs out finished.
-        if let Poll::Ready(result) = this.call.as_mut().poll(cx) {
+        if let Poll::Ready(result) = Pin::new(&mut this.call).poll(cx) {
             return Poll::Ready(result);
         }
         if let (Some(progress), Some(timer), Some((timeout, sleep))) =

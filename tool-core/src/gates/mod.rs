@@ -35,9 +35,11 @@ mod settings;
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::future::{Future, ready};
 use std::sync::Arc;
 use std::time::Instant;
 
+use futures_util::future::Either;
 use serde_json::Value;
 
 use crate::calls::{DecisionRecord, GateDecision, OutcomeKind};
@@ -251,16 +253,36 @@ impl<'r> Gates<'r> {
     ///
     /// Ends with one [`DecisionRecord`] to the context's sink and the
     /// `tool_core::decision` target ([`calls`](crate::calls)).
-    pub async fn call(
+    ///
+    /// Without a sink, the check runs when `call` is called and the tool
+    /// when the returned future is first polled (the gates and the grant
+    /// are borrowed, so the answer cannot change in between).
+    pub fn call<'a>(
+        &'a self,
+        grant: &'a Grant,
+        tool: &'a str,
+        arguments: Value,
+        cx: &'a ToolContext,
+    ) -> impl Future<Output = Result<Outcome, ToolError>> + Send + 'a {
+        // Plain functions around the registry's call future rather than
+        // `async fn`s: without a listener the gated call is the registry's
+        // future and nothing more to build and move.
+        if DecisionRecord::wanted(cx) {
+            // Boxed: a recorded call pays for redaction anyway, and the
+            // unrecorded one should not move the recording's state.
+            Either::Left(Box::pin(self.recorded_call(grant, tool, arguments, cx)))
+        } else {
+            Either::Right(self.checked_call(grant, tool, arguments, cx))
+        }
+    }
+
+    async fn recorded_call(
         &self,
         grant: &Grant,
         tool: &str,
         arguments: Value,
         cx: &ToolContext,
     ) -> Result<Outcome, ToolError> {
-        if !DecisionRecord::wanted(cx) {
-            return self.checked_call(grant, tool, arguments, cx).await;
-        }
         let started = Instant::now();
         let redacted = redact_json(&arguments);
         let registered = self.registry.get(tool);
@@ -290,32 +312,30 @@ impl<'r> Gates<'r> {
         outcome
     }
 
-    async fn checked_call(
-        &self,
+    /// The gates' check, at once, then the registry's call future.
+    fn checked_call<'a>(
+        &'a self,
         grant: &Grant,
         tool: &str,
         arguments: Value,
-        cx: &ToolContext,
-    ) -> Result<Outcome, ToolError> {
-        let registered = self
-            .check_call(grant, tool, &arguments, cx)
-            .map_err(|denial| ToolError::Refused {
+        cx: &'a ToolContext,
+    ) -> impl Future<Output = Result<Outcome, ToolError>> + Send + 'a {
+        match self.check_call(grant, tool, &arguments, cx) {
+            Ok(registered) => {
+                let declaration = registered.declaration();
+                let egress = match declaration.egress {
+                    Egress::OwnSite => self.guards.get(declaration.group.as_ref()),
+                    _ => None,
+                };
+                Either::Left(
+                    self.registry
+                        .call_registered(registered, arguments, cx, egress),
+                )
+            }
+            Err(denial) => Either::Right(ready(Err(ToolError::Refused {
                 tool: tool.to_owned(),
                 denial,
-            })?;
-        let guard = self.guards.get(registered.declaration().group.as_ref());
-        match (registered.declaration().egress, guard) {
-            (Egress::OwnSite, Some(guard)) => {
-                let cx = cx.with_egress(Arc::clone(guard));
-                self.registry
-                    .call_registered(registered, arguments, &cx)
-                    .await
-            }
-            _ => {
-                self.registry
-                    .call_registered(registered, arguments, cx)
-                    .await
-            }
+            }))),
         }
     }
 }

@@ -5,11 +5,10 @@
 //! tokenized rather than split on white space; see the
 //! [module docs](crate::skills) and docs/skills-reference-differences.md.
 
-use std::borrow::Cow;
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
+mod duplicates;
+mod scan;
+
 use std::fmt;
-use std::hash::BuildHasher;
 
 use serde::{Deserialize, Serialize};
 
@@ -18,6 +17,8 @@ use crate::skills::locate::{Locate, StringLocator};
 use crate::skills::scope::ScopePattern;
 #[cfg(feature = "skills")]
 use crate::skills::yaml::{FrontMatter, Node, NodeKind, ScalarKind};
+use duplicates::Seen;
+use scan::{Scanner, Tail, Token};
 
 /// What a skill says about the tools it may use.
 ///
@@ -90,7 +91,7 @@ impl fmt::Display for ToolPattern {
 /// duplicates are folded.
 pub fn tokenize(text: &str) -> (Vec<ToolPattern>, Vec<Diagnostic>) {
     let mut out = Tokens::default();
-    out.tokenize(text, &mut StringLocator::new(text));
+    out.tokenize(text, &mut StringLocator);
     (out.patterns, out.diagnostics)
 }
 
@@ -99,7 +100,7 @@ pub fn tokenize(text: &str) -> (Vec<ToolPattern>, Vec<Diagnostic>) {
 #[cfg(feature = "skills")]
 pub(crate) fn tokenize_located(
     text: &str,
-    loc: &mut dyn Locate,
+    loc: &mut impl Locate,
 ) -> (Vec<ToolPattern>, Vec<Diagnostic>) {
     let mut out = Tokens::default();
     out.tokenize(text, loc);
@@ -155,68 +156,22 @@ pub(crate) fn from_yaml(
 struct Tokens {
     patterns: Vec<ToolPattern>,
     diagnostics: Vec<Diagnostic>,
-    /// Once `patterns` is long: the index of the first grant with each hash,
-    /// to fold duplicates without a quadratic scan or a copy of each grant.
-    seen: Option<HashMap<u64, usize>>,
-}
-
-fn is_separator(c: char) -> bool {
-    c.is_whitespace() || c == ','
+    /// The grants of `patterns`, to fold duplicates without a copy of each.
+    seen: Seen,
 }
 
 fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
 }
 
-/// The character at byte offset `i` of `text` (always a char boundary).
-/// Scanning by offset rather than through a copy of the text's characters
-/// lets names and most scopes be borrowed: the tokenizer allocates only for
-/// the patterns it returns.
-fn char_at(text: &str, i: usize) -> Option<char> {
-    match text.as_bytes().get(i) {
-        Some(&b) if b.is_ascii() => Some(char::from(b)),
-        Some(_) => text.get(i..).and_then(|rest| rest.chars().next()),
-        None => None,
-    }
-}
-
-/// At most the first 16 characters of a name: enough to find it again in a
-/// quoted or block scalar's source.
-fn snippet(name: &str) -> &str {
-    let end = name.char_indices().nth(16).map_or(name.len(), |(i, _)| i);
-    name.get(..end).unwrap_or(name)
-}
-
-/// What follows a token's name.
-enum Tail<'t> {
-    /// Nothing: the token is a bare name.
-    Bare,
-    /// A well-formed scope, and the offset of its `(`.
-    Scope { scope: Cow<'t, str>, open: usize },
-    /// A `)` that closes nothing, at this offset.
-    Stray(usize),
-    /// A `(` that is never closed, and the offset of the `\` of an escaped
-    /// `)` that would have closed it.
-    Unterminated {
-        open: usize,
-        escaped_close: Option<usize>,
-    },
-    /// A scope, then the character `found` at `offset` with no separator.
-    AfterScope {
-        open: usize,
-        offset: usize,
-        found: char,
-    },
-}
-
-impl Tail<'_> {
-    fn open(&self) -> Option<usize> {
-        match self {
-            Tail::Scope { open, .. }
-            | Tail::Unterminated { open, .. }
-            | Tail::AfterScope { open, .. } => Some(*open),
-            Tail::Bare | Tail::Stray(_) => None,
-        }
+/// `text` without white space around it. A scope rarely has any, and
+/// `str::trim` decodes a character at each end to find out.
+fn trim(text: &str) -> &str {
+    let visible = |b: Option<&u8>| b.is_some_and(u8::is_ascii_graphic);
+    if visible(text.as_bytes().first()) && visible(text.as_bytes().last()) {
+        text
+    } else {
+        text.trim()
     }
 }
 
@@ -260,20 +215,18 @@ impl Tokens {
             .push(Diagnostic::new(code, position, message));
     }
 
-    fn tokenize(&mut self, text: &str, loc: &mut dyn Locate) {
+    fn tokenize(&mut self, text: &str, loc: &mut impl Locate) {
+        self.patterns.reserve(scan::expected_tokens(text));
+        let mut scanner = Scanner::new(text);
         let mut first_comma = None;
-        let mut i = 0;
-        while let Some(c) = char_at(text, i) {
-            if is_separator(c) {
-                if c == ',' && first_comma.is_none() {
-                    first_comma = Some(loc.locate(i, ","));
-                }
-                i += c.len_utf8();
-                continue;
+        loop {
+            if let Some(at) = scanner.separators()
+                && first_comma.is_none()
+            {
+                first_comma = Some(loc.locate(at, ","));
             }
-            let offset = i;
-            let (name, tail) = scan_token(text, &mut i);
-            self.token(offset, name, tail, loc);
+            let Some(token) = scanner.token() else { break };
+            self.token(token, loc);
         }
         if let Some(position) = first_comma {
             self.diagnostics.push(Diagnostic::new(
@@ -289,11 +242,17 @@ impl Tokens {
     /// name's, the parentheses', the escapes'), each where it is, and keeps
     /// it only when nothing is malformed. Places are located left to right,
     /// as a locator that searches the source needs.
-    fn token(&mut self, offset: usize, name: &str, tail: Tail<'_>, loc: &mut dyn Locate) {
-        let position = (!name.is_empty()).then(|| loc.locate(offset, snippet(name)));
+    fn token(&mut self, token: Token<'_>, loc: &mut impl Locate) {
+        let Token {
+            name,
+            at,
+            plain,
+            tail,
+        } = token;
+        let position = (!name.is_empty()).then(|| loc.locate(at, name));
         let open = tail.open().map(|open| loc.locate(open, "("));
         let target = match (position, open) {
-            (Some(position), _) => self.target(name, position),
+            (Some(position), _) => self.target(name, plain, position),
             (None, Some(open)) => {
                 self.error(
                     Code::ScopeWithoutTool,
@@ -332,8 +291,8 @@ impl Tokens {
                 }
                 return;
             }
-            Tail::AfterScope { offset, found, .. } => {
-                let at = loc.locate(offset, found.encode_utf8(&mut [0; 4]));
+            Tail::AfterScope { at, found, .. } => {
+                let at = loc.locate(at, found.encode_utf8(&mut [0; 4]));
                 if found == ')' {
                     return self.stray_paren(at);
                 }
@@ -349,7 +308,7 @@ impl Tokens {
             Tail::Scope { scope, .. } => Some(scope),
         };
         let at_open = open.unwrap_or(Position::START);
-        let scope = match scope.as_deref().map(str::trim) {
+        let scope = match scope.as_deref().map(trim) {
             None | Some("*") => None,
             Some("") => {
                 let shown = if name.is_empty() { "Tool" } else { name };
@@ -379,20 +338,22 @@ impl Tokens {
         let (Some(target), Some(position)) = (target, position) else {
             return;
         };
+        let duplicate = self
+            .seen
+            .is_duplicate(&self.patterns, &target, scope.as_ref());
         let pattern = ToolPattern {
             target,
             scope,
             position,
         };
-        if self.is_duplicate(&pattern) {
-            self.diagnostics.push(Diagnostic::new(
-                Code::DuplicateToken,
-                position,
-                format!("`{pattern}` is listed more than once: remove the repetition"),
-            ));
-            return;
+        if !duplicate {
+            return self.patterns.push(pattern);
         }
-        self.patterns.push(pattern);
+        self.diagnostics.push(Diagnostic::new(
+            Code::DuplicateToken,
+            position,
+            format!("`{pattern}` is listed more than once: remove the repetition"),
+        ));
     }
 
     fn stray_paren(&mut self, at: Position) {
@@ -404,57 +365,30 @@ impl Tokens {
         );
     }
 
-    /// Whether `pattern` grants what an earlier one does; if not, it is
-    /// remembered as the next pattern pushed. A short list is scanned (most
-    /// fields hold a handful of tokens, and hashing costs more than that); a
-    /// long one is indexed by hash, so a hostile field is not quadratic.
-    fn is_duplicate(&mut self, pattern: &ToolPattern) -> bool {
-        const SCAN_AT_MOST: usize = 16;
-        let same = |p: &ToolPattern| p.target == pattern.target && p.scope == pattern.scope;
-        if self.patterns.len() < SCAN_AT_MOST {
-            return self.patterns.iter().any(same);
-        }
-        let patterns = &self.patterns;
-        let seen = self.seen.get_or_insert_with(|| {
-            let mut seen = HashMap::with_capacity(patterns.len() * 2);
-            for (n, p) in patterns.iter().enumerate() {
-                let hash = seen.hasher().hash_one((&p.target, &p.scope));
-                seen.entry(hash).or_insert(n);
-            }
-            seen
-        });
-        let hash = seen.hasher().hash_one((&pattern.target, &pattern.scope));
-        match seen.entry(hash) {
-            Entry::Vacant(slot) => {
-                slot.insert(self.patterns.len());
-                false
-            }
-            // The grant first seen with this hash is almost always this
-            // one; only on a hash collision is every pattern looked at.
-            Entry::Occupied(slot) => {
-                self.patterns.get(*slot.get()).is_some_and(same) || self.patterns.iter().any(same)
-            }
-        }
-    }
-
     /// Checks a tool name written at `position` and says what it names.
     /// Every kind of fault in it is reported, each where it first occurs: an
     /// unanchored `*`, a `\` (escapes belong inside a scope), any other
     /// character no tool name has, and an MCP name with an empty or doubled
-    /// part.
-    fn target(&mut self, name: &str, position: Position) -> Option<ToolTarget> {
+    /// part. A `plain` name (name characters only) skips the search for
+    /// faulty characters: it has none.
+    fn target(&mut self, name: &str, plain: bool, position: Position) -> Option<ToolTarget> {
         let mcp = mcp_parts(name);
+        if plain && mcp.is_none() {
+            return Some(ToolTarget::Tool(name.to_owned()));
+        }
         // The one `*` that is allowed: the last character of `mcp__server__*`.
         let anchored = matches!(mcp, Some((_, Some("*")))).then(|| name.len() - 1);
         let (mut star, mut backslash, mut other) = (None, None, None);
-        for (k, c) in name.char_indices() {
-            if is_name_char(c) || Some(k) == anchored {
-                continue;
-            }
-            match c {
-                '*' => star = star.or(Some(k)),
-                '\\' => backslash = backslash.or(Some(k)),
-                _ => other = other.or(Some((k, c))),
+        if !plain {
+            for (k, c) in name.char_indices() {
+                if is_name_char(c) || Some(k) == anchored {
+                    continue;
+                }
+                match c {
+                    '*' => star = star.or(Some(k)),
+                    '\\' => backslash = backslash.or(Some(k)),
+                    _ => other = other.or(Some((k, c))),
+                }
             }
         }
         let expected = match mcp {
@@ -527,50 +461,6 @@ impl Tokens {
     }
 }
 
-/// Scans one token from byte `*i` of `text`, leaving `*i` on the separator
-/// after it: its name (possibly empty) and what follows the name.
-fn scan_token<'t>(text: &'t str, i: &mut usize) -> (&'t str, Tail<'t>) {
-    let start = *i;
-    while let Some(c) = char_at(text, *i) {
-        if is_separator(c) || c == '(' || c == ')' {
-            break;
-        }
-        *i += c.len_utf8();
-    }
-    let name = text.get(start..*i).unwrap_or_default();
-    let tail = match char_at(text, *i) {
-        Some(')') => {
-            let offset = *i;
-            skip_to_separator(text, i);
-            Tail::Stray(offset)
-        }
-        Some('(') => {
-            let open = *i;
-            *i += 1;
-            match scan_scope(text, i) {
-                Err(escaped_close) => Tail::Unterminated {
-                    open,
-                    escaped_close,
-                },
-                Ok(scope) => match char_at(text, *i) {
-                    Some(found) if !is_separator(found) => {
-                        let offset = *i;
-                        skip_to_separator(text, i);
-                        Tail::AfterScope {
-                            open,
-                            offset,
-                            found,
-                        }
-                    }
-                    _ => Tail::Scope { scope, open },
-                },
-            }
-        }
-        _ => Tail::Bare,
-    };
-    (name, tail)
-}
-
 /// Splits `mcp__server__tool` into its server and tool parts (`None` when
 /// `name` is not an MCP name; no tool part for `mcp__server`).
 ///
@@ -584,78 +474,13 @@ fn scan_token<'t>(text: &'t str, i: &mut usize) -> (&'t str, Tail<'t>) {
 /// four or more) names no server anyone can grant.
 pub(crate) fn mcp_parts(name: &str) -> Option<(&str, Option<&str>)> {
     let rest = name.strip_prefix("mcp__")?;
-    let Some(mut end) = rest.find("__") else {
+    // A byte search: `str::find` sets up a two-way searcher per call, which
+    // costs more than the scan of a short name.
+    let Some(mut end) = rest.as_bytes().windows(2).position(|w| w == b"__") else {
         return Some((rest, None));
     };
     while rest.as_bytes().get(end + 2) == Some(&b'_') {
         end += 1;
     }
     Some((rest.get(..end)?, rest.get(end + 2..)))
-}
-
-/// Reads a scope from byte `*i` (just after its `(`) up to the matching `)`,
-/// counting nested pairs and honouring `\(`, `\)` and `\\`, and leaves `*i`
-/// after that `)`. When the input ends first: `Err` with the offset of the
-/// `\` of the last escaped `)` that would otherwise have closed the scope.
-///
-/// Works on bytes: `(`, `)` and `\\` are ASCII, and no byte of a multi-byte
-/// UTF-8 character is ASCII, so every offset found is a char boundary. A
-/// scope without escapes, the usual case, is borrowed.
-fn scan_scope<'t>(text: &'t str, i: &mut usize) -> Result<Cow<'t, str>, Option<usize>> {
-    let bytes = text.as_bytes();
-    let start = *i;
-    let mut depth = 1usize;
-    let mut escaped = false;
-    let mut escaped_close = None;
-    while let Some(&b) = bytes.get(*i) {
-        *i += 1;
-        match b {
-            b'\\' => {
-                if let Some(&next @ (b'(' | b')' | b'\\')) = bytes.get(*i) {
-                    if next == b')' && depth == 1 {
-                        escaped_close = Some(*i - 1);
-                    }
-                    escaped = true;
-                    *i += 1;
-                }
-            }
-            b'(' => depth += 1,
-            b')' => {
-                depth -= 1;
-                if depth == 0 {
-                    let raw = text.get(start..*i - 1).unwrap_or_default();
-                    return Ok(if escaped {
-                        Cow::Owned(unescape(raw))
-                    } else {
-                        Cow::Borrowed(raw)
-                    });
-                }
-            }
-            _ => {}
-        }
-    }
-    Err(escaped_close)
-}
-
-/// `\(`, `\)` and `\\` to the character they escape; any other backslash is
-/// literal (Windows paths, shell escapes).
-fn unescape(raw: &str) -> String {
-    let mut scope = String::with_capacity(raw.len());
-    let mut chars = raw.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, chars.peek()) {
-            ('\\', Some(&next @ ('(' | ')' | '\\'))) => {
-                scope.push(next);
-                chars.next();
-            }
-            _ => scope.push(c),
-        }
-    }
-    scope
-}
-
-fn skip_to_separator(text: &str, i: &mut usize) {
-    while let Some(c) = char_at(text, *i).filter(|c| !is_separator(*c)) {
-        *i += c.len_utf8();
-    }
 }

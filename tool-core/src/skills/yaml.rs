@@ -9,7 +9,7 @@
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle};
 
 use crate::skills::diagnostic::{Code, Diagnostic, Position};
-use crate::skills::locate::{Locate, advance_from};
+use crate::skills::locate::Locate;
 
 /// The largest front matter read, in bytes. Real ones are a few hundred bytes;
 /// the bound keeps a hostile file from costing more than a glance.
@@ -389,10 +389,28 @@ impl FrontMatter<'_> {
     }
 }
 
+/// Counts from the last place located when it lies before `offset`, so a
+/// left-to-right pass costs linear time however many tokens it has.
+fn advance_from(
+    text: &str,
+    start: Position,
+    last: &mut (usize, Position),
+    offset: usize,
+) -> Position {
+    let (from, from_position) = if last.0 <= offset { *last } else { (0, start) };
+    let position = match text.get(from..offset) {
+        Some(between) => advance(from_position, between),
+        None => start,
+    };
+    *last = (offset, position);
+    position
+}
+
 /// Positions inside a YAML scalar. A plain one-line scalar is its own source,
-/// so offsets map exactly; quoted and block scalars change the text (escapes,
-/// folding, indentation), so the snippet is looked up in the source, left to
-/// right, and the scalar's own position is the fallback.
+/// so places map exactly; quoted and block scalars change the text (escapes,
+/// folding, indentation), so the snippet's first 16 characters are looked up
+/// in the source, left to right, and the scalar's own position is the
+/// fallback.
 pub(crate) struct ScalarLocator<'a> {
     source: &'a str,
     start: Position,
@@ -402,10 +420,12 @@ pub(crate) struct ScalarLocator<'a> {
 }
 
 impl Locate for ScalarLocator<'_> {
-    fn locate(&mut self, offset: usize, snippet: &str) -> Position {
-        let found = if self.direct {
-            Some(offset).filter(|o| self.source.is_char_boundary(*o))
-        } else if snippet.is_empty() {
+    fn locate(&mut self, at: Position, snippet: &str) -> Position {
+        if self.direct {
+            return within(self.start, at);
+        }
+        let snippet = first_chars(snippet);
+        let found = if snippet.is_empty() {
             None
         } else {
             // A bounded window keeps hostile input linear: each lookup reads at
@@ -420,11 +440,11 @@ impl Locate for ScalarLocator<'_> {
                 .map(|i| i + self.cursor)
         };
         match found {
-            Some(at) => {
+            Some(offset) => {
                 // Past the snippet, so that a repeated name (`Bash(a) Bash(b)`)
                 // is found at its next place rather than at the same one again.
-                self.cursor = at + snippet.len();
-                advance_from(self.source, self.start, &mut self.last, at)
+                self.cursor = offset + snippet.len();
+                advance_from(self.source, self.start, &mut self.last, offset)
             }
             None => self.start,
         }
@@ -432,3 +452,44 @@ impl Locate for ScalarLocator<'_> {
 }
 
 const SEARCH_WINDOW: usize = 4096;
+
+/// At most the first 16 characters of `snippet`: enough of a name to find
+/// it again in a quoted or block scalar's source.
+fn first_chars(snippet: &str) -> &str {
+    let end = snippet
+        .char_indices()
+        .nth(16)
+        .map_or(snippet.len(), |(i, _)| i);
+    snippet.get(..end).unwrap_or(snippet)
+}
+
+/// The position of `at`, a place in a text that starts at `start`.
+fn within(start: Position, at: Position) -> Position {
+    if at.line == 1 {
+        Position {
+            line: start.line,
+            column: start.column + at.column - 1,
+        }
+    } else {
+        Position {
+            line: start.line + at.line - 1,
+            column: at.column,
+        }
+    }
+}
+
+/// The position after `text` when it starts at `from`. One pass over the
+/// bytes: a `\n` starts a line, and every byte that does not continue a
+/// UTF-8 character is one more column (columns count characters).
+fn advance(from: Position, text: &str) -> Position {
+    let mut position = from;
+    for &b in text.as_bytes() {
+        if b == b'\n' {
+            position.line += 1;
+            position.column = 1;
+        } else if b & 0xC0 != 0x80 {
+            position.column += 1;
+        }
+    }
+    position
+}
