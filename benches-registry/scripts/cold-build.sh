@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Cold `cargo build --release` cost of declaring tools with tool-core, against
-# serde + schemars by hand (the baseline) and against rmcp.
+# serde + schemars by hand (the baseline) and against rmcp: what an extension
+# author pays (a library crate that only declares tools, tool-core without
+# default features) and what a host pays with each feature combination it
+# would pick (none, `validate`, `skills`, `agent`, all three = default).
 #
 # Usage: benches-registry/scripts/cold-build.sh [RUNS]   (default RUNS=2)
 #        benches-registry/scripts/cold-build.sh --check  (build and run each
@@ -10,9 +13,13 @@
 # copy of the workspace's Cargo.lock (so every variant builds the same
 # dependency versions), fetches first (no network in the timings), then per
 # variant times RUNS cold release builds (`cargo clean` + `cargo build
-# --release`) and one more with `--timings`, and names the units that took
-# longest. Then it measures what a tool costs to compile: the rebuild of the
-# leaf crate alone with 1 and with 50 tools, and after adding a 51st.
+# --release`, the last one with `--timings`). Beside wall time it reports the
+# build's user+sys CPU seconds (cargo and every rustc and build script it
+# waited for), which moves much less than wall time when other builds share
+# the machine, and names the crates that took the most CPU (each rustc run
+# under `/usr/bin/time` through RUSTC_WRAPPER). Then it measures what a tool
+# costs to compile: the rebuild of the leaf crate alone with 1 and with 50
+# tools, and after adding a 51st.
 #
 # Environment:
 #   TOOL_CORE_SOURCE=head      (default) measure tool-core as committed at HEAD
@@ -20,10 +27,14 @@
 #   TOOL_CORE_SOURCE=worktree  measure the working tree
 #   KEEP=1                     keep the temp dir (it is printed either way)
 #   SKIP_RMCP=1                skip the rmcp variant
+#   SKIP_PER_TOOL=1            skip the per-tool (leaf rebuild) part
 #
-# Only cargo, git, python3 and coreutils are needed; figures go to stdout and
-# to $WORK/results.md.
+# Only cargo, git, python3, coreutils and GNU time (/usr/bin/time) are
+# needed; figures go to stdout and to $WORK/results.md.
 set -euo pipefail
+# Every build here uses its own target dir: an inherited one would be
+# cleaned by the `cargo clean` of each run.
+unset CARGO_TARGET_DIR CARGO_BUILD_TARGET_DIR
 
 CHECK=0
 if [[ "${1:-}" == --check ]]; then
@@ -58,6 +69,21 @@ esac
 TOOL_CORE="$WORK/repo/tool-core"
 
 say() { echo "$*" | tee -a "$RESULTS"; }
+
+# RUSTC_WRAPPER: runs rustc under GNU time, appending "crate user sys" to
+# $CPU_LOG (cargo's own `rustc -vV` probes log as "-").
+WRAPPER="$WORK/rustc-cpu.sh"
+cat >"$WRAPPER" <<'EOF'
+#!/usr/bin/env bash
+name=-
+prev=
+for arg in "$@"; do
+    [[ $prev == --crate-name ]] && name=$arg
+    prev=$arg
+done
+exec /usr/bin/time -a -o "$CPU_LOG" -f "$name %U %S" "$@"
+EOF
+chmod +x "$WRAPPER"
 
 now() { date +%s.%N; }
 
@@ -170,7 +196,7 @@ fn main() {
     let registry = Registry::linked().expect("valid tools");
     let cx = ToolContext::new(RunId("cold-build".into()));
     let arguments = serde_json::json!({ "path": "src", "limit": 3, "verbose": false });
-    let mut call = std::pin::pin!(registry.call("list_files0", arguments, &cx));
+    let mut call = std::pin::pin!(registry.call_ungated("list_files0", arguments, &cx));
     // The tool never waits, so one poll with a no-op waker finishes it.
     let mut poll_cx = std::task::Context::from_waker(std::task::Waker::noop());
     let std::task::Poll::Ready(Ok(Outcome::Done(output))) = call.as_mut().poll(&mut poll_cx) else {
@@ -178,6 +204,31 @@ fn main() {
     };
     println!("{} tools; {:?}", registry.len(), output.as_text());
 }
+EOF
+            ;;
+        declare)
+            # An extension author's crate: a library that only declares
+            # tools (and the `link()` a host calls to keep it linked).
+            cat <<'EOF'
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tool_core::{Execute, Tool, ToolContext, ToolError, ToolOutput};
+
+EOF
+            for ((i = 0; i < count; i++)); do
+                args_struct "$i" "Tool, Deserialize, JsonSchema" '#[tool(group = "files", effect = "read")]'
+                cat <<EOF
+impl Execute for ListFiles$i {
+    async fn execute(self, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(list_files(self.path, self.limit, self.verbose)))
+    }
+}
+
+EOF
+            done
+            cat <<'EOF'
+/// Call once from the host so the linker keeps this crate's registrations.
+pub fn link() {}
 EOF
             ;;
         rmcp)
@@ -238,7 +289,11 @@ $extra
 [workspace]
 EOF
     cp "$REPO/Cargo.lock" "$dir/Cargo.lock"
-    main_rs "$kind" "$count" >"$dir/src/main.rs"
+    if [[ $kind == declare ]]; then
+        main_rs "$kind" "$count" >"$dir/src/lib.rs"
+    else
+        main_rs "$kind" "$count" >"$dir/src/main.rs"
+    fi
     (cd "$dir" && cargo fetch --quiet)
 }
 
@@ -252,33 +307,45 @@ time_cmd() {
     awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }'
 }
 
-# cold NAME: RUNS cold release builds, then one with --timings.
+# cold NAME: RUNS cold release builds, each timed (wall and user+sys CPU)
+# with every rustc's CPU logged; the last run also writes `--timings`.
 cold() {
-    local name=$1 dir="$WORK/$1" times=() t run
+    local name=$1 dir="$WORK/$1" walls=() cpus=() run timings load_before
+    load_before=$(cut -d' ' -f1 /proc/loadavg)
     for ((run = 1; run <= RUNS; run++)); do
         (cd "$dir" && cargo clean --quiet)
-        t=$(time_cmd "$dir" cargo build --release)
-        times+=("$t")
+        timings=()
+        if ((run == RUNS)); then
+            timings=(--timings)
+        fi
+        rm -f "$WORK/$name.cpu" "$WORK/$name.time"
+        (cd "$dir" && CPU_LOG="$WORK/$name.cpu" RUSTC_WRAPPER="$WRAPPER" \
+            /usr/bin/time -o "$WORK/$name.time" -f "%e %U %S" \
+            cargo build --release "${timings[@]}" >/dev/null 2>&1)
+        walls+=("$(awk '{ printf "%.1f", $1 }' "$WORK/$name.time")")
+        cpus+=("$(awk '{ printf "%.1f", $2 + $3 }' "$WORK/$name.time")")
     done
-    (cd "$dir" && cargo clean --quiet)
-    (cd "$dir" && cargo build --release --timings >/dev/null 2>&1)
-    local units
+    local units wall cpu
     units=$(cd "$dir" && cargo tree -e normal,build --prefix none --no-dedupe | sort -u | wc -l)
-    say "| $name | ${times[*]} | $(mean "${times[@]}") | $units | $(slowest "$dir") |"
+    wall=$(mean "${walls[@]}")
+    cpu=$(mean "${cpus[@]}")
+    if [[ $name == baseline ]]; then
+        BASE_WALL=$wall
+        BASE_CPU=$cpu
+    fi
+    say "| $name | ${walls[*]} | $wall | $(over "$wall" "$BASE_WALL") | ${cpus[*]} | $cpu | $(over "$cpu" "$BASE_CPU") | $load_before–$(cut -d' ' -f1 /proc/loadavg) | $units | $(slowest "$WORK/$name.cpu") |"
 }
+
+# over VALUE BASE: VALUE - BASE signed, or "–" for the baseline itself.
+over() { awk -v v="$1" -v b="$2" 'BEGIN { d = v - b; if (d == 0) print "–"; else printf "%+.1f", d }'; }
 
 mean() { printf '%s\n' "$@" | awk '{ s += $1 } END { printf "%.1f", s / NR }'; }
 
-# slowest DIR: the four units that took longest in the --timings report.
+# slowest CPU_LOG: the five crates whose rustc runs took the most CPU in
+# the last run (user+sys; a crate's build script and library summed).
 slowest() {
-    python3 - "$1"/target/cargo-timings/cargo-timing.html <<'EOF'
-import json, re, sys
-html = open(sys.argv[1]).read()
-units = json.loads(re.search(r"const UNIT_DATA = (\[.*?\]);\n", html, re.S).group(1))
-units.sort(key=lambda u: -u["duration"])
-print(", ".join(f'{u["name"]} {u.get("target", "").strip()} {u["duration"]:.1f} s'.replace("  ", " ")
-                for u in units[:4]))
-EOF
+    awk '$1 != "-" { cpu[$1] += $2 + $3 } END { for (c in cpu) printf "%s %.1f\n", c, cpu[c] }' "$1" |
+        sort -k2,2 -rn | head -5 | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 }'
 }
 
 # leaf NAME: the rebuild of the leaf crate alone (touch main.rs), 3 runs.
@@ -293,13 +360,30 @@ leaf() {
 }
 
 RMCP_DEP='rmcp = { version = "3.11", default-features = false, features = ["server", "macros"] }'
+# An extension author's dependency: only what declaring tools needs.
+TOOL_CORE_AUTHOR="tool-core = { path = \"$TOOL_CORE\", default-features = false }"
+# The feature combinations a host would pick, as NAME=FEATURES.
+HOSTS=(none= validate=validate skills=skills agent=agent default=validate,skills,agent)
+# host_dep NAME=FEATURES: a host's tool-core dependency line.
+host_dep() {
+    local list
+    list=$(printf '%s' "${1#*=}" | sed 's/[^,][^,]*/"&"/g; s/,/, /g')
+    echo "tool-core = { path = \"$TOOL_CORE\", default-features = false, features = [$list] }"
+}
 
 if [[ $CHECK == 1 ]]; then
     make_crate baseline hand 2 ""
-    make_crate toolcore_default derive 2 "tool-core = { path = \"$TOOL_CORE\" }"
-    make_crate toolcore_no_default derive 2 "tool-core = { path = \"$TOOL_CORE\", default-features = false }"
+    make_crate author declare 2 "$TOOL_CORE_AUTHOR"
+    names=(baseline)
+    for variant in "${HOSTS[@]}"; do
+        make_crate "host_${variant%%=*}" derive 2 "$(host_dep "$variant")"
+        names+=("host_${variant%%=*}")
+    done
     make_crate rmcp rmcp 2 "$RMCP_DEP"
-    for name in baseline toolcore_default toolcore_no_default rmcp; do
+    names+=(rmcp)
+    echo "== author"
+    (cd "$WORK/author" && CARGO_TARGET_DIR="$WORK/target-check" cargo build --quiet)
+    for name in "${names[@]}"; do
         echo "== $name"
         (cd "$WORK/$name" && CARGO_TARGET_DIR="$WORK/target-check" cargo run --quiet)
     done
@@ -315,25 +399,38 @@ say "- $WORK"
 say
 
 make_crate baseline hand 1 ""
-make_crate toolcore_default derive 1 "tool-core = { path = \"$TOOL_CORE\" }"
-make_crate toolcore_no_default derive 1 "tool-core = { path = \"$TOOL_CORE\", default-features = false }"
+make_crate author declare 1 "$TOOL_CORE_AUTHOR"
+for variant in "${HOSTS[@]}"; do
+    make_crate "host_${variant%%=*}" derive 1 "$(host_dep "$variant")"
+done
 if [[ "${SKIP_RMCP:-0}" != 1 ]]; then
     make_crate rmcp rmcp 1 "$RMCP_DEP"
 fi
 
 say "## Cold \`cargo build --release\` after \`cargo clean\` (seconds)"
 say
-say "| crate | runs | mean | packages | slowest units (--timings) |"
-say "| --- | --- | --- | --- | --- |"
+say "baseline: serde + serde_json + schemars, one tool by hand. author: a library"
+say "that only declares one tool (tool-core without default features). host_*: a"
+say "binary that declares, registers and calls it, tool-core with no feature,"
+say "one, or all three (default). CPU: user+sys of the whole build."
+say
+say "| crate | wall runs | wall mean | wall over baseline | CPU runs | CPU mean | CPU over baseline | load (1 min) before–after | packages | most CPU (rustc, s) |"
+say "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 cold baseline
-cold toolcore_default
-cold toolcore_no_default
+cold author
+for variant in "${HOSTS[@]}"; do
+    cold "host_${variant%%=*}"
+done
 if [[ "${SKIP_RMCP:-0}" != 1 ]]; then
     cold rmcp
 fi
 say
 say "- load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 say
+if [[ "${SKIP_PER_TOOL:-0}" == 1 ]]; then
+    echo "results: $RESULTS"
+    exit 0
+fi
 
 say "## What a tool costs to compile (leaf crate only, release, mean of 3, seconds)"
 say
@@ -357,7 +454,7 @@ per_tool() {
 }
 per_tool hand baseline ""
 per_tool derive toolcore_default "tool-core = { path = \"$TOOL_CORE\" }"
-per_tool derive toolcore_no_default "tool-core = { path = \"$TOOL_CORE\", default-features = false }"
+per_tool derive toolcore_no_default "$TOOL_CORE_AUTHOR"
 if [[ "${SKIP_RMCP:-0}" != 1 ]]; then
     per_tool rmcp rmcp "$RMCP_DEP"
 fi

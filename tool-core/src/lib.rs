@@ -127,13 +127,27 @@
 //!
 //! # Feature flags
 //!
-//! - `validate` (default): argument validation against the schema, by a
-//!   check compiled from it for the subset derived tools use and by the
-//!   `jsonschema` crate for the rest and for every refusal's problems; see
-//!   docs/validation.md for what serde alone enforces without it.
+//! All three are on by default, so a host that writes `tool-core = "…"`
+//! gets everything. Each one only adds: declaring tools, the registry, the
+//! gates, the call path, egress, redaction and export build with none of
+//! them.
+//!
+//! | feature | gives | pulls in |
+//! | --- | --- | --- |
+//! | `validate` | argument validation against the schema the model was shown, with JSON paths in the errors: a check compiled from the schema for the subset derived tools use, `jsonschema` for the rest and for every refusal's problems; see docs/validation.md for what serde alone enforces without it | `jsonschema` (most of a cold build's cost) |
+//! | `skills` | reading `SKILL.md` files: `skills::read_skill`, `SkillRef::read`, the call examples (`check_examples`) and `check_skill_tools` | `saphyr-parser` |
+//! | `agent` | the agent loop (module `agent`) | the loop's own code |
+//!
+//! Without `skills` a host still has the `allowed-tools` tokenizer
+//! (`skills::tokenize`), `SkillRef` built by hand, `EffectiveSkills` and
+//! the gates' skill check. An extension author (a crate that only declares
+//! tools) needs none of them and depends with `default-features = false`;
+//! Cargo unifies features per build, so the host's choice decides what the
+//! tools run with.
 
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "agent")]
 pub mod agent;
 pub mod approval;
 pub mod calls;

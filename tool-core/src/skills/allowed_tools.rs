@@ -13,8 +13,10 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::skills::diagnostic::{Code, Diagnostic, Position};
+use crate::skills::locate::{Locate, StringLocator};
 use crate::skills::scope::ScopePattern;
-use crate::skills::yaml::{FrontMatter, Locate, Node, NodeKind, ScalarKind, StringLocator};
+#[cfg(feature = "skills")]
+use crate::skills::yaml::{FrontMatter, Node, NodeKind, ScalarKind};
 use duplicates::Seen;
 use scan::{Scanner, Tail, Token};
 
@@ -95,6 +97,7 @@ pub fn tokenize(text: &str) -> (Vec<ToolPattern>, Vec<Diagnostic>) {
 
 /// Tokenizes `text` as [`tokenize`] does, with positions from `loc` (a
 /// place in the file, for a value of the front matter).
+#[cfg(feature = "skills")]
 pub(crate) fn tokenize_located(
     text: &str,
     loc: &mut impl Locate,
@@ -105,6 +108,7 @@ pub(crate) fn tokenize_located(
 }
 
 /// Reads the `allowed-tools` value of a front matter (`None`: key absent).
+#[cfg(feature = "skills")]
 pub(crate) fn from_yaml(
     node: Option<&Node>,
     fm: &FrontMatter<'_>,
@@ -181,6 +185,7 @@ fn shifted(from: Position, prefix: &str) -> Position {
 }
 
 impl Tokens {
+    #[cfg(feature = "skills")]
     fn declares_nothing(&mut self, position: Position, what: &str) {
         self.diagnostics.push(Diagnostic::new(
             Code::NoToolsDeclared,
@@ -192,6 +197,7 @@ impl Tokens {
         ));
     }
 
+    #[cfg(feature = "skills")]
     fn wrong_type(&mut self, node: &Node) {
         self.diagnostics.push(Diagnostic::new(
             Code::AllowedToolsWrongType,

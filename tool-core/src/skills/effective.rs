@@ -5,7 +5,9 @@ use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
 use crate::skills::allowed_tools::AllowedTools;
+#[cfg(feature = "skills")]
 use crate::skills::diagnostic::Diagnostic;
+#[cfg(feature = "skills")]
 use crate::skills::manifest::read_skill;
 
 /// How far a host trusts a skill's source; higher is more trusted.
@@ -64,6 +66,7 @@ impl<'a> EffectiveSkills<'a> {
     }
 }
 
+#[cfg(feature = "skills")]
 impl SkillRef {
     /// Reads a `SKILL.md` found in the folder `folder_name` into the skill a
     /// run uses: enabled, not orphaned, trusted at `trust`, with its
@@ -94,6 +97,7 @@ impl SkillRef {
     }
 }
 
+#[cfg(feature = "skills")]
 /// Why a `SKILL.md` cannot be used: every diagnostic of the file, in file
 /// order, at least one of them an error. Displays as the first error.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,6 +106,7 @@ pub struct InvalidSkill {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+#[cfg(feature = "skills")]
 impl InvalidSkill {
     /// The first error, the one to fix first.
     pub fn first_error(&self) -> Option<&Diagnostic> {
@@ -109,6 +114,7 @@ impl InvalidSkill {
     }
 }
 
+#[cfg(feature = "skills")]
 impl std::fmt::Display for InvalidSkill {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.first_error() {
@@ -118,4 +124,5 @@ impl std::fmt::Display for InvalidSkill {
     }
 }
 
+#[cfg(feature = "skills")]
 impl std::error::Error for InvalidSkill {}

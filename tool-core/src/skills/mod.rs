@@ -1,6 +1,10 @@
 //! Agent Skills: reading `SKILL.md` files, their `allowed-tools`, and what
 //! the effective skills allow a run (gate 6 of [`crate::gates`]).
 //!
+//! Reading files (`read_skill`, `SkillRef::read`, the call examples,
+//! `check_skill_tools`) needs the default feature `skills`; the tokenizer,
+//! `SkillRef`, `EffectiveSkills` and gate 6 do not.
+//!
 //! - [`read_skill`] reads a `SKILL.md`: YAML front matter between `---` lines,
 //!   then Markdown. Every problem is a [`Diagnostic`] with a [`Severity`], a
 //!   stable [`Code`], a message that says the fix, and a 1-based [`Position`].
@@ -95,13 +99,18 @@
 mod allow_list;
 mod allowed_tools;
 mod block;
+#[cfg(feature = "skills")]
 mod description;
 mod diagnostic;
 mod effective;
+#[cfg(feature = "skills")]
 mod examples;
+mod locate;
+#[cfg(feature = "skills")]
 mod manifest;
 mod resolve;
 mod scope;
+#[cfg(feature = "skills")]
 mod yaml;
 
 pub use allow_list::Allowance;
@@ -109,11 +118,18 @@ pub(crate) use allow_list::{SkillsVerdict, SkillsVerdicts, allowances};
 pub use allowed_tools::{AllowedTools, ToolPattern, ToolTarget, tokenize};
 pub use block::{Dropped, compose_skill_block};
 pub use diagnostic::{Code, Diagnostic, Position, Severity};
-pub use effective::{EffectiveSkills, InvalidSkill, SkillRef, TrustLevel};
+#[cfg(feature = "skills")]
+pub use effective::InvalidSkill;
+pub use effective::{EffectiveSkills, SkillRef, TrustLevel};
+#[cfg(feature = "skills")]
 pub use examples::{
     ADMITS_KEY, CallExample, CallExamples, Expected, KIND_KEY_PREFIX, REFUSES_KEY, check_examples,
 };
+#[cfg(feature = "skills")]
 pub use manifest::{SkillManifest, SkillReport, read_skill};
-pub use resolve::{KnownTool, check_allowed_tools, check_skill_tools};
+#[cfg(feature = "skills")]
+pub use resolve::check_skill_tools;
+pub use resolve::{KnownTool, check_allowed_tools};
 pub use scope::ScopePattern;
+#[cfg(feature = "skills")]
 pub use yaml::MAX_FRONT_MATTER_BYTES;

@@ -2,7 +2,9 @@
 
 use crate::skills::allowed_tools::{AllowedTools, ToolPattern, ToolTarget, mcp_parts};
 use crate::skills::diagnostic::{Code, Diagnostic};
+#[cfg(feature = "skills")]
 use crate::skills::examples::check_examples;
+#[cfg(feature = "skills")]
 use crate::skills::manifest::SkillManifest;
 use crate::{RegisteredTool, ScopeKind};
 
@@ -44,6 +46,7 @@ pub(crate) fn is_tool_of(name: &str, server: &str) -> bool {
 /// `allowed-tools` ([`check_allowed_tools`], S040–S042), then its call
 /// examples ([`check_examples`](crate::skills::check_examples), S060–S063).
 /// For a host's registry, `known` is [`Registry::known_tools`](crate::Registry::known_tools).
+#[cfg(feature = "skills")]
 #[must_use = "the diagnostics are the check's only result"]
 pub fn check_skill_tools(manifest: &SkillManifest, known: &[KnownTool<'_>]) -> Vec<Diagnostic> {
     let mut diagnostics = check_allowed_tools(&manifest.allowed_tools, known);

@@ -9,6 +9,7 @@
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle};
 
 use crate::skills::diagnostic::{Code, Diagnostic, Position};
+use crate::skills::locate::Locate;
 
 /// The largest front matter read, in bytes. Real ones are a few hundred bytes;
 /// the bound keeps a hostile file from costing more than a glance.
@@ -385,25 +386,6 @@ impl FrontMatter<'_> {
             cursor: 0,
             last: (0, node.position),
         }
-    }
-}
-
-/// Turns a place in some value into a position in the file.
-pub(crate) trait Locate {
-    /// `at` is the place in the value, counted from its own start (line 1,
-    /// column 1), and `snippet` the text found there; a locator that cannot
-    /// map places exactly looks for its first characters in the source
-    /// instead. Places are located left to right.
-    fn locate(&mut self, at: Position, snippet: &str) -> Position;
-}
-
-/// Positions inside a string that stands alone: line 1 is its first line,
-/// so a place in it is its position.
-pub(crate) struct StringLocator;
-
-impl Locate for StringLocator {
-    fn locate(&mut self, at: Position, _snippet: &str) -> Position {
-        at
     }
 }
 
