@@ -74,7 +74,9 @@ pub(crate) enum SkillsVerdicts {
 }
 
 impl SkillsVerdicts {
-    /// Gate 6's word on the tool at position `i`.
+    /// Gate 6's word on the tool at position `i`, for checking a skill's
+    /// call examples (the gates walk every tool with [`each`](Self::each)).
+    #[cfg(feature = "skills")]
     pub(crate) fn verdict(&self, i: usize) -> SkillsVerdict<'_> {
         match self {
             SkillsVerdicts::NoOpinion => SkillsVerdict::NoOpinion,
