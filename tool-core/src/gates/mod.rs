@@ -223,8 +223,11 @@ impl<'r> Gates<'r> {
                 Some((scope.kind, value))
             });
             // A grant resolved from the same skills holds the very patterns
-            // the gates find now: one match then answers for both.
-            if !(granted.admits(scope) && (granted == now || now.admits(scope))) {
+            // the gates find now: one match then answers for both. A grant
+            // these gates resolved shares their verdicts, so the same
+            // address answers before the patterns are compared.
+            let same = std::ptr::eq(granted, now) || granted == now;
+            if !(granted.admits(scope) && (same || now.admits(scope))) {
                 return Err(Denial::OutOfScope);
             }
         }

@@ -85,9 +85,8 @@ fn check_clean(text: &str) -> Result<(), &'static str> {
     // segment, wherever each is.
     let mut bad_segment = false;
     let mut segment_start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        match BYTE_CLASS[usize::from(bytes[i])] {
+    for (i, &byte) in bytes.iter().enumerate() {
+        match BYTE_CLASS[usize::from(byte)] {
             PLAIN => {}
             SLASH => {
                 bad_segment |= is_bad_segment(&bytes[segment_start..i]);
@@ -98,7 +97,6 @@ fn check_clean(text: &str) -> Result<(), &'static str> {
             C2 if bytes.get(i + 1).is_none_or(|next| *next > 0x9f) => {}
             _ => return Err("a path must not hold a backslash or a control character"),
         }
-        i += 1;
     }
     if bad_segment || is_bad_segment(&bytes[segment_start..]) {
         return Err("a path must not hold an empty, `.` or `..` segment");
