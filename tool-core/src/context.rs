@@ -131,20 +131,22 @@ impl ToolContext {
         self.egress.as_deref().unwrap_or(&NO_EGRESS)
     }
 
-    pub(crate) fn with_egress(&self, guard: Arc<EgressGuard>) -> ToolContext {
-        ToolContext {
-            shared: Arc::clone(&self.shared),
-            egress: Some(guard),
-            progress: self.progress.clone(),
+    /// The context a call's attempts run with: this one with the group's
+    /// egress guard and the call's progress signal, where the call has them
+    /// (`None`: this context as it is).
+    pub(crate) fn for_call(
+        &self,
+        egress: Option<&Arc<EgressGuard>>,
+        progress: Option<&Arc<ProgressSignal>>,
+    ) -> Option<ToolContext> {
+        if egress.is_none() && progress.is_none() {
+            return None;
         }
-    }
-
-    pub(crate) fn with_progress(&self, signal: Arc<ProgressSignal>) -> ToolContext {
-        ToolContext {
+        Some(ToolContext {
             shared: Arc::clone(&self.shared),
-            egress: self.egress.clone(),
-            progress: Some(signal),
-        }
+            egress: egress.cloned().or_else(|| self.egress.clone()),
+            progress: progress.cloned().or_else(|| self.progress.clone()),
+        })
     }
 }
 

@@ -736,14 +736,7 @@ impl Registry {
         let plan = self.plan(tool);
         // One context for every attempt of the call: the egress guard, and
         // one progress signal for every attempt.
-        let derived = match (egress, &plan.signal) {
-            (None, None) => None,
-            (Some(guard), None) => Some(cx.with_egress(Arc::clone(guard))),
-            (egress, Some(signal)) => {
-                let cx = egress.map_or_else(|| cx.clone(), |g| cx.with_egress(Arc::clone(g)));
-                Some(cx.with_progress(Arc::clone(signal)))
-            }
-        };
+        let derived = cx.for_call(egress, plan.signal.as_ref());
         let call_cx = derived.as_ref().unwrap_or(cx);
         let mut arguments = arguments;
         let mut attempt = 0;
