@@ -10,7 +10,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::ToolError;
 use crate::calls::{CancelToken, Cancelled, DecisionSink, ProgressSignal};
+#[cfg(feature = "egress")]
 use crate::egress::EgressGuard;
+
+/// The egress guard a call hands its tool: the guard of the tool's group.
+#[cfg(feature = "egress")]
+pub(crate) type EgressSlot = Arc<EgressGuard>;
+/// Without the `egress` feature no guard exists and no code in the build
+/// can ask for one, so the slot cannot be filled.
+#[cfg(not(feature = "egress"))]
+#[derive(Clone)]
+pub(crate) enum EgressSlot {}
 
 /// The person (or service account) a run acts for.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -53,7 +63,7 @@ impl fmt::Display for RunId {
 #[derive(Clone)]
 pub struct ToolContext {
     shared: Arc<Shared>,
-    egress: Option<Arc<EgressGuard>>,
+    egress: Option<EgressSlot>,
     /// Set by the call path for a call with a timeout, so that progress
     /// restarts it.
     progress: Option<Arc<ProgressSignal>>,
@@ -69,6 +79,7 @@ struct Shared {
 }
 
 /// The guard a tool gets when its group may not reach the network.
+#[cfg(feature = "egress")]
 static NO_EGRESS: EgressGuard = EgressGuard::none();
 
 impl ToolContext {
@@ -126,7 +137,8 @@ impl ToolContext {
 impl ToolContext {
     /// The egress guard of the calling tool's group: check every URL with it
     /// before any request. Outside a gated call, or for a group granted no
-    /// egress, it refuses everything.
+    /// egress, it refuses everything. (Feature `egress`.)
+    #[cfg(feature = "egress")]
     pub fn egress(&self) -> &EgressGuard {
         self.egress.as_deref().unwrap_or(&NO_EGRESS)
     }
@@ -136,7 +148,7 @@ impl ToolContext {
     /// (`None`: this context as it is).
     pub(crate) fn for_call(
         &self,
-        egress: Option<&Arc<EgressGuard>>,
+        egress: Option<&EgressSlot>,
         progress: Option<&Arc<ProgressSignal>>,
     ) -> Option<ToolContext> {
         if egress.is_none() && progress.is_none() {
@@ -205,11 +217,13 @@ impl ToolContext {
 
 impl fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ToolContext")
+        let mut debug = f.debug_struct("ToolContext");
+        debug
             .field("run", &self.shared.run)
             .field("actor", &self.shared.actor)
-            .field("services", &self.shared.services.len())
-            .field("egress", &self.egress().scope())
-            .finish()
+            .field("services", &self.shared.services.len());
+        #[cfg(feature = "egress")]
+        debug.field("egress", &self.egress().scope());
+        debug.finish()
     }
 }

@@ -41,8 +41,10 @@
 //! let outcome = registry.call_ungated("add_numbers", serde_json::json!({"a": 2, "b": 3}), &cx).await;
 //! assert_eq!(outcome, Ok(Outcome::Done(ToolOutput::text("5"))));
 //!
-//! // Bad arguments are refused before the tool runs, naming the path.
+//! // Bad arguments are refused before the tool runs; with `validate`, the
+//! // refusal names the path.
 //! let error = registry.call_ungated("add_numbers", serde_json::json!({"a": "two", "b": 3}), &cx).await.unwrap_err();
+//! # #[cfg(feature = "validate")]
 //! assert!(error.model_text().contains("/a"));
 //! # });
 //! ```
@@ -153,6 +155,7 @@ pub mod approval;
 pub mod calls;
 mod context;
 mod declaration;
+#[cfg(feature = "egress")]
 pub mod egress;
 pub mod export;
 pub mod gates;

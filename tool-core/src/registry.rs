@@ -22,7 +22,7 @@ use crate::calls::{
     Bounded, Bounds, CallLimits, CancelToken, DefinitionHash, MAX_TOOL_TIMEOUT, ProgressSignal,
     RetryPolicy, Timer, definition_hash,
 };
-use crate::egress::EgressGuard;
+use crate::context::EgressSlot;
 use crate::export::{ExportIssue, Exports, Provider};
 use crate::registration::{DynTool, Handler, Registration};
 use crate::skills::KnownTool;
@@ -724,7 +724,7 @@ impl Registry {
         tool: &RegisteredTool,
         arguments: Value,
         cx: &ToolContext,
-        egress: Option<&Arc<EgressGuard>>,
+        egress: Option<&EgressSlot>,
     ) -> Result<Outcome, ToolError> {
         self.admit(tool, &arguments)?;
         let name = tool.name();
