@@ -157,6 +157,7 @@ mod context;
 mod declaration;
 #[cfg(feature = "egress")]
 pub mod egress;
+mod either;
 pub mod export;
 pub mod gates;
 mod output;

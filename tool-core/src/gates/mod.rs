@@ -39,11 +39,11 @@ use std::fmt;
 use std::future::{Future, ready};
 use std::time::Instant;
 
-use futures_util::future::Either;
 use serde_json::Value;
 
 use crate::calls::{DecisionRecord, GateDecision, OutcomeKind};
 use crate::context::EgressSlot;
+use crate::either::Either;
 use crate::redact::redact_json;
 use crate::skills::{AllowedTools, EffectiveSkills, allowances};
 use crate::{Actor, Egress, Outcome, RegisteredTool, Registry, ToolContext, ToolError};
@@ -246,9 +246,9 @@ impl<'r> Gates<'r> {
         if DecisionRecord::wanted(cx) {
             // Boxed: a recorded call pays for redaction anyway, and the
             // unrecorded one should not move the recording's state.
-            Either::Left(Box::pin(self.recorded_call(grant, tool, arguments, cx)))
+            Either::left(Box::pin(self.recorded_call(grant, tool, arguments, cx)))
         } else {
-            Either::Right(self.checked_call(grant, tool, arguments, cx))
+            Either::right(self.checked_call(grant, tool, arguments, cx))
         }
     }
 
@@ -303,12 +303,12 @@ impl<'r> Gates<'r> {
                     Egress::OwnSite => self.guards.get(declaration.group.as_ref()),
                     _ => None,
                 };
-                Either::Left(
+                Either::left(
                     self.registry
                         .call_registered(registered, arguments, cx, egress),
                 )
             }
-            Err(denial) => Either::Right(ready(Err(ToolError::Refused {
+            Err(denial) => Either::right(ready(Err(ToolError::Refused {
                 tool: tool.to_owned(),
                 denial,
             }))),
