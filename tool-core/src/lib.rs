@@ -129,23 +129,26 @@
 //!
 //! # Feature flags
 //!
-//! All three are on by default, so a host that writes `tool-core = "…"`
+//! All four are on by default, so a host that writes `tool-core = "…"`
 //! gets everything. Each one only adds: declaring tools, the registry, the
-//! gates, the call path, egress, redaction and export build with none of
-//! them.
+//! gates, the call path, redaction and export build with none of them.
 //!
 //! | feature | gives | pulls in |
 //! | --- | --- | --- |
 //! | `validate` | argument validation against the schema the model was shown, with JSON paths in the errors: a check compiled from the schema for the subset derived tools use, `jsonschema` for the rest and for every refusal's problems; see docs/validation.md for what serde alone enforces without it | `jsonschema` (most of a cold build's cost) |
 //! | `skills` | reading `SKILL.md` files: `skills::read_skill`, `SkillRef::read`, the call examples (`check_examples`) and `check_skill_tools` | `saphyr-parser` |
-//! | `agent` | the agent loop (module `agent`) | the loop's own code |
+//! | `agent` | the agent loop (module `agent`) | the loop's own code and `futures-util` |
+//! | `egress` | the egress guard: module `egress` (`EgressGuard`, `Site`), [`ToolContext::egress`] and `HostSettings::sites`, so a host configures its sites and a tool of an `own_site` group checks its URLs; without it no guard exists, so nothing in the build can reach a site through one | `url` and its IDNA stack |
 //!
 //! Without `skills` a host still has the `allowed-tools` tokenizer
 //! (`skills::tokenize`), `SkillRef` built by hand, `EffectiveSkills` and
 //! the gates' skill check. An extension author (a crate that only declares
-//! tools) needs none of them and depends with `default-features = false`;
-//! Cargo unifies features per build, so the host's choice decides what the
-//! tools run with.
+//! tools) depends with `default-features = false`, adding `egress` only
+//! when a tool calls [`ToolContext::egress`]; Cargo unifies features per
+//! build, so the host's choice decides what the tools run with. Without
+//! `egress` a group granted `own_site` still passes the egress gate, as it
+//! does when a host configured no site, and stored settings that name
+//! sites are refused as an unknown field rather than read without them.
 
 #![forbid(unsafe_code)]
 
