@@ -9,16 +9,18 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::ToolError;
-use crate::calls::{CancelToken, Cancelled, DecisionSink, ProgressSignal};
+use crate::calls::{CancelToken, Cancelled};
+#[cfg(feature = "host")]
+use crate::calls::{DecisionSink, ProgressSignal};
 #[cfg(feature = "egress")]
 use crate::egress::EgressGuard;
 
 /// The egress guard a call hands its tool: the guard of the tool's group.
-#[cfg(feature = "egress")]
+#[cfg(all(feature = "host", feature = "egress"))]
 pub(crate) type EgressSlot = Arc<EgressGuard>;
 /// Without the `egress` feature no guard exists and no code in the build
 /// can ask for one, so the slot cannot be filled.
-#[cfg(not(feature = "egress"))]
+#[cfg(all(feature = "host", not(feature = "egress")))]
 #[derive(Clone)]
 pub(crate) enum EgressSlot {}
 
@@ -63,9 +65,12 @@ impl fmt::Display for RunId {
 #[derive(Clone)]
 pub struct ToolContext {
     shared: Arc<Shared>,
+    /// Set by the gated call path (feature `host`).
+    #[cfg(feature = "host")]
     egress: Option<EgressSlot>,
     /// Set by the call path for a call with a timeout, so that progress
     /// restarts it.
+    #[cfg(feature = "host")]
     progress: Option<Arc<ProgressSignal>>,
 }
 
@@ -75,6 +80,7 @@ struct Shared {
     actor: Option<Actor>,
     services: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
     cancel: Option<CancelToken>,
+    #[cfg(feature = "host")]
     decisions: Option<Arc<dyn DecisionSink>>,
 }
 
@@ -91,9 +97,12 @@ impl ToolContext {
                 actor: None,
                 services: HashMap::new(),
                 cancel: None,
+                #[cfg(feature = "host")]
                 decisions: None,
             }),
+            #[cfg(feature = "host")]
             egress: None,
+            #[cfg(feature = "host")]
             progress: None,
         }
     }
@@ -140,12 +149,17 @@ impl ToolContext {
     /// egress, it refuses everything. (Feature `egress`.)
     #[cfg(feature = "egress")]
     pub fn egress(&self) -> &EgressGuard {
-        self.egress.as_deref().unwrap_or(&NO_EGRESS)
+        #[cfg(feature = "host")]
+        if let Some(guard) = &self.egress {
+            return guard;
+        }
+        &NO_EGRESS
     }
 
     /// The context a call's attempts run with: this one with the group's
     /// egress guard and the call's progress signal, where the call has them
     /// (`None`: this context as it is).
+    #[cfg(feature = "host")]
     pub(crate) fn for_call(
         &self,
         egress: Option<&EgressSlot>,
@@ -173,11 +187,14 @@ impl ToolContext {
 
     /// Sends a [`DecisionRecord`](crate::calls::DecisionRecord) of every
     /// gated call made with this context to `sink`.
+    /// (Feature `host`.)
+    #[cfg(feature = "host")]
     pub fn with_decision_sink(mut self, sink: impl DecisionSink) -> Self {
         Arc::make_mut(&mut self.shared).decisions = Some(Arc::new(sink));
         self
     }
 
+    #[cfg(feature = "host")]
     pub(crate) fn decision_sink(&self) -> Option<&dyn DecisionSink> {
         self.shared.decisions.as_deref()
     }
@@ -209,6 +226,7 @@ impl ToolContext {
     /// host's ceiling. A `tracing` event (target `tool_core::progress`).
     pub fn progress(&self, done: u64, total: Option<u64>, message: &str) {
         tracing::debug!(target: "tool_core::progress", run = %self.shared.run, done, total, message);
+        #[cfg(feature = "host")]
         if let Some(signal) = &self.progress {
             signal.report();
         }

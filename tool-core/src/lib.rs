@@ -14,7 +14,7 @@
 //! ```
 //! use schemars::JsonSchema;
 //! use serde::Deserialize;
-//! use tool_core::{Execute, Outcome, Registry, RunId, Tool, ToolContext, ToolError, ToolOutput};
+//! use tool_core::{Execute, Tool, ToolContext, ToolError, ToolOutput};
 //!
 //! /// Add two numbers.
 //! #[derive(Tool, Deserialize, JsonSchema)]
@@ -32,7 +32,11 @@
 //!     }
 //! }
 //!
+//! // A host (feature `host`) builds the registry and calls the tool.
+//! # #[cfg(feature = "host")]
 //! # futures_executor::block_on(async {
+//! use tool_core::{Outcome, Registry, RunId};
+//!
 //! let registry = Registry::linked().expect("no duplicate or invalid tools");
 //! let tool = registry.get("add_numbers").expect("registered by linking");
 //! assert_eq!(tool.declaration().description, "Add two numbers.");
@@ -77,7 +81,7 @@
 //! ```
 //! use schemars::JsonSchema;
 //! use serde::Deserialize;
-//! use tool_core::{Change, Proposal, Registry, Tool, ToolContext, ToolError, ToolOutput, Write, Shipped};
+//! use tool_core::{Change, Proposal, Tool, ToolContext, ToolError, ToolOutput, Write, Shipped};
 //!
 //! /// Rename a page.
 //! #[derive(Tool, Deserialize, JsonSchema)]
@@ -154,22 +158,30 @@
 
 #[cfg(feature = "agent")]
 pub mod agent;
+#[cfg(feature = "host")]
 pub mod approval;
 pub mod calls;
 mod context;
 mod declaration;
 #[cfg(feature = "egress")]
 pub mod egress;
+#[cfg(feature = "host")]
 mod either;
+#[cfg(feature = "host")]
 pub mod export;
+#[cfg(feature = "host")]
 pub mod gates;
 mod output;
 pub mod redact;
 mod registration;
+#[cfg(feature = "host")]
 mod registry;
+#[cfg(feature = "host")]
 pub mod skills;
+#[cfg(feature = "host")]
 mod stored_format;
 mod tool;
+#[cfg(feature = "host")]
 mod validation;
 
 pub use context::{Actor, RunId, ToolContext};
@@ -179,6 +191,7 @@ pub use declaration::{
 };
 pub use output::{ArgumentProblem, Change, Outcome, Proposal, ProposalId, ToolError, ToolOutput};
 pub use registration::{BoxFuture, DynTool, Registration};
+#[cfg(feature = "host")]
 pub use registry::{
     BuildProblem, DEFAULT_MAX_ARGUMENT_BYTES, RegisteredTool, Registry, RegistryBuilder,
     RegistryError,
@@ -258,6 +271,7 @@ pub mod __private {
 mod docs {
     #[doc = include_str!("../../docs/scopes.md")]
     struct Scopes;
+    #[cfg(feature = "host")]
     #[doc = include_str!("../../docs/approvals.md")]
     struct Approvals;
 }
