@@ -133,12 +133,14 @@
 //!
 //! # Feature flags
 //!
-//! All four are on by default, so a host that writes `tool-core = "…"`
-//! gets everything. Each one only adds: declaring tools, the registry, the
-//! gates, the call path, redaction and export build with none of them.
+//! All five are on by default, so a host that writes `tool-core = "…"`
+//! gets everything. Each one only adds: declaring tools (the derive,
+//! [`Tool`], [`Execute`], [`Write`], [`ToolContext`], [`ToolOutput`],
+//! [`ToolError`], [`redact`], cancellation) builds with none of them.
 //!
 //! | feature | gives | pulls in |
 //! | --- | --- | --- |
+//! | `host` | what a host builds on: the registry (`Registry`, `RegistryBuilder`, the checked call), the gates (module `gates`), provider export (`export`), approvals (`approval`), the `allowed-tools` tokenizer and the gates' skill check (`skills`), timers and decision records (`calls`); `ToolError::Refused`, `ToolContext::with_decision_sink`. `validate`, `skills` and `agent` imply it | about half of tool-core's own build, `rustc-hash`, `shlex` |
 //! | `validate` | argument validation against the schema the model was shown, with JSON paths in the errors: a check compiled from the schema for the subset derived tools use, `jsonschema` for the rest and for every refusal's problems; see docs/validation.md for what serde alone enforces without it | `jsonschema` (most of a cold build's cost) |
 //! | `skills` | reading `SKILL.md` files: `skills::read_skill`, `SkillRef::read`, the call examples (`check_examples`) and `check_skill_tools` | `saphyr-parser` |
 //! | `agent` | the agent loop (module `agent`) | the loop's own code and `futures-util` |
@@ -148,7 +150,8 @@
 //! (`skills::tokenize`), `SkillRef` built by hand, `EffectiveSkills` and
 //! the gates' skill check. An extension author (a crate that only declares
 //! tools) depends with `default-features = false`, adding `egress` only
-//! when a tool calls [`ToolContext::egress`]; Cargo unifies features per
+//! when a tool calls `ToolContext::egress`, and tests its tools with the
+//! registry through a dev-dependency with `host`; Cargo unifies features per
 //! build, so the host's choice decides what the tools run with. Without
 //! `egress` a group granted `own_site` still passes the egress gate, as it
 //! does when a host configured no site, and stored settings that name
