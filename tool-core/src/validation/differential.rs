@@ -219,7 +219,7 @@ fn agree(
         length / 2,
         length - 1,
         length,
-        bound - 1,
+        bound.saturating_sub(1),
         bound,
         length * 6 + 2,
     ] {
