@@ -15,14 +15,13 @@ use std::time::Duration;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
-use futures_util::future::{Either, select};
-
 use crate::approval::ApprovalError;
 use crate::calls::{
     Bounded, Bounds, CallLimits, CancelToken, DefinitionHash, MAX_TOOL_TIMEOUT, ProgressSignal,
     RetryPolicy, Timer, definition_hash,
 };
-use crate::egress::EgressGuard;
+use crate::context::EgressSlot;
+use crate::either::{Either, race};
 use crate::export::{ExportIssue, Exports, Provider};
 use crate::registration::{DynTool, Handler, Registration};
 use crate::skills::KnownTool;
@@ -700,8 +699,8 @@ impl Registry {
         // A plain function around the call's future rather than an `async
         // fn`: one state machine less to build and move on every call.
         match self.get(name) {
-            Some(tool) => Either::Left(self.call_registered(tool, arguments, cx, None)),
-            None => Either::Right(ready(Err(ToolError::NotAvailable {
+            Some(tool) => Either::left(self.call_registered(tool, arguments, cx, None)),
+            None => Either::right(ready(Err(ToolError::NotAvailable {
                 tool: name.to_owned(),
             }))),
         }
@@ -724,7 +723,7 @@ impl Registry {
         tool: &RegisteredTool,
         arguments: Value,
         cx: &ToolContext,
-        egress: Option<&Arc<EgressGuard>>,
+        egress: Option<&EgressSlot>,
     ) -> Result<Outcome, ToolError> {
         self.admit(tool, &arguments)?;
         let name = tool.name();
@@ -834,15 +833,12 @@ impl Registry {
         };
         let backoff = timer.sleep(self.retry.backoff(attempt));
         match cx.cancel_token() {
-            Some(token) => {
-                let cancelled = std::pin::pin!(token.cancelled());
-                match select(backoff, cancelled).await {
-                    Either::Left(_) => Ok(()),
-                    Either::Right(_) => Err(ToolError::Cancelled {
-                        tool: tool.to_owned(),
-                    }),
-                }
-            }
+            Some(token) => match race(backoff, token.cancelled()).await {
+                Ok(()) => Ok(()),
+                Err(()) => Err(ToolError::Cancelled {
+                    tool: tool.to_owned(),
+                }),
+            },
             None => {
                 backoff.await;
                 Ok(())
@@ -935,7 +931,7 @@ impl Registry {
     ) -> Attempt<'a, T> {
         let cancel = cx.cancel_token();
         if plan.timer.is_none() && cancel.is_none() {
-            return Either::Left(call);
+            return Either::left(call);
         }
         let bounds = Bounds {
             timer: plan.timer,
@@ -944,7 +940,7 @@ impl Registry {
             cancel: cancel.map(CancelToken::cancelled),
             progress: plan.signal.as_deref(),
         };
-        Either::Right(Box::pin(Bounded::new(name, call, bounds)))
+        Either::right(Box::pin(Bounded::new(name, call, bounds)))
     }
 
     /// Applies an approved proposal with the tool that made it: proposes
