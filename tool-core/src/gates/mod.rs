@@ -169,7 +169,11 @@ impl<'r> Gates<'r> {
     pub fn denial(&self, tool: &str) -> Option<Denial> {
         match self.registry.index_of(tool) {
             None => Some(Denial::NotRegistered),
-            Some(i) => self.verdicts.get(i).err(),
+            Some(i) => self
+                .verdicts
+                .get(i)
+                .err()
+                .map(|refusal| self.verdicts.denial_of(i, refusal)),
         }
     }
 
@@ -214,7 +218,10 @@ impl<'r> Gates<'r> {
         arguments: &Value,
     ) -> Result<&'r RegisteredTool, Denial> {
         let index = self.registry.index_of(tool).ok_or(Denial::NotRegistered)?;
-        let now = self.verdicts.get(index)?;
+        let now = self
+            .verdicts
+            .get(index)
+            .map_err(|refusal| self.verdicts.denial_of(index, refusal))?;
         let granted = grant.tools.get(tool).ok_or(Denial::NotInGrant)?;
         let registered = &self.registry.tools()[index];
         if !matches!((granted, now), (Allowance::Whole, Allowance::Whole)) {

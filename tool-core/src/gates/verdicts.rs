@@ -104,14 +104,23 @@ impl VerdictsBuilder {
 }
 
 impl<'r> Verdicts<'r> {
-    /// The verdict of the tool at registry position `index`.
-    pub(super) fn get(&self, index: usize) -> Result<&Allowance, Denial> {
+    /// The verdict of the tool at registry position `index`; a refusal as
+    /// its gate only, so the call path's check stays two words in
+    /// registers ([`denial`](Self::denial) writes it out).
+    #[inline]
+    pub(super) fn get(&self, index: usize) -> Result<&Allowance, Refusal> {
         match self.slots[index] {
             Slot::Granted(i) => Ok(&self.granted[i].1),
-            Slot::Refused(refusal) => {
-                Err(self.denial(&self.tools[index], self.details.group_of[index], refusal))
-            }
+            Slot::Refused(refusal) => Err(refusal),
         }
+    }
+
+    /// The denial of the tool at registry position `index`, which `get`
+    /// found refused by `refusal`. Out of line: a refused call is rare.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn denial_of(&self, index: usize, refusal: Refusal) -> Denial {
+        self.denial(&self.tools[index], self.details.group_of[index], refusal)
     }
 
     /// The granted tools, shared: no entry is copied.
