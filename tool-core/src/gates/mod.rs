@@ -115,7 +115,7 @@ impl<'r> Gates<'r> {
         );
         // The registry is sorted by name, as the lookups need.
         let skills = allowances(&effective, registry.tools(), |name| registry.index_of(name));
-        let verdicts = cascade::verdicts(registry, &inputs, &skills);
+        let verdicts = cascade::verdicts(registry, &inputs, skills);
         let unknown_selected = match inputs.selection {
             Selection::All => Vec::new(),
             Selection::Only(names) => names
@@ -144,7 +144,7 @@ impl<'r> Gates<'r> {
                 format: crate::stored_format::Format::CURRENT,
                 tools: self.verdicts.granted(),
             },
-            denials: self.verdicts.denied().to_vec(),
+            denials: self.verdicts.denied(),
             unknown: self.unknown_selected.clone(),
         }
     }
@@ -158,7 +158,11 @@ impl<'r> Gates<'r> {
     pub fn denial(&self, tool: &str) -> Option<Denial> {
         match self.registry.index_of(tool) {
             None => Some(Denial::NotRegistered),
-            Some(i) => self.verdicts.get(i).err().cloned(),
+            Some(i) => self
+                .verdicts
+                .get(i)
+                .err()
+                .map(|refusal| self.verdicts.denial_of(i, refusal)),
         }
     }
 
@@ -203,7 +207,10 @@ impl<'r> Gates<'r> {
         arguments: &Value,
     ) -> Result<&'r RegisteredTool, Denial> {
         let index = self.registry.index_of(tool).ok_or(Denial::NotRegistered)?;
-        let now = self.verdicts.get(index).map_err(Clone::clone)?;
+        let now = self
+            .verdicts
+            .get(index)
+            .map_err(|refusal| self.verdicts.denial_of(index, refusal))?;
         let granted = grant.tools.get(tool).ok_or(Denial::NotInGrant)?;
         let registered = &self.registry.tools()[index];
         if !matches!((granted, now), (Allowance::Whole, Allowance::Whole)) {

@@ -75,7 +75,7 @@ pub(crate) enum SkillsVerdicts {
 
 impl SkillsVerdicts {
     /// Gate 6's word on the tool at position `i`, for checking a skill's
-    /// call examples (the gates walk every tool with [`each`](Self::each)).
+    /// call examples (the gates take the allowances whole).
     #[cfg(feature = "skills")]
     pub(crate) fn verdict(&self, i: usize) -> SkillsVerdict<'_> {
         match self {
@@ -88,22 +88,8 @@ impl SkillsVerdicts {
     }
 }
 
-impl SkillsVerdicts {
-    /// Gate 6's word on each of the `len` known tools, in order.
-    pub(crate) fn each(&self, len: usize) -> impl Iterator<Item = SkillsVerdict<'_>> {
-        let (opinion, positions) = match self {
-            SkillsVerdicts::NoOpinion => (Some(SkillsVerdict::NoOpinion), &[][..]),
-            SkillsVerdicts::ByPosition(allowances) => (None, allowances.as_slice()),
-        };
-        let given = positions.iter().map(|allowance| match allowance {
-            Some(allowance) => SkillsVerdict::Allowed(allowance),
-            None => SkillsVerdict::NotAllowed,
-        });
-        given.chain(std::iter::repeat_n(opinion, len.saturating_sub(positions.len())).flatten())
-    }
-}
-
 /// Gate 6's word on one tool.
+#[cfg(feature = "skills")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SkillsVerdict<'a> {
     /// No effective skill declares `allowed-tools`: the gate says yes.

@@ -119,7 +119,7 @@ mod scope;
 mod yaml;
 
 pub use allow_list::Allowance;
-pub(crate) use allow_list::{SkillsVerdict, SkillsVerdicts, allowances};
+pub(crate) use allow_list::{SkillsVerdicts, allowances};
 pub use allowed_tools::{AllowedTools, ToolPattern, ToolTarget, tokenize};
 pub use block::{Dropped, compose_skill_block};
 pub use diagnostic::{Code, Diagnostic, Position, Severity};
