@@ -142,7 +142,13 @@ impl RegistryBuilder {
     pub fn build(self) -> Result<Registry, RegistryError> {
         let mut found = Found::default();
         let mut tools = Vec::with_capacity(self.linked.len() + self.dynamic.len());
-        for registration in self.linked {
+        // Sorted here, as references, rather than as checked tools below:
+        // moving a tool costs a copy of hundreds of bytes, and sorting the
+        // built tools was 15% of building 1,000 of them. With no run-time
+        // tools the list comes out of the loop in order.
+        let mut linked = self.linked;
+        linked.sort_unstable_by(|a, b| order(&a.declaration, a.site, &b.declaration, b.site));
+        for registration in linked {
             let declaration = &registration.declaration;
             let schema = catch_unwind(registration.schema).map_err(|payload| {
                 format!(
@@ -187,11 +193,14 @@ impl RegistryBuilder {
             }
         }
 
-        // Sorting by site as well makes "first" and "second" of a duplicate,
-        // and so the error text, independent of link order.
-        tools.sort_by(|a, b| {
-            (a.declaration.name.as_ref(), a.site).cmp(&(b.declaration.name.as_ref(), b.site))
-        });
+        // Run-time tools come after the sorted linked ones: only then is
+        // there anything to sort.
+        let by_order = |a: &RegisteredTool, b: &RegisteredTool| {
+            order(&a.declaration, a.site, &b.declaration, b.site)
+        };
+        if !tools.is_sorted_by(|a, b| by_order(a, b).is_le()) {
+            tools.sort_by(by_order);
+        }
         let Found {
             mut problems,
             mut export_issues,
@@ -239,6 +248,18 @@ impl RegistryBuilder {
     }
 }
 
+/// The registry's order: by name, then by site, which makes "first" and
+/// "second" of a duplicate, and so the error text, independent of link
+/// order.
+fn order(
+    a: &Declaration,
+    a_site: DefinitionSite,
+    b: &Declaration,
+    b_site: DefinitionSite,
+) -> std::cmp::Ordering {
+    a.name.cmp(&b.name).then_with(|| a_site.cmp(&b_site))
+}
+
 /// What checking the tools found besides the tools themselves: the
 /// problems that refuse the registry, and the export issues that only warn.
 #[derive(Default)]
@@ -263,16 +284,15 @@ impl Found {
             export_issues,
         } = self;
         let before = problems.len();
-        let name = declaration.name.to_string();
-        if !is_valid_tool_name(&name) {
-            problems.push(BuildProblem::InvalidName {
-                name: name.clone(),
-                site,
-            });
+        // Owned only for a problem's report: a valid tool allocates no
+        // copy of its name.
+        let name = || declaration.name.to_string();
+        if !is_valid_tool_name(&declaration.name) {
+            problems.push(BuildProblem::InvalidName { name: name(), site });
         }
         if !is_valid_group_name(&declaration.group) {
             problems.push(BuildProblem::InvalidGroup {
-                name: name.clone(),
+                name: name(),
                 group: declaration.group.to_string(),
                 site,
             });
@@ -281,29 +301,38 @@ impl Found {
             && (timeout.is_zero() || timeout > MAX_TOOL_TIMEOUT)
         {
             problems.push(BuildProblem::InvalidTimeout {
-                name: name.clone(),
+                name: name(),
                 timeout,
                 site,
             });
         }
-        let length = declaration.description.chars().count();
-        if length == 0 || length > DESCRIPTION_MAX {
+        // A character is at least a byte: the characters are counted only
+        // when the bytes are over the limit.
+        let description = &declaration.description;
+        if description.is_empty()
+            || (description.len() > DESCRIPTION_MAX
+                && description.chars().count() > DESCRIPTION_MAX)
+        {
             problems.push(BuildProblem::InvalidDescription {
-                name: name.clone(),
-                length,
+                name: name(),
+                length: description.chars().count(),
                 site,
             });
         }
         let schema = match schema {
             Ok(schema) => schema,
             Err(reason) => {
-                problems.push(BuildProblem::InvalidSchema { name, site, reason });
+                problems.push(BuildProblem::InvalidSchema {
+                    name: name(),
+                    site,
+                    reason,
+                });
                 return None;
             }
         };
         if schema.get("type").and_then(Value::as_str) != Some("object") {
             problems.push(BuildProblem::SchemaNotObject {
-                name: name.clone(),
+                name: name(),
                 site,
                 found: schema
                     .get("type")
@@ -316,7 +345,7 @@ impl Found {
                 .and_then(|p| p.get(scope.property.as_ref()));
             if property.is_none() {
                 problems.push(BuildProblem::ScopeNotInSchema {
-                    name: name.clone(),
+                    name: name(),
                     scope: scope.property.to_string(),
                     site,
                 });
@@ -325,7 +354,11 @@ impl Found {
         let output = match output {
             Ok(output) => output,
             Err(reason) => {
-                problems.push(BuildProblem::InvalidSchema { name, site, reason });
+                problems.push(BuildProblem::InvalidSchema {
+                    name: name(),
+                    site,
+                    reason,
+                });
                 return None;
             }
         };
@@ -337,7 +370,7 @@ impl Found {
                 export_issues.extend(issues);
             }
             Err(reason) => problems.push(BuildProblem::Unexportable {
-                name: name.clone(),
+                name: name(),
                 site,
                 reason,
             }),
@@ -350,7 +383,11 @@ impl Found {
             match ArgumentValidator::compile(&schema) {
                 Ok(validator) => Some(OnceLock::from(Ok(validator))),
                 Err(reason) => {
-                    problems.push(BuildProblem::InvalidSchema { name, site, reason });
+                    problems.push(BuildProblem::InvalidSchema {
+                        name: name(),
+                        site,
+                        reason,
+                    });
                     None
                 }
             }

@@ -127,6 +127,33 @@ fn linked_tools_are_registered_in_name_order() {
 }
 
 #[test]
+fn run_time_tools_are_sorted_in_among_the_linked_ones() {
+    let registry = Registry::builder()
+        .linked()
+        .add(Proxied::new("zz_last", query_schema()))
+        .add(Proxied::new("aa_first", query_schema()))
+        .add(Proxied::new("hello", query_schema()))
+        .build()
+        .expect("the tools are valid");
+    let names: Vec<&str> = registry.tools().iter().map(|t| t.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "aa_first",
+            "explode",
+            "greet_person",
+            "hello",
+            "read_guestbook",
+            "set_nickname",
+            "zz_last"
+        ]
+    );
+    for name in names {
+        assert_eq!(registry.get(name).map(|t| t.name()), Some(name));
+    }
+}
+
+#[test]
 fn declaration_comes_from_attribute_and_doc_comment() {
     let declaration = GreetPerson::DECLARATION;
     assert_eq!(declaration.name, "greet_person");
@@ -307,6 +334,7 @@ struct Proxied {
     name: &'static str,
     schema: Value,
     effect: Effect,
+    description: String,
     calls: AtomicUsize,
 }
 
@@ -316,6 +344,7 @@ impl Proxied {
             name,
             schema,
             effect: Effect::Read,
+            description: "A proxied tool.".to_owned(),
             calls: AtomicUsize::new(0),
         }
     }
@@ -326,7 +355,7 @@ impl DynTool for Proxied {
         Declaration {
             name: Cow::Borrowed(self.name),
             group: Cow::Borrowed("mcp-proxy"),
-            description: Cow::Borrowed("A proxied tool."),
+            description: Cow::Owned(self.description.clone()),
             title: None,
             requires_admin: false,
             egress: Egress::None,
@@ -423,6 +452,30 @@ fn build_reports_every_problem_at_once() {
         text.contains("greet_person") && text.contains("registry.rs"),
         "{text}"
     );
+}
+
+#[test]
+fn a_description_is_limited_in_characters_not_bytes() {
+    let described = |name: &'static str, description: String| {
+        let mut tool = Proxied::new(name, query_schema());
+        tool.description = description;
+        tool
+    };
+    // 1,024 two-byte characters: 2,048 bytes, within the limit.
+    let registry = Registry::builder()
+        .add(described("longest", "é".repeat(1024)))
+        .build();
+    assert!(registry.is_ok(), "{registry:?}");
+    let error = Registry::builder()
+        .add(described("empty", String::new()))
+        .add(described("too_long", "é".repeat(1025)))
+        .build()
+        .unwrap_err();
+    assert_eq!(error.problems.len(), 2, "{error}");
+    assert!(error.problems.iter().any(|p| matches!(p,
+        BuildProblem::InvalidDescription { name, length: 0, .. } if name == "empty")));
+    assert!(error.problems.iter().any(|p| matches!(p,
+        BuildProblem::InvalidDescription { name, length: 1025, .. } if name == "too_long")));
 }
 
 #[test]
