@@ -11,7 +11,10 @@
 //! then writes, in the stand-in's place, the page's JSON for that revision
 //! (an older peer's stand-in has lost its `resultType`: the page's legacy
 //! JSON, made by the same adjustments). Every other message is serialized
-//! as rmcp's own transport does. Reading is rmcp's own transport's.
+//! as rmcp's own transport does. Reading is rmcp's own transport's, over
+//! [`ListReader`], which answers a plain `tools/list` of an initialized
+//! session before rmcp sees it; this transport tells it when the session
+//! is initialized.
 //!
 //! The page was chosen by the handler from the grant as it is at the
 //! request, as a typed answer would have been; only its serialization is
