@@ -3,7 +3,8 @@
 # serde + schemars by hand (the baseline) and against rmcp: what an extension
 # author pays (a library crate that only declares tools, tool-core without
 # default features) and what a host pays with each feature combination it
-# would pick (none, `validate`, `skills`, `agent`, all three = default).
+# would pick (`host` alone, with `validate`, `skills`, `agent` or `egress`,
+# and all = default).
 #
 # Usage: benches-registry/scripts/cold-build.sh [RUNS]   (default RUNS=2)
 #        benches-registry/scripts/cold-build.sh --check  (build and run each
@@ -362,8 +363,9 @@ leaf() {
 RMCP_DEP='rmcp = { version = "3.11", default-features = false, features = ["server", "macros"] }'
 # An extension author's dependency: only what declaring tools needs.
 TOOL_CORE_AUTHOR="tool-core = { path = \"$TOOL_CORE\", default-features = false }"
-# The feature combinations a host would pick, as NAME=FEATURES.
-HOSTS=(none= validate=validate skills=skills agent=agent default=validate,skills,agent)
+# The feature combinations a host would pick, as NAME=FEATURES (every host
+# needs `host`, the registry; `validate`, `skills` and `agent` imply it).
+HOSTS=(none=host validate=validate skills=skills agent=agent egress=host,egress default=host,validate,skills,agent,egress)
 # host_dep NAME=FEATURES: a host's tool-core dependency line.
 host_dep() {
     local list
@@ -411,8 +413,8 @@ say "## Cold \`cargo build --release\` after \`cargo clean\` (seconds)"
 say
 say "baseline: serde + serde_json + schemars, one tool by hand. author: a library"
 say "that only declares one tool (tool-core without default features). host_*: a"
-say "binary that declares, registers and calls it, tool-core with no feature,"
-say "one, or all three (default). CPU: user+sys of the whole build."
+say "binary that declares, registers and calls it, tool-core with \`host\` alone"
+say "(none), one feature more, or all (default). CPU: user+sys of the whole build."
 say
 say "| crate | wall runs | wall mean | wall over baseline | CPU runs | CPU mean | CPU over baseline | load (1 min) before–after | packages | most CPU (rustc, s) |"
 say "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -454,7 +456,7 @@ per_tool() {
 }
 per_tool hand baseline ""
 per_tool derive toolcore_default "tool-core = { path = \"$TOOL_CORE\" }"
-per_tool derive toolcore_no_default "$TOOL_CORE_AUTHOR"
+per_tool derive toolcore_host_only "$(host_dep none=host)"
 if [[ "${SKIP_RMCP:-0}" != 1 ]]; then
     per_tool rmcp rmcp "$RMCP_DEP"
 fi

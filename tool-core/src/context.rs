@@ -9,8 +9,20 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::ToolError;
-use crate::calls::{CancelToken, Cancelled, DecisionSink, ProgressSignal};
+use crate::calls::{CancelToken, Cancelled};
+#[cfg(feature = "host")]
+use crate::calls::{DecisionSink, ProgressSignal};
+#[cfg(feature = "egress")]
 use crate::egress::EgressGuard;
+
+/// The egress guard a call hands its tool: the guard of the tool's group.
+#[cfg(all(feature = "host", feature = "egress"))]
+pub(crate) type EgressSlot = Arc<EgressGuard>;
+/// Without the `egress` feature no guard exists and no code in the build
+/// can ask for one, so the slot cannot be filled.
+#[cfg(all(feature = "host", not(feature = "egress")))]
+#[derive(Clone)]
+pub(crate) enum EgressSlot {}
 
 /// The person (or service account) a run acts for.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -53,9 +65,12 @@ impl fmt::Display for RunId {
 #[derive(Clone)]
 pub struct ToolContext {
     shared: Arc<Shared>,
-    egress: Option<Arc<EgressGuard>>,
+    /// Set by the gated call path (feature `host`).
+    #[cfg(feature = "host")]
+    egress: Option<EgressSlot>,
     /// Set by the call path for a call with a timeout, so that progress
     /// restarts it.
+    #[cfg(feature = "host")]
     progress: Option<Arc<ProgressSignal>>,
 }
 
@@ -65,10 +80,12 @@ struct Shared {
     actor: Option<Actor>,
     services: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
     cancel: Option<CancelToken>,
+    #[cfg(feature = "host")]
     decisions: Option<Arc<dyn DecisionSink>>,
 }
 
 /// The guard a tool gets when its group may not reach the network.
+#[cfg(feature = "egress")]
 static NO_EGRESS: EgressGuard = EgressGuard::none();
 
 impl ToolContext {
@@ -80,9 +97,12 @@ impl ToolContext {
                 actor: None,
                 services: HashMap::new(),
                 cancel: None,
+                #[cfg(feature = "host")]
                 decisions: None,
             }),
+            #[cfg(feature = "host")]
             egress: None,
+            #[cfg(feature = "host")]
             progress: None,
         }
     }
@@ -126,17 +146,23 @@ impl ToolContext {
 impl ToolContext {
     /// The egress guard of the calling tool's group: check every URL with it
     /// before any request. Outside a gated call, or for a group granted no
-    /// egress, it refuses everything.
+    /// egress, it refuses everything. (Feature `egress`.)
+    #[cfg(feature = "egress")]
     pub fn egress(&self) -> &EgressGuard {
-        self.egress.as_deref().unwrap_or(&NO_EGRESS)
+        #[cfg(feature = "host")]
+        if let Some(guard) = &self.egress {
+            return guard;
+        }
+        &NO_EGRESS
     }
 
     /// The context a call's attempts run with: this one with the group's
     /// egress guard and the call's progress signal, where the call has them
     /// (`None`: this context as it is).
+    #[cfg(feature = "host")]
     pub(crate) fn for_call(
         &self,
-        egress: Option<&Arc<EgressGuard>>,
+        egress: Option<&EgressSlot>,
         progress: Option<&Arc<ProgressSignal>>,
     ) -> Option<ToolContext> {
         if egress.is_none() && progress.is_none() {
@@ -161,11 +187,14 @@ impl ToolContext {
 
     /// Sends a [`DecisionRecord`](crate::calls::DecisionRecord) of every
     /// gated call made with this context to `sink`.
+    /// (Feature `host`.)
+    #[cfg(feature = "host")]
     pub fn with_decision_sink(mut self, sink: impl DecisionSink) -> Self {
         Arc::make_mut(&mut self.shared).decisions = Some(Arc::new(sink));
         self
     }
 
+    #[cfg(feature = "host")]
     pub(crate) fn decision_sink(&self) -> Option<&dyn DecisionSink> {
         self.shared.decisions.as_deref()
     }
@@ -197,6 +226,7 @@ impl ToolContext {
     /// host's ceiling. A `tracing` event (target `tool_core::progress`).
     pub fn progress(&self, done: u64, total: Option<u64>, message: &str) {
         tracing::debug!(target: "tool_core::progress", run = %self.shared.run, done, total, message);
+        #[cfg(feature = "host")]
         if let Some(signal) = &self.progress {
             signal.report();
         }
@@ -205,11 +235,13 @@ impl ToolContext {
 
 impl fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ToolContext")
+        let mut debug = f.debug_struct("ToolContext");
+        debug
             .field("run", &self.shared.run)
             .field("actor", &self.shared.actor)
-            .field("services", &self.shared.services.len())
-            .field("egress", &self.egress().scope())
-            .finish()
+            .field("services", &self.shared.services.len());
+        #[cfg(feature = "egress")]
+        debug.field("egress", &self.egress().scope());
+        debug.finish()
     }
 }

@@ -14,7 +14,7 @@
 //! ```
 //! use schemars::JsonSchema;
 //! use serde::Deserialize;
-//! use tool_core::{Execute, Outcome, Registry, RunId, Tool, ToolContext, ToolError, ToolOutput};
+//! use tool_core::{Execute, Tool, ToolContext, ToolError, ToolOutput};
 //!
 //! /// Add two numbers.
 //! #[derive(Tool, Deserialize, JsonSchema)]
@@ -32,7 +32,11 @@
 //!     }
 //! }
 //!
+//! // A host (feature `host`) builds the registry and calls the tool.
+//! # #[cfg(feature = "host")]
 //! # futures_executor::block_on(async {
+//! use tool_core::{Outcome, Registry, RunId};
+//!
 //! let registry = Registry::linked().expect("no duplicate or invalid tools");
 //! let tool = registry.get("add_numbers").expect("registered by linking");
 //! assert_eq!(tool.declaration().description, "Add two numbers.");
@@ -41,8 +45,10 @@
 //! let outcome = registry.call_ungated("add_numbers", serde_json::json!({"a": 2, "b": 3}), &cx).await;
 //! assert_eq!(outcome, Ok(Outcome::Done(ToolOutput::text("5"))));
 //!
-//! // Bad arguments are refused before the tool runs, naming the path.
+//! // Bad arguments are refused before the tool runs; with `validate`, the
+//! // refusal names the path.
 //! let error = registry.call_ungated("add_numbers", serde_json::json!({"a": "two", "b": 3}), &cx).await.unwrap_err();
+//! # #[cfg(feature = "validate")]
 //! assert!(error.model_text().contains("/a"));
 //! # });
 //! ```
@@ -75,7 +81,7 @@
 //! ```
 //! use schemars::JsonSchema;
 //! use serde::Deserialize;
-//! use tool_core::{Change, Proposal, Registry, Tool, ToolContext, ToolError, ToolOutput, Write, Shipped};
+//! use tool_core::{Change, Proposal, Tool, ToolContext, ToolError, ToolOutput, Write, Shipped};
 //!
 //! /// Rename a page.
 //! #[derive(Tool, Deserialize, JsonSchema)]
@@ -127,42 +133,58 @@
 //!
 //! # Feature flags
 //!
-//! All three are on by default, so a host that writes `tool-core = "…"`
-//! gets everything. Each one only adds: declaring tools, the registry, the
-//! gates, the call path, egress, redaction and export build with none of
-//! them.
+//! All five are on by default, so a host that writes `tool-core = "…"`
+//! gets everything. Each one only adds: declaring tools (the derive,
+//! [`Tool`], [`Execute`], [`Write`], [`ToolContext`], [`ToolOutput`],
+//! [`ToolError`], [`redact`], cancellation) builds with none of them.
 //!
 //! | feature | gives | pulls in |
 //! | --- | --- | --- |
+//! | `host` | what a host builds on: the registry (`Registry`, `RegistryBuilder`, the checked call), the gates (module `gates`), provider export (`export`), approvals (`approval`), the `allowed-tools` tokenizer and the gates' skill check (`skills`), timers and decision records (`calls`); `ToolError::Refused`, `ToolContext::with_decision_sink`. `validate`, `skills` and `agent` imply it | about half of tool-core's own build, `rustc-hash`, `shlex` |
 //! | `validate` | argument validation against the schema the model was shown, with JSON paths in the errors: a check compiled from the schema for the subset derived tools use, `jsonschema` for the rest and for every refusal's problems; see docs/validation.md for what serde alone enforces without it | `jsonschema` (most of a cold build's cost) |
 //! | `skills` | reading `SKILL.md` files: `skills::read_skill`, `SkillRef::read`, the call examples (`check_examples`) and `check_skill_tools` | `saphyr-parser` |
-//! | `agent` | the agent loop (module `agent`) | the loop's own code |
+//! | `agent` | the agent loop (module `agent`) | the loop's own code and `futures-util` |
+//! | `egress` | the egress guard: module `egress` (`EgressGuard`, `Site`), [`ToolContext::egress`] and `HostSettings::sites`, so a host configures its sites and a tool of an `own_site` group checks its URLs; without it no guard exists, so nothing in the build can reach a site through one | `url` and its IDNA stack |
 //!
 //! Without `skills` a host still has the `allowed-tools` tokenizer
 //! (`skills::tokenize`), `SkillRef` built by hand, `EffectiveSkills` and
 //! the gates' skill check. An extension author (a crate that only declares
-//! tools) needs none of them and depends with `default-features = false`;
-//! Cargo unifies features per build, so the host's choice decides what the
-//! tools run with.
+//! tools) depends with `default-features = false`, adding `egress` only
+//! when a tool calls `ToolContext::egress`, and tests its tools with the
+//! registry through a dev-dependency with `host`; Cargo unifies features per
+//! build, so the host's choice decides what the tools run with. Without
+//! `egress` a group granted `own_site` still passes the egress gate, as it
+//! does when a host configured no site, and stored settings that name
+//! sites are refused as an unknown field rather than read without them.
 
 #![forbid(unsafe_code)]
 
 #[cfg(feature = "agent")]
 pub mod agent;
+#[cfg(feature = "host")]
 pub mod approval;
 pub mod calls;
 mod context;
 mod declaration;
+#[cfg(feature = "egress")]
 pub mod egress;
+#[cfg(feature = "host")]
+mod either;
+#[cfg(feature = "host")]
 pub mod export;
+#[cfg(feature = "host")]
 pub mod gates;
 mod output;
 pub mod redact;
 mod registration;
+#[cfg(feature = "host")]
 mod registry;
+#[cfg(feature = "host")]
 pub mod skills;
+#[cfg(feature = "host")]
 mod stored_format;
 mod tool;
+#[cfg(feature = "host")]
 mod validation;
 
 pub use context::{Actor, RunId, ToolContext};
@@ -172,6 +194,7 @@ pub use declaration::{
 };
 pub use output::{ArgumentProblem, Change, Outcome, Proposal, ProposalId, ToolError, ToolOutput};
 pub use registration::{BoxFuture, DynTool, Registration};
+#[cfg(feature = "host")]
 pub use registry::{
     BuildProblem, DEFAULT_MAX_ARGUMENT_BYTES, RegisteredTool, Registry, RegistryBuilder,
     RegistryError,
@@ -251,6 +274,7 @@ pub mod __private {
 mod docs {
     #[doc = include_str!("../../docs/scopes.md")]
     struct Scopes;
+    #[cfg(feature = "host")]
     #[doc = include_str!("../../docs/approvals.md")]
     struct Approvals;
 }

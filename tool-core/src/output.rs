@@ -146,6 +146,7 @@ impl Proposal {
     }
 
     /// Stamps what only the registry may say about a proposal.
+    #[cfg(feature = "host")]
     pub(crate) fn stamped(mut self, id: ProposalId, tool: &str, arguments: Value) -> Self {
         self.id = id;
         self.tool = tool.to_owned();
@@ -156,6 +157,7 @@ impl Proposal {
 
     /// Whether `fresh` (proposed again now) would write exactly what this
     /// one says: the same record, changes and summary.
+    #[cfg(feature = "host")]
     pub(crate) fn same_change(&self, fresh: &Proposal) -> bool {
         self.record == fresh.record
             && self.changes == fresh.changes
@@ -164,6 +166,7 @@ impl Proposal {
 }
 
 /// Seconds since the Unix epoch; 0 for a clock set before it.
+#[cfg(feature = "host")]
 pub(crate) fn unix_now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -179,6 +182,7 @@ impl ProposalId {
     /// A fresh id. Random (the standard library's per-process hash keys
     /// over a counter and the clock), so ids of two host processes sharing
     /// one database do not collide.
+    #[cfg(feature = "host")]
     pub(crate) fn fresh() -> Self {
         use std::hash::{BuildHasher, Hasher};
         use std::sync::atomic::{AtomicU64, Ordering};
@@ -247,7 +251,8 @@ pub enum ToolError {
     },
     /// A gate refused the call. The model is told exactly what it is told
     /// for a tool that does not exist; the [`Denial`](crate::gates::Denial)
-    /// is for the host.
+    /// is for the host. (Feature `host`: only the gates refuse.)
+    #[cfg(feature = "host")]
     #[error("tool `{tool}` refused: {denial} (gate: {})", denial.gate())]
     Refused {
         /// The name the caller asked for.
@@ -357,6 +362,7 @@ impl ToolError {
     /// refusal never confirms that a tool exists.
     pub fn model_text(&self) -> String {
         match self {
+            #[cfg(feature = "host")]
             ToolError::Refused { tool, .. } => {
                 ToolError::NotAvailable { tool: tool.clone() }.to_string()
             }

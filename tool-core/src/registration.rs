@@ -5,25 +5,30 @@ use std::future::Future;
 use std::pin::Pin;
 
 use schemars::JsonSchema;
+#[cfg(feature = "host")]
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
 
-use crate::{
-    Declaration, DefinitionSite, Execute, Proposal, Tool, ToolContext, ToolError, ToolOutput, Write,
-};
+use crate::{Declaration, DefinitionSite, Execute, ToolContext, ToolError, ToolOutput, Write};
+#[cfg(feature = "host")]
+use crate::{Proposal, Tool};
 
 /// A boxed, `Send` future: what type-erased calls return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+#[cfg(feature = "host")]
 // The arguments are borrowed: they are parsed before the future starts, and
 // a retried call parses them again without a copy.
 type ExecuteFn =
     for<'a> fn(&Value, &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
+#[cfg(feature = "host")]
 type ProposeFn = for<'a> fn(&Value, &'a ToolContext) -> BoxFuture<'a, Result<Proposal, ToolError>>;
+#[cfg(feature = "host")]
 type ApplyFn =
     for<'a> fn(&'a Proposal, &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
 
 /// How a registered tool runs; the variant follows its `effect`.
+#[cfg(feature = "host")]
 #[derive(Clone, Copy)]
 pub(crate) enum Handler {
     Read { execute: ExecuteFn },
@@ -37,9 +42,14 @@ pub(crate) enum Handler {
 pub struct Registration {
     pub(crate) declaration: Declaration,
     pub(crate) site: DefinitionSite,
+    // What the registry runs (feature `host`); without it a build has no
+    // registry to read them.
+    #[cfg(feature = "host")]
     pub(crate) schema: fn() -> Value,
+    #[cfg(feature = "host")]
     pub(crate) handler: Handler,
     /// The declared output's schema (`#[tool(output = Type)]`).
+    #[cfg(feature = "host")]
     pub(crate) output_schema: Option<fn() -> Value>,
 }
 
@@ -52,10 +62,13 @@ impl Registration {
         Registration {
             declaration: T::DECLARATION,
             site,
+            #[cfg(feature = "host")]
             schema: schema_of::<T>,
+            #[cfg(feature = "host")]
             handler: Handler::Read {
                 execute: execute::<T>,
             },
+            #[cfg(feature = "host")]
             output_schema: None,
         }
     }
@@ -66,11 +79,14 @@ impl Registration {
         Registration {
             declaration: T::DECLARATION,
             site,
+            #[cfg(feature = "host")]
             schema: schema_of::<T>,
+            #[cfg(feature = "host")]
             handler: Handler::Write {
                 propose: propose::<T>,
                 apply: apply::<T>,
             },
+            #[cfg(feature = "host")]
             output_schema: None,
         }
     }
@@ -78,14 +94,24 @@ impl Registration {
     /// Not public API; used by generated code.
     #[doc(hidden)]
     #[must_use]
+    #[cfg(feature = "host")]
     pub const fn output<O: JsonSchema>(mut self) -> Self {
         self.output_schema = Some(schema_of::<O>);
+        self
+    }
+
+    /// Not public API; used by generated code.
+    #[doc(hidden)]
+    #[must_use]
+    #[cfg(not(feature = "host"))]
+    pub const fn output<O: JsonSchema>(self) -> Self {
         self
     }
 
     /// Every registration linked into this program, in link order (the
     /// registry sorts them). Hosts reach them through
     /// [`Registry::linked`](crate::Registry::linked).
+    #[cfg(feature = "host")]
     pub(crate) fn linked() -> impl Iterator<Item = &'static Registration> {
         inventory::iter::<Registration>.into_iter()
     }
@@ -104,6 +130,7 @@ impl Registration {
 /// The arguments schema, JSON Schema 2020-12, with the root's `title` and
 /// `description` removed: the type's name is not the model's business and
 /// the description is sent beside the schema already.
+#[cfg(feature = "host")]
 pub(crate) fn schema_of<T: JsonSchema>() -> Value {
     let schema = SchemaSettings::draft2020_12()
         .into_generator()
@@ -116,6 +143,7 @@ pub(crate) fn schema_of<T: JsonSchema>() -> Value {
     value
 }
 
+#[cfg(feature = "host")]
 fn deserialize<T: Tool>(arguments: &Value) -> Result<T, ToolError> {
     T::deserialize(arguments).map_err(|error| ToolError::InvalidArguments {
         tool: T::DECLARATION.name.into_owned(),
@@ -126,6 +154,7 @@ fn deserialize<T: Tool>(arguments: &Value) -> Result<T, ToolError> {
     })
 }
 
+#[cfg(feature = "host")]
 fn execute<'a, T: Execute>(
     arguments: &Value,
     cx: &'a ToolContext,
@@ -136,6 +165,7 @@ fn execute<'a, T: Execute>(
     }
 }
 
+#[cfg(feature = "host")]
 fn propose<'a, T: Write>(
     arguments: &Value,
     cx: &'a ToolContext,
@@ -146,6 +176,7 @@ fn propose<'a, T: Write>(
     }
 }
 
+#[cfg(feature = "host")]
 fn apply<'a, T: Write>(
     proposal: &'a Proposal,
     cx: &'a ToolContext,

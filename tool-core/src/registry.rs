@@ -3,7 +3,7 @@
 
 mod groups;
 mod guard;
-mod size;
+pub(crate) mod size;
 
 use std::fmt;
 use std::future::{Future, ready};
@@ -15,25 +15,24 @@ use std::time::Duration;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
-use futures_util::future::{Either, select};
-
 use crate::approval::ApprovalError;
 use crate::calls::{
     Bounded, Bounds, CallLimits, CancelToken, DefinitionHash, MAX_TOOL_TIMEOUT, ProgressSignal,
     RetryPolicy, Timer, definition_hash,
 };
-use crate::egress::EgressGuard;
+use crate::context::EgressSlot;
+use crate::either::{Either, race};
 use crate::export::{ExportIssue, Exports, Provider};
 use crate::registration::{DynTool, Handler, Registration};
 use crate::skills::KnownTool;
-use crate::validation::ArgumentValidator;
+use crate::validation::{Admission, ArgumentValidator};
 use crate::{
     ArgumentProblem, Declaration, DefinitionSite, Effect, Outcome, Proposal, ProposalId,
     ToolContext, ToolError, ToolOutput, is_valid_group_name, is_valid_tool_name,
 };
 pub(crate) use groups::Groups;
 use guard::{Guarded, guarded, panic_message};
-use size::fits;
+use size::{exact_fits, fits};
 
 use tool_rules::DESCRIPTION_MAX;
 
@@ -700,8 +699,8 @@ impl Registry {
         // A plain function around the call's future rather than an `async
         // fn`: one state machine less to build and move on every call.
         match self.get(name) {
-            Some(tool) => Either::Left(self.call_registered(tool, arguments, cx, None)),
-            None => Either::Right(ready(Err(ToolError::NotAvailable {
+            Some(tool) => Either::left(self.call_registered(tool, arguments, cx, None)),
+            None => Either::right(ready(Err(ToolError::NotAvailable {
                 tool: name.to_owned(),
             }))),
         }
@@ -724,7 +723,7 @@ impl Registry {
         tool: &RegisteredTool,
         arguments: Value,
         cx: &ToolContext,
-        egress: Option<&Arc<EgressGuard>>,
+        egress: Option<&EgressSlot>,
     ) -> Result<Outcome, ToolError> {
         self.admit(tool, &arguments)?;
         let name = tool.name();
@@ -804,11 +803,20 @@ impl Registry {
             tracing::error!(target: "tool_core::call", tool = tool.name(), "the tool's schema does not compile");
             return Err(ToolError::failed("the tool is not available on this host"));
         };
+        let too_large = || ToolError::ArgumentsTooLarge {
+            tool: tool.name().to_owned(),
+            limit: self.max_argument_bytes,
+        };
+        // Valid arguments in the compiled subset are bounded by the same
+        // walk that validates them; anything else is measured, then checked.
+        match validator.admit(arguments, self.max_argument_bytes) {
+            Admission::Admitted => return Ok(()),
+            Admission::IfItFits if exact_fits(arguments, self.max_argument_bytes) => return Ok(()),
+            Admission::IfItFits => return Err(too_large()),
+            Admission::Undecided => {}
+        }
         if !fits(arguments, self.max_argument_bytes) {
-            return Err(ToolError::ArgumentsTooLarge {
-                tool: tool.name().to_owned(),
-                limit: self.max_argument_bytes,
-            });
+            return Err(too_large());
         }
         validator
             .check(arguments)
@@ -825,15 +833,12 @@ impl Registry {
         };
         let backoff = timer.sleep(self.retry.backoff(attempt));
         match cx.cancel_token() {
-            Some(token) => {
-                let cancelled = std::pin::pin!(token.cancelled());
-                match select(backoff, cancelled).await {
-                    Either::Left(_) => Ok(()),
-                    Either::Right(_) => Err(ToolError::Cancelled {
-                        tool: tool.to_owned(),
-                    }),
-                }
-            }
+            Some(token) => match race(backoff, token.cancelled()).await {
+                Ok(()) => Ok(()),
+                Err(()) => Err(ToolError::Cancelled {
+                    tool: tool.to_owned(),
+                }),
+            },
             None => {
                 backoff.await;
                 Ok(())
@@ -843,17 +848,29 @@ impl Registry {
 
     /// Checks a result against the tool's declared output schema, when it
     /// declares one and outputs are checked.
+    #[inline]
     fn check_output(
         &self,
         tool: &RegisteredTool,
         output: ToolOutput,
     ) -> Result<ToolOutput, ToolError> {
-        let Some(schema) = &tool.output_schema else {
-            return Ok(output);
-        };
-        if !self.validate_outputs {
-            return Ok(output);
+        match &tool.output_schema {
+            Some(schema) if self.validate_outputs => {
+                self.check_declared_output(tool, schema, output)
+            }
+            _ => Ok(output),
         }
+    }
+
+    /// [`check_output`](Self::check_output) for a tool that declares its
+    /// output's schema: out of line, as most tools declare none.
+    #[inline(never)]
+    fn check_declared_output(
+        &self,
+        tool: &RegisteredTool,
+        schema: &Value,
+        output: ToolOutput,
+    ) -> Result<ToolOutput, ToolError> {
         let mismatch = |problems| ToolError::OutputMismatch {
             tool: tool.name().to_owned(),
             problems,
@@ -882,6 +899,9 @@ impl Registry {
     /// The bounds of a call of `tool`: none without a timer, so a host
     /// that sets none pays nothing for them.
     fn plan(&self, tool: &RegisteredTool) -> CallPlan<'_> {
+        if self.timer.is_none() {
+            return CallPlan::UNBOUNDED;
+        }
         let (timeout, ceiling) = self.limits.for_tool(tool.declaration.timeout);
         let timer = self
             .timer
@@ -911,7 +931,7 @@ impl Registry {
     ) -> Attempt<'a, T> {
         let cancel = cx.cancel_token();
         if plan.timer.is_none() && cancel.is_none() {
-            return Either::Left(call);
+            return Either::left(call);
         }
         let bounds = Bounds {
             timer: plan.timer,
@@ -920,7 +940,7 @@ impl Registry {
             cancel: cancel.map(CancelToken::cancelled),
             progress: plan.signal.as_deref(),
         };
-        Either::Right(Box::pin(Bounded::new(name, call, bounds)))
+        Either::right(Box::pin(Bounded::new(name, call, bounds)))
     }
 
     /// Applies an approved proposal with the tool that made it: proposes
@@ -973,6 +993,16 @@ struct CallPlan<'r> {
     timeout: Option<Duration>,
     ceiling: Option<Duration>,
     signal: Option<Arc<ProgressSignal>>,
+}
+
+impl CallPlan<'_> {
+    /// No timer: nothing bounds the call but the cancel token.
+    const UNBOUNDED: Self = CallPlan {
+        timer: None,
+        timeout: None,
+        ceiling: None,
+        signal: None,
+    };
 }
 
 impl fmt::Debug for Registry {

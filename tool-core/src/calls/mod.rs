@@ -66,9 +66,12 @@
 //! attempt has its own timeout; a timed-out or cancelled attempt is not
 //! retried. Applying a proposal is never retried.
 
+#[cfg(feature = "host")]
 mod bound;
 mod cancel;
+#[cfg(feature = "host")]
 mod record;
+#[cfg(feature = "host")]
 mod timer;
 
 use std::fmt;
@@ -76,10 +79,14 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+#[cfg(feature = "host")]
 pub(crate) use bound::{Bounded, Bounds, ProgressSignal};
 pub use cancel::{CancelToken, Cancelled};
+#[cfg(feature = "host")]
 pub(crate) use record::definition_hash;
+#[cfg(feature = "host")]
 pub use record::{DecisionRecord, DecisionSink, DefinitionHash, GateDecision, OutcomeKind};
+#[cfg(feature = "host")]
 pub use timer::{ManualTimer, ThreadTimer, Timer};
 
 /// The longest timeout a tool may declare: one hour. The derive refuses a
@@ -145,6 +152,7 @@ impl RetryPolicy {
     }
 
     /// The wait before retry `n` (from 1).
+    #[cfg(feature = "host")]
     pub(crate) fn backoff(&self, n: u32) -> Duration {
         self.backoff
             .saturating_mul(1u32.checked_shl(n.saturating_sub(1)).unwrap_or(u32::MAX))
@@ -159,12 +167,14 @@ impl Default for RetryPolicy {
 }
 
 /// The host's bounds on calls, set on the registry builder.
+#[cfg(feature = "host")]
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct CallLimits {
     pub(crate) default_timeout: Option<Duration>,
     pub(crate) ceiling: Option<Duration>,
 }
 
+#[cfg(feature = "host")]
 impl CallLimits {
     /// The timeout (restarted by progress) and the ceiling for a tool that
     /// declares `declared`. A timeout at or past the ceiling is left to the

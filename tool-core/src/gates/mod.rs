@@ -37,14 +37,13 @@ mod verdicts;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::future::{Future, ready};
-use std::sync::Arc;
 use std::time::Instant;
 
-use futures_util::future::Either;
 use serde_json::Value;
 
 use crate::calls::{DecisionRecord, GateDecision, OutcomeKind};
-use crate::egress::EgressGuard;
+use crate::context::EgressSlot;
+use crate::either::Either;
 use crate::redact::redact_json;
 use crate::skills::{AllowedTools, EffectiveSkills, allowances};
 use crate::{Actor, Egress, Outcome, RegisteredTool, Registry, ToolContext, ToolError};
@@ -95,7 +94,7 @@ pub struct Gates<'r> {
     verdicts: Verdicts<'r>,
     unknown_selected: Vec<String>,
     /// Guards of the groups whose tools may reach the network.
-    guards: BTreeMap<String, Arc<EgressGuard>>,
+    guards: BTreeMap<String, EgressSlot>,
     /// The actor the verdicts were reached for.
     actor: Option<Actor>,
     /// The effective skills that declare `allowed-tools`: the allow-lists
@@ -125,21 +124,11 @@ impl<'r> Gates<'r> {
                 .cloned()
                 .collect(),
         };
-        let guards = inputs
-            .settings
-            .groups
-            .iter()
-            .filter(|(_, group)| group.egress == Egress::OwnSite)
-            .map(|(name, group)| {
-                let guard = EgressGuard::new(group.egress, inputs.settings.sites.clone());
-                (name.clone(), Arc::new(guard))
-            })
-            .collect();
         Gates {
             registry,
             verdicts,
             unknown_selected,
-            guards,
+            guards: egress_guards(inputs.settings),
             actor: inputs.actor.cloned(),
             consulted_skills,
         }
@@ -257,9 +246,9 @@ impl<'r> Gates<'r> {
         if DecisionRecord::wanted(cx) {
             // Boxed: a recorded call pays for redaction anyway, and the
             // unrecorded one should not move the recording's state.
-            Either::Left(Box::pin(self.recorded_call(grant, tool, arguments, cx)))
+            Either::left(Box::pin(self.recorded_call(grant, tool, arguments, cx)))
         } else {
-            Either::Right(self.checked_call(grant, tool, arguments, cx))
+            Either::right(self.checked_call(grant, tool, arguments, cx))
         }
     }
 
@@ -314,17 +303,40 @@ impl<'r> Gates<'r> {
                     Egress::OwnSite => self.guards.get(declaration.group.as_ref()),
                     _ => None,
                 };
-                Either::Left(
+                Either::left(
                     self.registry
                         .call_registered(registered, arguments, cx, egress),
                 )
             }
-            Err(denial) => Either::Right(ready(Err(ToolError::Refused {
+            Err(denial) => Either::right(ready(Err(ToolError::Refused {
                 tool: tool.to_owned(),
                 denial,
             }))),
         }
     }
+}
+
+/// The guard of each group granted `own_site`, over the host's sites.
+#[cfg(feature = "egress")]
+fn egress_guards(settings: &HostSettings) -> BTreeMap<String, EgressSlot> {
+    settings
+        .groups
+        .iter()
+        .filter(|(_, group)| group.egress == Egress::OwnSite)
+        .map(|(name, group)| {
+            let guard = crate::egress::EgressGuard::new(group.egress, settings.sites.clone());
+            (name.clone(), std::sync::Arc::new(guard))
+        })
+        .collect()
+}
+
+/// Without the `egress` feature there are no sites and no guards: a tool
+/// of a group granted `own_site` still passes the egress gate (as it does
+/// when a host configured no site) but nothing in the build can reach the
+/// network through a guard.
+#[cfg(not(feature = "egress"))]
+fn egress_guards(_settings: &HostSettings) -> BTreeMap<String, EgressSlot> {
+    BTreeMap::new()
 }
 
 impl fmt::Debug for Gates<'_> {

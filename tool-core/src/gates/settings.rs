@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+#[cfg(feature = "egress")]
 use crate::egress::Site;
 use crate::skills::{SkillRef, TrustLevel};
 use crate::{Actor, DataClass, Egress};
@@ -50,6 +51,10 @@ pub struct HostSettings {
     /// Per-tool settings, by tool name.
     pub tools: BTreeMap<String, ToolSettings>,
     /// The host's own sites; the first is the base for URLs starting with `/`.
+    /// (Feature `egress`: without it the field does not exist, so stored
+    /// settings that name sites are refused as an unknown field rather than
+    /// read without them.)
+    #[cfg(feature = "egress")]
     pub sites: Vec<Site>,
     /// Skills trusted less than this are not effective.
     pub skill_trust_floor: TrustLevel,

@@ -20,6 +20,8 @@
 //!   budget.
 //!
 //! ```
+//! # #[cfg(feature = "skills")]
+//! # fn main() {
 //! use tool_core::ScopeKind;
 //! use tool_core::skills::{read_skill, check_skill_tools, Code, KnownTool, SkillRef, TrustLevel};
 //!
@@ -35,6 +37,9 @@
 //! assert!(check_skill_tools(&manifest, &known).is_empty());
 //! let codes: Vec<Code> = check_skill_tools(&manifest, &known[..1]).iter().map(|d| d.code).collect();
 //! assert_eq!(codes, [Code::UnresolvedTool]);
+//! # }
+//! # #[cfg(not(feature = "skills"))]
+//! # fn main() {}
 //! ```
 //!
 //! # Diagnostic codes

@@ -8,6 +8,7 @@ use std::cmp::Ordering;
 use serde_json::{Map, Value};
 
 use super::number::{Exact, is_integer};
+use crate::registry::size::Budget;
 
 /// Index of a node in [`CompiledSchema::nodes`]; the root is 0.
 pub(super) type NodeId = usize;
@@ -107,40 +108,83 @@ pub(super) struct ArrayRule {
 
 impl CompiledSchema {
     pub(crate) fn is_valid(&self, instance: &Value) -> bool {
-        self.valid(0, instance)
+        self.valid(0, instance, &mut Budget::new(usize::MAX))
     }
 
-    fn valid(&self, id: NodeId, instance: &Value) -> bool {
+    /// Whether `instance` is valid and, counted on the way into `budget`,
+    /// within it: one walk for both. `false` when it is refused, passes the
+    /// budget, or both; the caller then checks each on its own. (A branch
+    /// of `anyOf` or `oneOf` cut short by the budget reads as refused, so
+    /// past the budget the walk's own answer is not the schema's.)
+    pub(crate) fn is_valid_within(&self, instance: &Value, budget: &mut Budget) -> bool {
+        self.valid(0, instance, budget) && !budget.is_over()
+    }
+
+    /// Whether `instance` is valid against node `id`; every part of an
+    /// instance found valid has been counted into `budget` at least once
+    /// (see [`Budget`]), and the walk stops once the budget is spent.
+    ///
+    /// A string, boolean or null against a node of type rules alone (what
+    /// most properties are) is answered here, inline in the walk over its
+    /// object or array; anything else in [`node_valid`](Self::node_valid).
+    #[inline]
+    fn valid(&self, id: NodeId, instance: &Value, budget: &mut Budget) -> bool {
         let node = &self.nodes[id];
+        match instance {
+            Value::String(text) if node.rest.is_none() => {
+                node.types & types::STRING != 0
+                    && budget.string(text)
+                    && node
+                        .length
+                        .is_none_or(|length| within(length, code_points(text)))
+            }
+            Value::Null | Value::Bool(_) if node.rest.is_none() => {
+                type_matches(node.types, instance) && budget.literal(instance)
+            }
+            _ => self.node_valid(node, instance, budget),
+        }
+    }
+
+    #[inline(never)]
+    fn node_valid(&self, node: &Node, instance: &Value, budget: &mut Budget) -> bool {
         if !type_matches(node.types, instance) {
             return false;
         }
+        // A node whose applicators pass has had the instance counted by
+        // them; otherwise it is counted here.
+        let counted_below = node.rest.as_deref().is_some_and(Rest::counts_instance);
         let own = match instance {
-            Value::Object(map) => node
-                .object
-                .as_deref()
-                .is_none_or(|rule| self.object_valid(rule, map)),
-            Value::Array(items) => node
-                .array
-                .as_deref()
-                .is_none_or(|rule| self.array_valid(rule, items)),
-            Value::Number(number) => node
-                .bounds
-                .as_deref()
-                .is_none_or(|bounds| within_bounds(bounds, number)),
-            Value::String(text) => node
-                .length
-                .is_none_or(|length| within(length, code_points(text))),
-            Value::Null | Value::Bool(_) => true,
+            Value::Object(map) => match node.object.as_deref() {
+                Some(rule) => self.object_valid(rule, map, budget),
+                None => counted_below || budget.whole(instance),
+            },
+            Value::Array(items) => match node.array.as_deref() {
+                Some(rule) => self.array_valid(rule, items, budget),
+                None => counted_below || budget.whole(instance),
+            },
+            Value::Number(number) => {
+                (counted_below || budget.number(number))
+                    && node
+                        .bounds
+                        .as_deref()
+                        .is_none_or(|bounds| within_bounds(bounds, number))
+            }
+            Value::String(text) => {
+                (counted_below || budget.string(text))
+                    && node
+                        .length
+                        .is_none_or(|length| within(length, code_points(text)))
+            }
+            Value::Null | Value::Bool(_) => counted_below || budget.literal(instance),
         };
         own && node
             .rest
             .as_deref()
-            .is_none_or(|rest| self.rest_valid(rest, instance))
+            .is_none_or(|rest| self.rest_valid(rest, instance, budget))
     }
 
     #[inline(never)]
-    fn rest_valid(&self, rest: &Rest, instance: &Value) -> bool {
+    fn rest_valid(&self, rest: &Rest, instance: &Value, budget: &mut Budget) -> bool {
         rest.allowed
             .as_deref()
             .is_none_or(|allowed| allowed.contains(instance))
@@ -154,36 +198,59 @@ impl CompiledSchema {
                 .is_none_or(|delegate| delegate.is_valid(instance))
             && rest
                 .reference
-                .is_none_or(|target| self.valid(target, instance))
-            && rest.all_of.iter().all(|&sub| self.valid(sub, instance))
-            && (rest.any_of.is_empty() || rest.any_of.iter().any(|&sub| self.valid(sub, instance)))
-            && (rest.one_of.is_empty() || self.exactly_one(&rest.one_of, instance))
-            && rest.not.is_none_or(|sub| !self.valid(sub, instance))
+                .is_none_or(|target| self.valid(target, instance, budget))
+            && rest
+                .all_of
+                .iter()
+                .all(|&sub| self.valid(sub, instance, budget))
+            && (rest.any_of.is_empty()
+                || rest
+                    .any_of
+                    .iter()
+                    .any(|&sub| self.valid(sub, instance, budget)))
+            && (rest.one_of.is_empty() || self.exactly_one(&rest.one_of, instance, budget))
+            && rest.not.is_none_or(|sub| {
+                // What `not` refuses is not counted: counting it here would
+                // charge the budget for nothing the instance passed.
+                !self.valid(sub, instance, &mut Budget::new(usize::MAX))
+            })
     }
 
     #[inline(never)]
-    fn object_valid(&self, rule: &ObjectRule, map: &Map<String, Value>) -> bool {
-        if !within(rule.count, map.len() as u64) {
+    fn object_valid(
+        &self,
+        rule: &ObjectRule,
+        map: &Map<String, Value>,
+        budget: &mut Budget,
+    ) -> bool {
+        if !within(rule.count, map.len() as u64) || !budget.object(map.len()) {
             return false;
         }
         let mut required_seen = 0;
         for (key, value) in map {
+            if !budget.string(key) {
+                return false;
+            }
             let declared = rule
                 .properties
                 .iter()
                 .find(|(name, _, _)| name.as_ref() == key.as_str());
             match declared {
                 Some(&(_, schema, required)) => {
-                    if !self.valid(schema, value) {
+                    if !self.valid(schema, value, budget) {
                         return false;
                     }
                     required_seen += usize::from(required);
                 }
                 None => match rule.additional {
-                    Additional::Any => {}
+                    Additional::Any => {
+                        if !budget.whole(value) {
+                            return false;
+                        }
+                    }
                     Additional::Never => return false,
                     Additional::Schema(schema) => {
-                        if !self.valid(schema, value) {
+                        if !self.valid(schema, value, budget) {
                             return false;
                         }
                     }
@@ -198,25 +265,39 @@ impl CompiledSchema {
     }
 
     #[inline(never)]
-    fn array_valid(&self, rule: &ArrayRule, items: &[Value]) -> bool {
-        if !within(rule.count, items.len() as u64) {
+    fn array_valid(&self, rule: &ArrayRule, items: &[Value], budget: &mut Budget) -> bool {
+        if !within(rule.count, items.len() as u64) || !budget.array(items.len()) {
             return false;
         }
         let prefixed = rule.prefix.len().min(items.len());
+        let rest = &items[prefixed..];
         rule.prefix
             .iter()
             .zip(items)
-            .all(|(&schema, item)| self.valid(schema, item))
-            && rule.rest.is_none_or(|schema| {
-                items[prefixed..]
-                    .iter()
-                    .all(|item| self.valid(schema, item))
-            })
+            .all(|(&schema, item)| self.valid(schema, item, budget))
+            && match rule.rest {
+                Some(schema) => rest.iter().all(|item| self.valid(schema, item, budget)),
+                None => rest.iter().all(|item| budget.whole(item)),
+            }
     }
 
-    fn exactly_one(&self, branches: &[NodeId], instance: &Value) -> bool {
-        let mut matched = branches.iter().filter(|&&sub| self.valid(sub, instance));
+    fn exactly_one(&self, branches: &[NodeId], instance: &Value, budget: &mut Budget) -> bool {
+        let mut matched = branches
+            .iter()
+            .filter(|&&sub| self.valid(sub, instance, budget));
         matched.next().is_some() && matched.next().is_none()
+    }
+}
+
+impl Rest {
+    /// Whether the instance, when these keywords pass, has been counted by
+    /// a subschema: `$ref` and `allOf` pass only if each of theirs does,
+    /// `anyOf` and `oneOf` only if one of theirs does.
+    fn counts_instance(&self) -> bool {
+        self.reference.is_some()
+            || !self.all_of.is_empty()
+            || !self.any_of.is_empty()
+            || !self.one_of.is_empty()
     }
 }
 

@@ -2,7 +2,10 @@
 //! tools produce and on hand-written run-time schemas: for thousands of
 //! generated argument values, valid and invalid, both accept and refuse the
 //! same values, and a refusal names the same problems (instance paths and
-//! messages) as `jsonschema` alone.
+//! messages) as `jsonschema` alone. The walk that also bounds a call's size
+//! admits exactly the valid values when nothing limits it, and under a
+//! limit admits nothing longer than the limit, nor anything the size
+//! check's own walk bounds above it (so it leaves no part uncounted).
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -14,8 +17,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::{ArgumentValidator, options, shorten};
+use super::{Admission, ArgumentValidator, options, shorten};
 use crate::registration::schema_of;
+use crate::registry::size::Budget;
 
 /// Cases per schema.
 const CASES: u32 = 1_500;
@@ -195,6 +199,48 @@ fn agree(
         Err(problems) => problems.into_iter().map(|p| (p.path, p.message)).collect(),
     };
     prop_assert_eq!(checked, problems, "{}: {}", name, value);
+    let unlimited = validator.admit(value, usize::MAX);
+    prop_assert_eq!(
+        unlimited != Admission::Undecided,
+        expected,
+        "{}: {} admitted ({:?}) against the validators' answer",
+        name,
+        value,
+        unlimited
+    );
+    // The size walk's own bound, which the validation walk must reach:
+    // one byte under it, a walk that left a part out would admit.
+    let mut whole = Budget::new(usize::MAX);
+    prop_assert!(whole.whole(value));
+    let bound = whole.counted(usize::MAX);
+    let length = serde_json::to_string(value).unwrap().len();
+    for limit in [
+        0,
+        length / 2,
+        length - 1,
+        length,
+        bound.saturating_sub(1),
+        bound,
+        length * 6 + 2,
+    ] {
+        let admission = validator.admit(value, limit);
+        let admitted = admission != Admission::Undecided;
+        prop_assert!(
+            !admitted || expected,
+            "{}: {} refused but admitted at limit {}",
+            name,
+            value,
+            limit
+        );
+        prop_assert!(
+            admission != Admission::Admitted || (length <= limit && bound <= limit),
+            "{}: {} ({} bytes) admitted at limit {}",
+            name,
+            value,
+            length,
+            limit
+        );
+    }
     Ok(expected)
 }
 

@@ -24,6 +24,20 @@ mod number;
 use serde_json::Value;
 
 use crate::ArgumentProblem;
+use crate::registry::size::Budget;
+
+/// What one walk of a call's arguments settled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Admission {
+    /// Valid, and within the size limit.
+    Admitted,
+    /// Valid; whether within the size limit only counting exactly tells
+    /// (the arguments hold a float).
+    IfItFits,
+    /// Nothing settled (refused, past the bound, or a schema the walk does
+    /// not cover): the size limit and then the check, each on its own.
+    Undecided,
+}
 
 /// A model-supplied value is echoed in messages; keep them readable.
 const MESSAGE_MAX: usize = 300;
@@ -53,6 +67,23 @@ impl ArgumentValidator {
             reference,
             compiled: compile::compile(schema, &delegate),
         })
+    }
+
+    /// Validates `arguments` and bounds their size in one walk, when the
+    /// schema is in the compiled subset and they are valid; otherwise
+    /// leaves both to [`check`](Self::check) and the size limit.
+    pub(crate) fn admit(&self, arguments: &Value, limit: usize) -> Admission {
+        let Some(compiled) = &self.compiled else {
+            return Admission::Undecided;
+        };
+        let mut budget = Budget::new(limit);
+        if !compiled.is_valid_within(arguments, &mut budget) {
+            Admission::Undecided
+        } else if budget.needs_exact() {
+            Admission::IfItFits
+        } else {
+            Admission::Admitted
+        }
     }
 
     pub(crate) fn check(&self, arguments: &Value) -> Result<(), Vec<ArgumentProblem>> {
@@ -99,6 +130,18 @@ pub(crate) struct ArgumentValidator;
 impl ArgumentValidator {
     pub(crate) fn compile(_schema: &Value) -> Result<Self, String> {
         Ok(ArgumentValidator)
+    }
+
+    /// The one check here (an object at the root) and the size bound.
+    pub(crate) fn admit(&self, arguments: &Value, limit: usize) -> Admission {
+        let mut budget = Budget::new(limit);
+        if !arguments.is_object() || !budget.whole(arguments) {
+            Admission::Undecided
+        } else if budget.needs_exact() {
+            Admission::IfItFits
+        } else {
+            Admission::Admitted
+        }
     }
 
     pub(crate) fn check(&self, arguments: &Value) -> Result<(), Vec<ArgumentProblem>> {
