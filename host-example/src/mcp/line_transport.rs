@@ -11,7 +11,10 @@
 //! then writes, in the stand-in's place, the page's JSON for that revision
 //! (an older peer's stand-in has lost its `resultType`: the page's legacy
 //! JSON, made by the same adjustments). Every other message is serialized
-//! as rmcp's own transport does. Reading is rmcp's own transport's.
+//! as rmcp's own transport does. Reading is rmcp's own transport's, over
+//! [`ListReader`], which answers a plain `tools/list` of an initialized
+//! session before rmcp sees it; this transport tells it when the session
+//! is initialized.
 //!
 //! The page was chosen by the handler from the grant as it is at the
 //! request, as a typed answer would have been; only its serialization is
@@ -27,13 +30,16 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use rmcp::RoleServer;
-use rmcp::model::{JsonObject, JsonRpcMessage, ListToolsResult, MetaObject, ServerResult};
+use rmcp::model::{
+    ClientNotification, JsonObject, JsonRpcMessage, ListToolsResult, MetaObject, ServerResult,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt as _};
 
+use super::list_reader::{Answerer, CachedPages, ListReader, Session};
 use super::listing::Page;
 
 /// The `_meta` key of a stand-in's number.
@@ -93,16 +99,19 @@ impl Prepared {
 
 /// The output, shared by every message; each is written whole under the
 /// lock. `None` once closed.
-type Output<W> = Arc<tokio::sync::Mutex<Option<W>>>;
+pub(crate) type Output<W> = Arc<tokio::sync::Mutex<Option<W>>>;
 
 /// stdio's transport: rmcp's line reader, and a writer that writes a
 /// stand-in's page from its JSON.
-pub(crate) struct LineTransport<R: AsyncRead, W: AsyncWrite + Send + Unpin + 'static> {
-    /// Reads; its writer carries only the answers it makes itself (to a
-    /// line that is JSON but no message).
-    read: AsyncRwTransport<RoleServer, R, Detached<W>>,
+pub(crate) struct LineTransport<R: AsyncRead + Unpin, W: AsyncWrite + Send + Unpin + 'static> {
+    /// Reads, through the reader that answers plain `tools/list`
+    /// requests itself; its writer carries only the answers it makes itself
+    /// (to a line that is JSON but no message).
+    read: AsyncRwTransport<RoleServer, ListReader<R, W>, Detached<W>>,
     output: Output<W>,
     prepared: Arc<Prepared>,
+    /// What the reader needs to know of the lifecycle, seen here.
+    session: Arc<Session>,
 }
 
 impl<R, W> LineTransport<R, W>
@@ -110,21 +119,40 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    pub(crate) fn new(input: R, output: W, prepared: Arc<Prepared>) -> Self {
+    /// A transport over `input` and `output`; `pages` answers the plain
+    /// `tools/list` requests of an initialized session before rmcp.
+    pub(crate) fn new(
+        input: R,
+        output: W,
+        prepared: Arc<Prepared>,
+        pages: Arc<dyn CachedPages>,
+    ) -> Self {
         let output = Arc::new(tokio::sync::Mutex::new(Some(output)));
+        let session = Arc::new(Session::default());
         let detached = Detached {
             output: Arc::clone(&output),
             pending: Vec::new(),
         };
+        let answerer = Arc::new(Answerer {
+            pages,
+            output: Arc::clone(&output),
+            session: Arc::clone(&session),
+        });
         LineTransport {
-            read: AsyncRwTransport::new_server(input, detached),
+            read: AsyncRwTransport::new_server(ListReader::new(input, answerer), detached),
             output,
             prepared,
+            session,
         }
     }
 
     /// The line `message` is written as.
     fn line(&self, message: &TxJsonRpcMessage<RoleServer>) -> Result<Vec<u8>, io::Error> {
+        if let JsonRpcMessage::Response(response) = message
+            && let ServerResult::InitializeResult(result) = &response.result
+        {
+            self.session.negotiated(&result.protocol_version);
+        }
         if let JsonRpcMessage::Response(response) = message
             && let ServerResult::ListToolsResult(result) = &response.result
             && let Some(page) = self.prepared.take(result)
@@ -147,7 +175,10 @@ where
 }
 
 /// Writes `line` whole and flushes.
-async fn write_line<W: AsyncWrite + Unpin>(output: &Output<W>, line: &[u8]) -> io::Result<()> {
+pub(crate) async fn write_line<W: AsyncWrite + Unpin>(
+    output: &Output<W>,
+    line: &[u8],
+) -> io::Result<()> {
     let mut output = output.lock().await;
     let Some(output) = output.as_mut() else {
         return Err(io::Error::new(
@@ -175,8 +206,14 @@ where
         async move { write_line(&output, &line?).await }
     }
 
-    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleServer>>> + Send {
-        self.read.receive()
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        let message = self.read.receive().await;
+        if let Some(JsonRpcMessage::Notification(notification)) = &message
+            && let ClientNotification::InitializedNotification(_) = notification.notification
+        {
+            self.session.initialized();
+        }
+        message
     }
 
     async fn close(&mut self) -> Result<(), io::Error> {

@@ -136,6 +136,32 @@ impl Listings {
         build_page(registry, &listing.names, start, self.page_size).map(Arc::new)
     }
 
+    /// The cached page of `grant` that follows `cursor`, if `cursor` is
+    /// none (the first page) or the last name of one of this grant's pages;
+    /// `None` for any other cursor, or a grant with no tools, which
+    /// [`Listings::page`] answers instead.
+    pub(crate) fn cached_page(
+        &self,
+        registry: &Registry,
+        actor: &Actor,
+        grant: &Arc<Grant>,
+        cursor: Option<&str>,
+    ) -> Result<Option<Arc<Page>>, ListingError> {
+        let listing = self.listing(registry, actor, grant)?;
+        let index = match cursor {
+            None => 0,
+            Some(after) => {
+                let start = listing.names.partition_point(|name| &**name <= after);
+                if start == 0 || start % self.page_size != 0 || &*listing.names[start - 1] != after
+                {
+                    return Ok(None);
+                }
+                start / self.page_size
+            }
+        };
+        Ok(listing.pages.get(index).cloned())
+    }
+
     fn listing(
         &self,
         registry: &Registry,

@@ -9,6 +9,8 @@
 //! | `memory.rs` | [`MemoryStore`] and [`MemoryBackend`], a host without a database (tests) |
 //! | `listing.rs` | `Listings`: each user's `tools/list` pages, built once per grant and dropped when the grant changes |
 //! | `line_transport.rs` | stdio's transport: writes a `tools/list` page from its pre-serialized JSON |
+//! | `list_reader.rs` | stdio's input before rmcp: answers a plain `tools/list` of an initialized session from the cached page |
+//! | `list_request.rs` | what a plain `tools/list` request is, read without copying |
 //! | `server.rs` | [`McpServer`], rmcp's `ServerHandler`: `tools/list`, `tools/call`, `list_changed` |
 //! | `results.rs` | an outcome as a `tools/call` result |
 //! | `http.rs` | [`http::router`]: `/mcp` behind a bearer-token check, the protected-resource metadata |
@@ -22,6 +24,8 @@ mod backend;
 mod hangup;
 pub mod http;
 mod line_transport;
+mod list_reader;
+mod list_request;
 mod listing;
 mod memory;
 mod oauth;
@@ -86,7 +90,12 @@ pub async fn serve_io_with_page_size<S: Store>(
     let input = hangup::HangupOnEof::new(input, hangup);
     let running = server
         .clone()
-        .serve(LineTransport::new(input, output, prepared))
+        .serve(LineTransport::new(
+            input,
+            output,
+            prepared,
+            Arc::new(server.clone()),
+        ))
         .await
         .map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;

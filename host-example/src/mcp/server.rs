@@ -14,14 +14,15 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tool_core::calls::CancelToken;
-use tool_core::{Actor, RunId};
+use tool_core::{Actor, BoxFuture, RunId};
 
 use super::backend::{
     AuditEntry, Backend, CallDecision, CallError, Caller, SETTINGS_POLL_INTERVAL, Store,
 };
 use super::hangup::Hangup;
 use super::line_transport::Prepared;
-use super::listing::Listings;
+use super::list_reader::CachedPages;
+use super::listing::{Listings, Page};
 use super::results;
 
 /// How many tools one `tools/list` page holds unless set otherwise.
@@ -312,6 +313,24 @@ impl<S: Store> ServerHandler for McpServer<S> {
         )
         .await;
         Ok(())
+    }
+}
+
+/// stdio's `tools/list` before rmcp: the identity, grant and listing
+/// [`ServerHandler::list_tools`] uses, but only a page already cached.
+impl<S: Store> CachedPages for McpServer<S> {
+    fn cached_page<'a>(&'a self, cursor: Option<&'a str>) -> BoxFuture<'a, Option<Arc<Page>>> {
+        Box::pin(async move {
+            let Identity::Fixed(actor, _) = &self.identity else {
+                return None;
+            };
+            // A store that fails is left to the handler, which says so.
+            let grant = self.backend.grant(actor).await.ok()?;
+            let page = self
+                .listings
+                .cached_page(self.backend.registry(), actor, &grant, cursor);
+            page.ok().flatten()
+        })
     }
 }
 
