@@ -22,7 +22,8 @@ if [ "$(dpkg-query -W -f '${Version}' chromium 2>/dev/null || true)" != "$CHROMI
 fi
 
 VENV="$CARGO_TARGET_DIR/browser"
-if [ ! -x "$VENV/bin/python" ]; then
+# A venv without pip (a partial copy, an interrupted install) is made again.
+if [ ! -x "$VENV/bin/python" ] || [ ! -x "$VENV/bin/pip" ]; then
     python3 -m venv "$VENV"
 fi
 # PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: the pip package never fetches a
