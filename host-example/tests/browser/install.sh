@@ -22,9 +22,11 @@ if [ "$(dpkg-query -W -f '${Version}' chromium 2>/dev/null || true)" != "$CHROMI
 fi
 
 VENV="$CARGO_TARGET_DIR/browser"
-# A venv without pip (a partial copy, an interrupted install) is made again.
-if [ ! -x "$VENV/bin/python" ] || [ ! -x "$VENV/bin/pip" ]; then
-    python3 -m venv "$VENV"
+# A venv whose pip does not run is made afresh: an interrupted install, or
+# a venv copied or moved from another target directory (its scripts name
+# the old path's interpreter).
+if ! "$VENV/bin/pip" --version >/dev/null 2>&1; then
+    python3 -m venv --clear "$VENV"
 fi
 # PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: the pip package never fetches a
 # browser itself, but say so for any later `playwright install` by mistake.
