@@ -215,7 +215,7 @@ impl<'r> Gates<'r> {
         let registered = &self.registry.tools()[index];
         if !matches!((granted, now), (Allowance::Whole, Allowance::Whole)) {
             let scope = registered.declaration().scope.as_ref().and_then(|scope| {
-                let value = arguments.get(scope.property.as_ref())?.as_str()?;
+                let value = scope_argument(arguments, &scope.property)?;
                 Some((scope.kind, value))
             });
             // A grant resolved from the same skills holds the very patterns
@@ -323,6 +323,25 @@ impl<'r> Gates<'r> {
     }
 }
 
+/// The string value of the scope's argument, if the call has one.
+///
+/// Argument objects hold a handful of members, so they are walked rather
+/// than searched: a key of another length costs one comparison of
+/// lengths, where the map's ordered search compares bytes (`memcmp`) with
+/// every key it passes.
+fn scope_argument<'v>(arguments: &'v Value, property: &str) -> Option<&'v str> {
+    const WALKED: usize = 16;
+    let members = arguments.as_object()?;
+    let value = if members.len() <= WALKED {
+        members
+            .iter()
+            .find_map(|(key, value)| (key == property).then_some(value))?
+    } else {
+        members.get(property)?
+    };
+    value.as_str()
+}
+
 /// The guard of each group granted `own_site`, over the host's sites.
 #[cfg(feature = "egress")]
 fn egress_guards(settings: &HostSettings) -> BTreeMap<String, EgressSlot> {
@@ -352,5 +371,33 @@ impl fmt::Debug for Gates<'_> {
             .field("tools", &self.registry.len())
             .field("offered", &self.verdicts.offered())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scope_argument;
+    use serde_json::{Map, Value, json};
+
+    #[test]
+    fn the_scope_argument_is_found_walked_or_searched() {
+        let small = json!({"limit": 40, "numbered": true, "path": "src/lib.rs"});
+        assert_eq!(scope_argument(&small, "path"), Some("src/lib.rs"));
+        assert_eq!(scope_argument(&small, "pat"), None);
+        assert_eq!(scope_argument(&small, "paths"), None);
+
+        // Past the walked size the map's own search answers the same.
+        let mut members: Map<String, Value> =
+            (0..40).map(|i| (format!("k{i:02}"), json!(i))).collect();
+        members.insert("path".to_owned(), json!("docs/**"));
+        let large = Value::Object(members);
+        assert_eq!(scope_argument(&large, "path"), Some("docs/**"));
+        assert_eq!(scope_argument(&large, "k99"), None);
+
+        // Not a string, not an object: no scope value, so a scoped grant
+        // admits nothing.
+        assert_eq!(scope_argument(&json!({"path": 7}), "path"), None);
+        assert_eq!(scope_argument(&json!(["path"]), "path"), None);
+        assert_eq!(scope_argument(&json!("path"), "path"), None);
     }
 }
