@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use host_example::Host;
-use host_example::recorder::EventLog;
+use host_example::app::recorder::EventLog;
 use host_example::store::Store;
 use serde_json::json;
 use tool_core::agent::{CallResult, Event};

@@ -1,33 +1,23 @@
-//! A host that links chosen tool crates, lists what it got, checks skill
-//! files against it ([`skills_check`]), keeps its site, settings, users,
-//! runs, approvals and audit trail in a database ([`store`]), runs the agent
-//! loop ([`runs`]) and decides proposals ([`approvals`]) through one middle
-//! layer ([`Host`]), and serves its tools over MCP ([`mcp`]) on stdio or on
-//! its HTTP server ([`serve`]), and to browsers ([`web`]).
+//! A host that links chosen tool crates and serves them through three
+//! doors (the command line, the browser pages in [`web`], MCP in [`mcp`])
+//! over one app layer ([`app`], whose [`Host`] is the only way any door
+//! reaches the domain), which keeps its site, settings, users, runs,
+//! approvals and audit trail in a database ([`store`]) and asks a model
+//! ([`model`]).
 
 #![forbid(unsafe_code)]
 
 use comfy_table::{ContentArrangement, Table, presets};
 use tool_core::{Registry, RegistryError};
 
-pub mod actions;
-pub mod approvals;
-pub mod batch;
-pub mod host;
-pub mod inbox;
+pub mod app;
 pub mod mcp;
 pub mod model;
-pub mod recorder;
-pub mod runs;
 pub mod serve;
-pub mod skill_approval;
-pub mod skill_digest;
-pub mod skills;
-pub mod skills_check;
 pub mod store;
 pub mod web;
 
-pub use host::{Host, HostError};
+pub use app::{Host, HostError};
 
 /// The registry of every tool crate this host links.
 pub fn registry() -> Result<Registry, RegistryError> {

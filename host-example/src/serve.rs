@@ -10,36 +10,30 @@ use axum::Router;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::host::{Host, HostError};
-use crate::mcp::{self, SqlBackend, SqlStore};
-use crate::store;
+use crate::app::Host;
+use crate::mcp;
 use crate::web::{self, WebState};
 
 /// How long open connections get to finish once the server is told to
 /// stop.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
-/// What every route of the host's HTTP server shares.
+/// What every route of the host's HTTP server shares: the one app layer,
+/// and what the browser pages keep of their own (sessions, live runs).
 #[derive(Debug, Clone)]
 pub struct HostState {
-    /// The database.
-    pub database: store::Store,
-    /// The MCP server's rules over it.
-    pub mcp: Arc<SqlBackend>,
+    /// The app layer both doors ask.
+    pub host: Arc<Host>,
     /// What the browser pages share.
     pub web: WebState,
 }
 
 impl HostState {
-    /// The state over `database`, serving every tool this host links.
-    pub fn new(database: store::Store) -> Result<HostState, HostError> {
-        let mcp = Arc::new(SqlBackend::new(
-            crate::registry()?,
-            SqlStore::new(database.clone()),
-        ));
-        let host = Host::with_registry(database.clone(), crate::registry()?);
-        let web = WebState::new(Arc::new(host));
-        Ok(HostState { database, mcp, web })
+    /// The state over `host`.
+    pub fn new(host: Host) -> HostState {
+        let host = Arc::new(host);
+        let web = WebState::new(Arc::clone(&host));
+        HostState { host, web }
     }
 }
 
@@ -48,7 +42,7 @@ impl HostState {
 pub fn router(state: &HostState, stop: CancellationToken) -> Router {
     Router::new()
         .merge(mcp::http::router(
-            Arc::clone(&state.mcp),
+            Arc::clone(&state.host),
             mcp::DEFAULT_PAGE_SIZE,
             stop,
         ))

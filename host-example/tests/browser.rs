@@ -22,7 +22,7 @@ use std::process::Command;
 use std::sync::Arc;
 
 use host_example::Host;
-use host_example::runs::RunEnded;
+use host_example::app::runs::RunEnded;
 use host_example::store::{RunRequest, Store};
 use host_example::web::{self, WebState};
 use scripted_model::ScriptedModel;

@@ -7,7 +7,7 @@ use tool_core::gates::{Gates, HostSettings, RunConfig, Selection};
 use tool_core::skills::{AllowedTools, SkillRef, TrustLevel, tokenize};
 use tool_core::{Actor, Registry};
 
-use host_example::host::RunSetup;
+use host_example::app::RunSetup;
 
 fn skill(id: &str, allowed_tools: &str, text: String) -> SkillRef {
     let (patterns, diagnostics) = tokenize(allowed_tools);

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use host_example::skill_digest::{DigestError, FileChange, SkillDigest, SkillFolder};
+use host_example::app::skills::digest::{DigestError, FileChange, SkillDigest, SkillFolder};
 
 fn skill(root: &Path) -> std::path::PathBuf {
     let folder = root.join("review");

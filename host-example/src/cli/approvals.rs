@@ -1,7 +1,7 @@
 //! `host-example approvals list|show|approve|reject`.
 
 use clap::Subcommand;
-use host_example::approvals::ProposalView;
+use host_example::app::approvals::ProposalView;
 use host_example::{plain_table, render_table};
 use site_model::Timestamp;
 
@@ -58,12 +58,12 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
                     age(now.saturating_sub(proposal.created_at())),
                 ]);
             }
-            print!("{}", render_table(&table));
+            out!("{}", render_table(&table));
             Ok(())
         }
         Command::Show { id } => {
             let host = context.host().await?;
-            show(&host.proposal(&id).await?);
+            show(&host.proposal(&id).await?)?;
             Ok(())
         }
         Command::Approve { id } => {
@@ -74,11 +74,11 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             drop(progress);
             let not_applied = match &decided.applied {
                 Some(Ok(written)) => {
-                    println!("applied: {written}");
+                    outln!("applied: {written}");
                     None
                 }
                 Some(Err(why)) => {
-                    println!("not applied: {why}");
+                    outln!("not applied: {why}");
                     Some(why.clone())
                 }
                 None => None,
@@ -99,27 +99,28 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             let mut progress = Progress::new();
             let decided = host.reject(&id, &approver, &reason, &mut progress).await?;
             drop(progress);
-            println!("rejected proposal {id}");
+            outln!("rejected proposal {id}");
             decided.report.as_ref().map_or(Ok(()), show_report)
         }
     }
 }
 
-fn show(view: &ProposalView) {
+fn show(view: &ProposalView) -> Result<(), Failure> {
     let proposal = &view.stored.proposal;
-    println!("proposal:  {}", proposal.id().as_str());
-    println!("status:    {}", view.stored.status);
+    outln!("proposal:  {}", proposal.id().as_str());
+    outln!("status:    {}", view.stored.status);
     if let Some(decision) = &view.decision {
-        println!("decided:   {}", host_example::host::describe(decision));
+        outln!("decided:   {}", host_example::app::describe(decision));
     }
-    println!("run:       {}", view.stored.run.0);
-    println!("requester: {}", view.requester);
-    println!(
+    outln!("run:       {}", view.stored.run.0);
+    outln!("requester: {}", view.requester);
+    outln!(
         "created:   {}",
         Timestamp(i64::try_from(proposal.created_at()).unwrap_or(i64::MAX))
     );
-    println!("arguments: {}", proposal.arguments());
-    print!("{}", proposal_text(proposal));
+    outln!("arguments: {}", proposal.arguments());
+    out!("{}", proposal_text(proposal));
+    Ok(())
 }
 
 fn host_example_now() -> u64 {

@@ -20,13 +20,13 @@ pub enum Command {
 
 pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
     let Command::Tail { n } = command;
-    let store = context.store().await?;
+    let host = context.host().await?;
     let mut table = plain_table([
         "AT", "ACTOR", "KIND", "DECISION", "TOOL", "RUN", "GATE", "CLIENT", "PROTOCOL", "MS",
         "DETAIL",
     ]);
     let dash = |value: Option<String>| value.unwrap_or_else(|| "-".into());
-    for entry in store.audit_tail(n).await? {
+    for entry in host.audit_tail(n).await? {
         let client = entry.client.unwrap_or_default();
         // One word, so the columns stay split by whitespace.
         let client_name = client.name.map(|name| {
@@ -50,6 +50,6 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             dash(entry.detail),
         ]);
     }
-    println!("{}", render_table(&table).trim_end());
+    outln!("{}", render_table(&table).trim_end());
     Ok(())
 }

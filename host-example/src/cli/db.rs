@@ -16,8 +16,7 @@ pub enum Command {
 
 pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
     let Command::Migrate = command;
-    let store = context.store().await?;
-    let version = store.schema_version().await?;
-    println!("database at schema version {version} (this build knows up to {LATEST_VERSION})");
+    let version = context.host().await?.schema_version().await?;
+    outln!("database at schema version {version} (this build knows up to {LATEST_VERSION})");
     Ok(())
 }

@@ -3,21 +3,15 @@
 
 use std::sync::Arc;
 
-use host_example::mcp::{self, SqlBackend, SqlStore};
+use host_example::mcp;
 
 use super::{Context, Failure};
 
 pub async fn run(context: &Context) -> Result<(), Failure> {
     let name = context.user("mcp")?;
-    let store = context.store().await?;
-    let registry = host_example::registry().map_err(|error| Failure::new(error.to_string()))?;
-    let backend = Arc::new(SqlBackend::new(registry, SqlStore::new(store)));
-    let actor = backend
-        .user(name)
-        .await
-        .map_err(|error| Failure::new(error.to_string()))?
-        .ok_or_else(|| Failure::new(format!("no user `{name}`; see `host-example users list`")))?;
-    mcp::serve_stdio(backend, actor)
+    let host = context.host().await?;
+    let actor = host.actor(name).await?;
+    mcp::serve_stdio(Arc::new(host), actor)
         .await
         .map_err(|error| Failure::new(format!("the MCP connection failed: {error}")))
 }

@@ -1,7 +1,27 @@
 //! The command line: global options, the subcommands, and how a failure
 //! becomes one line on stderr and an exit code. Each subcommand's file
-//! parses nothing itself (clap does) and holds no rule: it calls the store
-//! or the library and prints.
+//! parses nothing itself (clap does) and holds no rule: it calls the app
+//! layer ([`Host`]) and prints, adding the command hints a person at a
+//! terminal needs. Output goes through [`out!`] and [`outln!`]: a reader
+//! that went away (`| head -1`) ends the command quietly with exit 0.
+
+/// `print!` to stdout from a command returning `Result<_, Failure>`; a
+/// closed pipe returns [`Failure::closed_pipe`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::write_stdout(format_args!($($arg)*))?
+    };
+}
+
+/// `println!` to stdout, as [`out!`].
+macro_rules! outln {
+    () => {
+        out!("\n")
+    };
+    ($($arg:tt)*) => {
+        out!("{}\n", format_args!($($arg)*))
+    };
+}
 
 mod approvals;
 mod audit;
@@ -16,10 +36,12 @@ mod skills;
 mod tools;
 mod users;
 
+use std::fmt;
+use std::io::{ErrorKind, Write as _};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
-use host_example::store::{DEFAULT_DATABASE_URL, Store, StoreError};
+use host_example::store::{DEFAULT_DATABASE_URL, StoreError};
 use host_example::{Host, HostError};
 
 const EXIT_CODES: &str = "Exit codes: 0 ok, 1 refused or failed (the reason is one line on stderr, \
@@ -99,10 +121,11 @@ enum Command {
     Approvals(approvals::Command),
 }
 
-/// A command's failure: one line for the user, and the exit code.
+/// A command's failure: one line for the user (none for a closed pipe),
+/// and the exit code.
 #[derive(Debug)]
 pub struct Failure {
-    message: String,
+    message: Option<String>,
     code: u8,
 }
 
@@ -110,9 +133,29 @@ impl Failure {
     /// A refusal or failure: exit code 1.
     pub fn new(message: impl Into<String>) -> Self {
         Failure {
-            message: message.into(),
+            message: Some(message.into()),
             code: 1,
         }
+    }
+
+    /// The reader of stdout went away: not an error for a command-line
+    /// tool (`runs show ID | head -1`), so nothing is said and the exit
+    /// code is 0, as ripgrep does.
+    pub fn closed_pipe() -> Self {
+        Failure {
+            message: None,
+            code: 0,
+        }
+    }
+}
+
+/// Writes `args` to stdout at once.
+pub fn write_stdout(args: fmt::Arguments<'_>) -> Result<(), Failure> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_fmt(args).and_then(|()| stdout.flush()) {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == ErrorKind::BrokenPipe => Err(Failure::closed_pipe()),
+        Err(error) => Err(Failure::new(format!("cannot write to stdout: {error}"))),
     }
 }
 
@@ -122,9 +165,21 @@ impl From<StoreError> for Failure {
     }
 }
 
+/// The app layer's error with what to type next, where a command helps.
 impl From<HostError> for Failure {
     fn from(error: HostError) -> Self {
-        Failure::new(error.to_string())
+        let hint = match &error {
+            HostError::NoModel => {
+                r#": set one with `host-example --user admin settings set model '{"base_url": "http://localhost:11434/v1", "model": "qwen3:8b"}'`"#
+            }
+            HostError::UnknownModel(_) => "; see `host-example settings show`",
+            HostError::UnknownRun(_) => "; see `host-example runs list`",
+            HostError::UnknownProposal(_) => "; see `host-example approvals list`",
+            HostError::ReasonRequired => " (pass --reason)",
+            HostError::Store(StoreError::UnknownUser(_)) => "; see `host-example users list`",
+            _ => "",
+        };
+        Failure::new(format!("{error}{hint}"))
     }
 }
 
@@ -135,14 +190,16 @@ pub struct Context {
 }
 
 impl Context {
-    /// The database, opened (migrated and seeded on first use).
-    pub async fn store(&self) -> Result<Store, Failure> {
-        Ok(Store::open(&self.database).await?)
-    }
-
-    /// The host's middle layer over the database.
+    /// The app layer over the database (created, migrated and seeded on
+    /// first use).
     pub async fn host(&self) -> Result<Host, Failure> {
-        Ok(Host::new(self.store().await?)?)
+        Host::open(&self.database).await.map_err(|error| {
+            let hint = match &error {
+                HostError::Store(StoreError::Connect { .. }) => "; check --database or HOST_DATABASE_URL",
+                _ => "",
+            };
+            Failure::new(format!("{error}{hint}"))
+        })
     }
 
     /// The acting user's name, or a failure saying to pass `--user`.
@@ -185,7 +242,9 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => exit,
         Err(failure) => {
-            eprintln!("error: {}", failure.message.replace('\n', " "));
+            if let Some(message) = &failure.message {
+                eprintln!("error: {}", message.replace('\n', " "));
+            }
             ExitCode::from(failure.code)
         }
     }

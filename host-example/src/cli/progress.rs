@@ -8,7 +8,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 use tool_core::agent::{CallResult, Event, EventSink};
 
-use host_example::recorder::cut;
+use host_example::app::recorder::cut;
 
 /// How much of a tool's arguments and result a line shows.
 const SHOWN_CHARS: usize = 100;
@@ -36,7 +36,9 @@ impl Progress {
     fn line(&mut self, text: String) {
         match &self.spinner {
             Some(spinner) => spinner.println(text),
-            None => println!("{text}"),
+            // A closed pipe ends the printing, not the run: its events
+            // are stored, and the command's last line says it is closed.
+            None => drop(super::write_stdout(format_args!("{text}\n"))),
         }
     }
 }
@@ -62,7 +64,7 @@ impl EventSink for Progress {
             Event::ResponseReceived { text, calls, .. } => {
                 self.stop();
                 if !calls.is_empty() && !text.trim().is_empty() {
-                    println!("  model: {}", cut(text.trim(), SHOWN_CHARS));
+                    self.line(format!("  model: {}", cut(text.trim(), SHOWN_CHARS)));
                 }
             }
             Event::ToolExecuted {
@@ -84,14 +86,14 @@ impl EventSink for Progress {
                         format!("error: {}", cut(detail, SHOWN_CHARS))
                     }
                 };
-                println!(
+                self.line(format!(
                     "  → {tool} {} ({} ms)\n    {shown}",
                     cut(&arguments.to_string(), SHOWN_CHARS),
                     duration.as_millis()
-                );
+                ));
             }
             Event::Resumed { decision, .. } => {
-                println!("resumed: {}", host_example::host::describe(decision));
+                self.line(format!("resumed: {}", host_example::app::describe(decision)));
             }
             _ => {}
         }

@@ -1,7 +1,7 @@
 //! `host-example run "PROMPT" --user NAME [--skill NAME]… [--max-rounds N]`.
 
 use clap::Args;
-use host_example::runs::{RunEnded, RunReport};
+use host_example::app::runs::{RunEnded, RunReport};
 use host_example::store::RunRequest;
 use tool_core::Proposal;
 use tool_core::agent::{Finished, RunStatus};
@@ -21,7 +21,7 @@ pub struct Command {
     #[arg(long = "skill", value_name = "NAME")]
     skills: Vec<String>,
     /// How many rounds may offer tools.
-    #[arg(long, value_name = "N", default_value_t = host_example::host::DEFAULT_ROUNDS)]
+    #[arg(long, value_name = "N", default_value_t = host_example::app::DEFAULT_ROUNDS)]
     max_rounds: u32,
 }
 
@@ -44,10 +44,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
 pub fn show_report(report: &RunReport) -> Result<(), Failure> {
     match &report.ended {
         RunEnded::Finished(finished) => show_finished(&report.run.0, finished),
-        RunEnded::Suspended(proposal) => {
-            show_proposal(&report.run.0, proposal);
-            Ok(())
-        }
+        RunEnded::Suspended(proposal) => show_proposal(&report.run.0, proposal),
     }
 }
 
@@ -62,35 +59,36 @@ fn show_finished(run: &str, finished: &Finished) -> Result<(), Failure> {
             "run {run} failed: {error} (its conversation is kept; see `host-example runs show {run}`)"
         ))),
         status => {
-            println!();
-            println!("{}", finished.answer.as_deref().unwrap_or("(no answer)"));
-            println!();
+            outln!();
+            outln!("{}", finished.answer.as_deref().unwrap_or("(no answer)"));
+            outln!();
             let how = match status {
                 RunStatus::Truncated => " (truncated at the round cap)",
                 RunStatus::Budget { .. } => " (stopped by the budget)",
                 _ => "",
             };
-            println!("run {run} finished{how}: {tokens}");
+            outln!("run {run} finished{how}: {tokens}");
             Ok(())
         }
     }
 }
 
-fn show_proposal(run: &str, proposal: &Proposal) {
-    println!();
-    println!(
+fn show_proposal(run: &str, proposal: &Proposal) -> Result<(), Failure> {
+    outln!();
+    outln!(
         "run {run} waits for approval of proposal {}",
         proposal.id().as_str()
     );
-    print!("{}", proposal_text(proposal));
-    println!(
+    out!("{}", proposal_text(proposal));
+    outln!(
         "approve: host-example approvals approve {} --user NAME",
         proposal.id().as_str()
     );
-    println!(
+    outln!(
         "reject:  host-example approvals reject {} --user NAME --reason TEXT",
         proposal.id().as_str()
     );
+    Ok(())
 }
 
 /// A proposal's tool, record, summary and every replaced value.

@@ -6,7 +6,7 @@ use site_model::Timestamp;
 use tool_core::agent::{CallResult, Event};
 
 use super::{Context, Failure};
-use host_example::recorder::cut;
+use host_example::app::recorder::cut;
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -27,11 +27,12 @@ pub enum Command {
 }
 
 pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
+    let viewer = context.user("runs")?;
     let host = context.host().await?;
     match command {
         Command::List { n } => {
             let mut table = plain_table(["ID", "USER", "STATUS", "CREATED", "ROUNDS"]);
-            for run in host.runs(n).await? {
+            for run in host.runs(viewer, n).await? {
                 table.add_row([
                     run.id.0,
                     run.user,
@@ -40,35 +41,35 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
                     run.rounds.to_string(),
                 ]);
             }
-            print!("{}", render_table(&table));
+            out!("{}", render_table(&table));
             Ok(())
         }
         Command::Show { id } => {
-            let detail = host.run_detail(&id).await?;
+            let detail = host.run_detail(viewer, &id).await?;
             let run = &detail.run;
-            println!("run:     {}", run.id.0);
-            println!("user:    {}", run.user);
-            println!("status:  {}", run.status);
-            println!("created: {}", Timestamp(run.created_at));
+            outln!("run:     {}", run.id.0);
+            outln!("user:    {}", run.user);
+            outln!("status:  {}", run.status);
+            outln!("created: {}", Timestamp(run.created_at));
             if let Some(request) = &run.request {
-                println!("prompt:  {}", request.prompt);
+                outln!("prompt:  {}", request.prompt);
             }
-            println!(
+            outln!(
                 "tokens:  {} in, {} out",
                 run.usage.input_tokens, run.usage.output_tokens
             );
             if let Some(answer) = &run.answer {
-                println!("answer:  {answer}");
+                outln!("answer:  {answer}");
             }
             if !detail.notes.is_empty() {
-                println!("notes:");
+                outln!("notes:");
                 for (n, note) in detail.notes.iter().enumerate() {
-                    println!("  {:>3} {note}", n + 1);
+                    outln!("  {:>3} {note}", n + 1);
                 }
             }
-            println!("events:");
+            outln!("events:");
             for (n, event) in detail.events.iter().enumerate() {
-                println!("  {:>3} {}", n + 1, summary(event));
+                outln!("  {:>3} {}", n + 1, summary(event));
             }
             Ok(())
         }
@@ -127,7 +128,7 @@ fn summary(event: &Event) -> String {
             format!("suspended for proposal {}", proposal.id().as_str())
         }
         Event::Resumed { decision, .. } => {
-            format!("resumed: {}", host_example::host::describe(decision))
+            format!("resumed: {}", host_example::app::describe(decision))
         }
         Event::Finished { status, rounds, .. } => {
             let status = serde_json::to_value(status)

@@ -32,8 +32,7 @@ pub fn run(context: &Context, command: Command) -> Result<(), Failure> {
 }
 
 async fn serve_until_ctrl_c(context: &Context, command: Command) -> Result<(), Failure> {
-    let state =
-        HostState::new(context.store().await?).map_err(|error| Failure::new(error.to_string()))?;
+    let state = HostState::new(context.host().await?);
     let listener = tokio::net::TcpListener::bind(command.addr)
         .await
         .map_err(|error| Failure::new(format!("cannot listen on {}: {error}", command.addr)))?;
@@ -41,7 +40,7 @@ async fn serve_until_ctrl_c(context: &Context, command: Command) -> Result<(), F
         .local_addr()
         .map_err(|error| Failure::new(error.to_string()))?;
     // The first line on stdout: with port 0 it is how a caller learns the port.
-    println!("listening on http://{address}");
+    outln!("listening on http://{address}");
     eprintln!(
         "browser pages at http://{address}/ (sign in as a host user; the demo users' password is `demo`)\n\
          MCP at http://{address}{} (Authorization: Bearer TOKEN, from `host-example users token NAME`); Ctrl-C stops",

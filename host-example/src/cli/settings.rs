@@ -1,7 +1,6 @@
 //! `host-example settings show|set`.
 
 use clap::Subcommand;
-use host_example::store::{AuditEntry, AuditKind};
 
 use super::{Context, Failure};
 
@@ -33,23 +32,21 @@ pub enum Command {
 pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
     match command {
         Command::Show => {
-            let store = context.store().await?;
-            for setting in store.settings().await? {
+            let host = context.host().await?;
+            for setting in host.settings().await? {
                 let default = if setting.is_default { " (default)" } else { "" };
-                println!("{} = {}{default}", setting.key.name(), setting.value);
+                outln!("{} = {}{default}", setting.key.name(), setting.value);
             }
             Ok(())
         }
         Command::Set { key, value } => {
             let actor = context.user("settings set")?;
-            let store = context.store().await?;
-            store.require_admin(actor, "settings set").await?;
-            let stored = store.set_setting(&key, &value).await?;
-            let mut entry = AuditEntry::new(AuditKind::Write, actor, "ok");
-            entry.tool = Some("settings set".into());
-            entry.detail = Some(format!("{key} = {stored}"));
-            store.audit(&entry).await?;
-            println!("{key} = {stored}");
+            let stored = context
+                .host()
+                .await?
+                .set_setting(actor, &key, &value)
+                .await?;
+            outln!("{key} = {stored}");
             Ok(())
         }
     }

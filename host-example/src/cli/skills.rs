@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Subcommand, ValueEnum};
-use host_example::skills_check;
+use host_example::app::skills::check as skills_check;
 use host_example::{plain_table, render_table};
 use serde_json::json;
 use site_model::Timestamp;
@@ -97,23 +97,19 @@ fn check(
         }
     };
     if approvals {
-        let (approved, unapproved) = block_on(async {
-            let store = context.store().await?;
-            Ok((
-                store.skill_approvals().await?,
-                store.unapproved_skills().await?,
-            ))
+        block_on(async {
+            let host = context.host().await?;
+            Ok(host.check_skill_approvals(&mut checked).await?)
         })?;
-        skills_check::check_approvals(&mut checked, &approved, unapproved);
     }
     match format {
         // A person at a terminal gets the source line and a caret; a pipe
         // or a file gets one `file:line:col` line per finding.
         FormatArg::Text if std::io::stdout().is_terminal() => {
-            print!("{}", skills_check::render_annotated(&checked.findings));
+            out!("{}", skills_check::render_annotated(&checked.findings));
         }
-        FormatArg::Text => print!("{}", skills_check::render_text(&checked.findings)),
-        FormatArg::Json => println!("{}", skills_check::render_json(&checked.findings)),
+        FormatArg::Text => out!("{}", skills_check::render_text(&checked.findings)),
+        FormatArg::Json => outln!("{}", skills_check::render_json(&checked.findings)),
     }
     let (errors, warnings) = checked.counts();
     eprintln!(
@@ -134,7 +130,7 @@ async fn approve(context: &Context, dirs: &[PathBuf]) -> Result<(), Failure> {
     let actor = context.user("skills approve")?;
     let host = context.host().await?;
     for approval in host.approve_skills(actor, dirs).await? {
-        println!(
+        outln!(
             "approved {} sha256:{} ({} files) from {}",
             approval.name,
             approval.digest.digest,
@@ -168,7 +164,7 @@ async fn approved(context: &Context, format: FormatArg) -> Result<(), Failure> {
                     approval.folder.display().to_string(),
                 ]);
             }
-            print!("{}", render_table(&table));
+            out!("{}", render_table(&table));
         }
         FormatArg::Json => {
             let rows: Vec<_> = approvals
@@ -186,7 +182,7 @@ async fn approved(context: &Context, format: FormatArg) -> Result<(), Failure> {
                 .collect();
             let text = serde_json::to_string_pretty(&rows)
                 .map_err(|error| Failure::new(error.to_string()))?;
-            println!("{text}");
+            outln!("{text}");
         }
     }
     Ok(())

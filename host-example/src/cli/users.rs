@@ -4,7 +4,6 @@ use std::io::BufRead;
 
 use clap::Subcommand;
 use comfy_table::Table;
-use host_example::store::{AuditEntry, AuditKind};
 use site_model::Timestamp;
 
 use host_example::{plain_table, render_table};
@@ -54,14 +53,12 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             } else {
                 None
             };
-            let store = context.store().await?;
-            store.require_admin(actor, "users add").await?;
-            let user = store.add_user(&name, admin, password.as_deref()).await?;
-            let mut entry = AuditEntry::new(AuditKind::Write, actor, "ok");
-            entry.tool = Some("users add".into());
-            entry.detail = Some(format!("user {} (admin: {})", user.name, user.admin));
-            store.audit(&entry).await?;
-            println!(
+            let user = context
+                .host()
+                .await?
+                .add_user(actor, &name, admin, password.as_deref())
+                .await?;
+            outln!(
                 "added user {}{}",
                 user.name,
                 if user.admin { " (admin)" } else { "" }
@@ -69,9 +66,9 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             Ok(())
         }
         Command::List => {
-            let store = context.store().await?;
+            let host = context.host().await?;
             let mut table: Table = plain_table(["NAME", "ADMIN", "PASSWORD", "CREATED"]);
-            for user in store.users().await? {
+            for user in host.users().await? {
                 table.add_row([
                     user.name,
                     yes_no(user.admin),
@@ -79,27 +76,13 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
                     Timestamp(user.created_at).to_string(),
                 ]);
             }
-            println!("{}", render_table(&table).trim_end());
+            outln!("{}", render_table(&table).trim_end());
             Ok(())
         }
         Command::Token { name } => {
             let actor = context.user("users token")?;
-            let store = context.store().await?;
-            if actor != name {
-                store
-                    .require_admin(actor, "a token for another user")
-                    .await?;
-            } else if store.user(actor).await?.is_none() {
-                return Err(Failure::new(format!(
-                    "no user `{actor}`; see `host-example users list`"
-                )));
-            }
-            let token = store.new_token(&name).await?;
-            let mut entry = AuditEntry::new(AuditKind::Write, actor, "ok");
-            entry.tool = Some("users token".into());
-            entry.detail = Some(format!("token for {name}"));
-            store.audit(&entry).await?;
-            println!("{token}");
+            let token = context.host().await?.new_token(actor, &name).await?;
+            outln!("{token}");
             eprintln!("note: this token is shown once; only its hash is stored");
             Ok(())
         }

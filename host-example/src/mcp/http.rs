@@ -14,7 +14,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use super::backend::{Backend, Store};
+use crate::app::Host;
 use super::hangup;
 use super::server::{Authenticated, McpServer};
 
@@ -25,7 +25,7 @@ pub const PATH: &str = "/mcp";
 /// with [`PATH`] appended, the form a client derives from the endpoint.
 pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
-/// An axum router serving `server`'s backend at [`PATH`]. Every request
+/// An axum router serving the host at [`PATH`]. Every request
 /// must carry `Authorization: Bearer TOKEN` of a known user (a host token,
 /// or an OAuth access token where the settings name an issuer); otherwise
 /// the answer is `401` with `WWW-Authenticate: Bearer` (and the metadata's
@@ -40,23 +40,23 @@ pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 ///
 /// Cancelling `stop` ends every open session and stream, so a server
 /// shutting down gracefully is not held open by a client's stream.
-pub fn router<S: Store>(
-    backend: Arc<Backend<S>>,
+pub fn router(
+    host: Arc<Host>,
     page_size: usize,
     stop: CancellationToken,
 ) -> Router {
-    let server = McpServer::per_request(Arc::clone(&backend)).with_page_size(page_size);
+    let server = McpServer::per_request(Arc::clone(&host)).with_page_size(page_size);
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default().with_cancellation_token(stop),
     );
-    let metadata = get(metadata::<S>).with_state(Arc::clone(&backend));
+    let metadata = get(metadata).with_state(Arc::clone(&host));
     Router::new()
         .route_service(PATH, service)
         .layer(middleware::from_fn_with_state(
-            Arc::clone(&backend),
-            bearer::<S>,
+            Arc::clone(&host),
+            bearer,
         ))
         .route(METADATA_PATH, metadata.clone())
         .route(&format!("{METADATA_PATH}{PATH}"), metadata)
@@ -64,8 +64,8 @@ pub fn router<S: Store>(
 
 /// The protected-resource metadata where an OAuth issuer is named; `404`
 /// where none is (host tokens need no discovery).
-async fn metadata<S: Store>(State(backend): State<Arc<Backend<S>>>) -> Response {
-    match backend.oauth().await {
+async fn metadata(State(host): State<Arc<Host>>) -> Response {
+    match host.oauth().await {
         Ok(Some(oauth)) => Json(oauth.metadata()).into_response(),
         Ok(None) => StatusCode::NOT_FOUND.into_response(),
         Err(error) => {
@@ -78,8 +78,8 @@ async fn metadata<S: Store>(State(backend): State<Arc<Backend<S>>>) -> Response 
 /// Resolves the bearer token to a user, or answers 401 revealing nothing
 /// (not whether the token was missing, malformed, unknown, expired, for
 /// another audience or badly signed).
-async fn bearer<S: Store>(
-    State(backend): State<Arc<Backend<S>>>,
+async fn bearer(
+    State(host): State<Arc<Host>>,
     mut request: Request,
     next: Next,
 ) -> Response {
@@ -89,7 +89,7 @@ async fn bearer<S: Store>(
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.strip_prefix("Bearer "));
     let actor = match token {
-        Some(token) => match backend.authenticate(token).await {
+        Some(token) => match host.authenticate(token).await {
             Ok(actor) => actor,
             Err(error) => {
                 tracing::error!(target: "host_example::mcp", %error, "could not check a token");
@@ -103,14 +103,14 @@ async fn bearer<S: Store>(
             request.extensions_mut().insert(Authenticated(actor));
             hangup::on_drop(request, next).await
         }
-        None => unauthorized(&backend).await,
+        None => unauthorized(&host).await,
     }
 }
 
 /// `401` with the challenge: `Bearer`, and where an OAuth issuer is named,
 /// the metadata's URL (the MCP authorization spec's discovery).
-async fn unauthorized<S: Store>(backend: &Backend<S>) -> Response {
-    let challenge = match backend.oauth().await {
+async fn unauthorized(host: &Host) -> Response {
+    let challenge = match host.oauth().await {
         Ok(Some(oauth)) => format!("Bearer resource_metadata=\"{}\"", oauth.metadata_url()),
         Ok(None) => "Bearer".to_owned(),
         Err(error) => {

@@ -2,7 +2,7 @@
 //! reused until the grant changes.
 //!
 //! A listing is keyed by the grant it was built from, compared by identity
-//! ([`Arc::ptr_eq`]): [`Backend::grant`](super::Backend::grant) hands out a
+//! ([`Arc::ptr_eq`]): [`Host::grant`](crate::app::Host::grant) hands out a
 //! new `Arc` whenever the settings generation moves, so a listing built
 //! before a change can never match the grant after it. The listing holds
 //! its grant, so the address cannot be reused while the comparison
@@ -11,9 +11,9 @@
 //! build anew: a stale list would offer a tool the gates now refuse.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
-use rmcp::model::{CacheScope, ListToolsResult, ServerResult, Tool};
+use rmcp::model::{CacheScope, ListToolsResult, Tool};
 use tool_core::export::Provider;
 use tool_core::gates::Grant;
 use tool_core::{Actor, Registry};
@@ -27,13 +27,10 @@ pub(crate) struct ListingError {
     error: serde_json::Error,
 }
 
-/// The answer to one `tools/list` page, as rmcp's typed result and, made
-/// on first use, as the JSON of that result for each wire shape.
+/// The answer to one `tools/list` page.
 #[derive(Debug)]
 pub(crate) struct Page {
     result: ListToolsResult,
-    current: OnceLock<Option<Arc<[u8]>>>,
-    legacy: OnceLock<Option<Arc<[u8]>>>,
 }
 
 impl Page {
@@ -43,42 +40,12 @@ impl Page {
             .with_ttl_ms(0)
             .with_cache_scope(CacheScope::Private);
         result.next_cursor = next_cursor;
-        Page {
-            result,
-            current: OnceLock::new(),
-            legacy: OnceLock::new(),
-        }
+        Page { result }
     }
 
-    /// The typed result, for a transport that serializes it itself.
+    /// The typed result rmcp serializes.
     pub(crate) fn result(&self) -> &ListToolsResult {
         &self.result
-    }
-
-    /// The result's JSON as rmcp would write it to a peer of protocol
-    /// 2026-07-28 or later (`legacy == false`) or of an older one: rmcp's
-    /// own adjustments for older peers are applied before serializing, so
-    /// the bytes are the ones its serializer would have produced. `None`
-    /// if it could not be serialized (a result of strings, numbers and
-    /// string-keyed maps always can).
-    pub(crate) fn json(&self, legacy: bool) -> Option<&Arc<[u8]>> {
-        let cell = if legacy { &self.legacy } else { &self.current };
-        cell.get_or_init(|| {
-            let mut result = ServerResult::ListToolsResult(self.result.clone());
-            if legacy {
-                result.strip_result_type_for_legacy_peer();
-                result.strip_non_object_output_for_legacy_peer();
-            }
-            // `ServerResult` is untagged: it serializes as the page itself.
-            match serde_json::to_vec(&result) {
-                Ok(json) => Some(json.into()),
-                Err(error) => {
-                    tracing::error!(target: "host_example::mcp", %error, "could not serialize a tools/list page");
-                    None
-                }
-            }
-        })
-        .as_ref()
     }
 }
 
@@ -134,32 +101,6 @@ impl Listings {
             });
         }
         build_page(registry, &listing.names, start, self.page_size).map(Arc::new)
-    }
-
-    /// The cached page of `grant` that follows `cursor`, if `cursor` is
-    /// none (the first page) or the last name of one of this grant's pages;
-    /// `None` for any other cursor, or a grant with no tools, which
-    /// [`Listings::page`] answers instead.
-    pub(crate) fn cached_page(
-        &self,
-        registry: &Registry,
-        actor: &Actor,
-        grant: &Arc<Grant>,
-        cursor: Option<&str>,
-    ) -> Result<Option<Arc<Page>>, ListingError> {
-        let listing = self.listing(registry, actor, grant)?;
-        let index = match cursor {
-            None => 0,
-            Some(after) => {
-                let start = listing.names.partition_point(|name| &**name <= after);
-                if start == 0 || start % self.page_size != 0 || &*listing.names[start - 1] != after
-                {
-                    return Ok(None);
-                }
-                start / self.page_size
-            }
-        };
-        Ok(listing.pages.get(index).cloned())
     }
 
     fn listing(

@@ -11,7 +11,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::json;
 use tool_core::{Outcome, Proposal, ToolError, ToolOutput};
 
-use super::backend::CallDecision;
+use crate::app::calls::CallDecision;
 
 /// The result and the decision for one finished call.
 pub(crate) fn answer(outcome: Result<Outcome, ToolError>) -> (CallToolResult, CallDecision) {

@@ -1,5 +1,6 @@
-//! [`McpServer`]: rmcp's [`ServerHandler`] over a [`Backend`], built once
-//! per process and shared by every session and request.
+//! [`McpServer`]: rmcp's [`ServerHandler`] over the app layer ([`Host`]),
+//! built once per process and shared by every session and request. It
+//! parses what rmcp hands it, asks [`Host`], and answers in MCP's form.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -14,16 +15,13 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tool_core::calls::CancelToken;
-use tool_core::{Actor, BoxFuture, RunId};
+use tool_core::{Actor, RunId};
 
-use super::backend::{
-    AuditEntry, Backend, CallDecision, CallError, Caller, SETTINGS_POLL_INTERVAL, Store,
-};
 use super::hangup::Hangup;
-use super::line_transport::Prepared;
-use super::list_reader::CachedPages;
-use super::listing::{Listings, Page};
+use super::listing::Listings;
 use super::results;
+use crate::app::Host;
+use crate::app::calls::{CallDecision, CallError, Caller, SETTINGS_POLL_INTERVAL};
 
 /// How many tools one `tools/list` page holds unless set otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 50;
@@ -43,53 +41,47 @@ enum Identity {
     PerRequest,
 }
 
-/// The MCP server: `tools/list` and `tools/call` over a [`Backend`].
+/// The MCP server: `tools/list` and `tools/call` over [`Host`].
 /// Cloning shares it (two reference counts).
-pub struct McpServer<S> {
-    backend: Arc<Backend<S>>,
+pub struct McpServer {
+    host: Arc<Host>,
     identity: Identity,
     /// Each user's `tools/list` pages, built once per grant.
     listings: Arc<Listings>,
-    /// Set when serving through [`super::line_transport`]: `tools/list`
-    /// answers with a stand-in the transport writes from the page's JSON.
-    prepared: Option<Arc<Prepared>>,
     /// The calls under way, so a closing connection waits for their audit.
     calls: TaskTracker,
 }
 
-impl<S> Clone for McpServer<S> {
+impl Clone for McpServer {
     fn clone(&self) -> Self {
         McpServer {
-            backend: Arc::clone(&self.backend),
+            host: Arc::clone(&self.host),
             identity: self.identity.clone(),
             listings: Arc::clone(&self.listings),
-            prepared: self.prepared.clone(),
             calls: self.calls.clone(),
         }
     }
 }
 
-impl<S: Store> McpServer<S> {
+impl McpServer {
     /// A server acting for `actor` on every request (stdio). Cancelling
     /// `hangup` (the client went away) cancels the calls under way.
-    pub fn for_user(backend: Arc<Backend<S>>, actor: Actor, hangup: CancellationToken) -> Self {
+    pub fn for_user(host: Arc<Host>, actor: Actor, hangup: CancellationToken) -> Self {
         McpServer {
-            backend,
+            host,
             identity: Identity::Fixed(actor, hangup),
             listings: Arc::new(Listings::new(DEFAULT_PAGE_SIZE)),
-            prepared: None,
             calls: TaskTracker::new(),
         }
     }
 
     /// A server acting for each request's authenticated user (HTTP,
     /// behind [`super::http::router`]'s bearer check).
-    pub(crate) fn per_request(backend: Arc<Backend<S>>) -> Self {
+    pub(crate) fn per_request(host: Arc<Host>) -> Self {
         McpServer {
-            backend,
+            host,
             identity: Identity::PerRequest,
             listings: Arc::new(Listings::new(DEFAULT_PAGE_SIZE)),
-            prepared: None,
             calls: TaskTracker::new(),
         }
     }
@@ -97,13 +89,6 @@ impl<S: Store> McpServer<S> {
     /// Sets how many tools a `tools/list` page holds (at least 1).
     pub fn with_page_size(mut self, page_size: usize) -> Self {
         self.listings = Arc::new(Listings::new(page_size));
-        self
-    }
-
-    /// Answers `tools/list` with stand-ins for the transport that shares
-    /// `prepared` ([`super::line_transport::LineTransport`]) to write.
-    pub(crate) fn with_prepared(mut self, prepared: Arc<Prepared>) -> Self {
-        self.prepared = Some(prepared);
         self
     }
 
@@ -148,9 +133,9 @@ impl<S: Store> McpServer<S> {
         F: Fn() -> Fut,
         Fut: Future<Output = bool>,
     {
-        let mut changes = self.backend.changes();
+        let mut changes = self.host.changes();
         // The generation this stream starts from, if no request read it yet.
-        if let Err(error) = self.backend.poll_settings().await {
+        if let Err(error) = self.host.poll_settings().await {
             tracing::error!(target: "host_example::mcp", %error, "could not read the settings");
         }
         let mut poll = tokio::time::interval(SETTINGS_POLL_INTERVAL);
@@ -164,7 +149,7 @@ impl<S: Store> McpServer<S> {
                     }
                 }
                 _ = poll.tick() => {
-                    if let Err(error) = self.backend.poll_settings().await {
+                    if let Err(error) = self.host.poll_settings().await {
                         tracing::error!(target: "host_example::mcp", %error, "could not read the settings");
                     }
                 }
@@ -186,7 +171,7 @@ fn store_failed(error: impl std::fmt::Display) -> ErrorData {
     ErrorData::internal_error("the host could not answer; try again later", None)
 }
 
-impl<S: Store> ServerHandler for McpServer<S> {
+impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
@@ -206,18 +191,15 @@ impl<S: Store> ServerHandler for McpServer<S> {
         cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let actor = self.actor(&cx)?;
-        let grant = self.backend.grant(&actor).await.map_err(store_failed)?;
+        let grant = self.host.grant(&actor).await.map_err(store_failed)?;
         // The cursor is the last name of the previous page: the grant is in
         // name order, so a page never repeats or skips a tool that stays.
         let cursor = request.and_then(|r| r.cursor);
         let page = self
             .listings
-            .page(self.backend.registry(), &actor, &grant, cursor.as_deref())
+            .page(self.host.registry(), &actor, &grant, cursor.as_deref())
             .map_err(store_failed)?;
-        Ok(match &self.prepared {
-            Some(prepared) => prepared.stand_in(page),
-            None => page.result().clone(),
-        })
+        Ok(page.result().clone())
     }
 
     async fn call_tool(
@@ -239,7 +221,7 @@ impl<S: Store> ServerHandler for McpServer<S> {
         let run = RunId(format!("mcp-{}-{}", caller.actor.id, cx.id));
         let cancel = CancelToken::new();
         let call = self
-            .backend
+            .host
             .call(&caller.actor, &tool, arguments, run, cancel.clone());
         // A client that cancels, or whose connection drops, cancels the
         // call: the tool is told through its context's token and the call
@@ -267,15 +249,10 @@ impl<S: Store> ServerHandler for McpServer<S> {
                 let (result, decision) = results::answer(Err(error));
                 (Ok(result), decision)
             }
-            Err(CallError::Store(error)) => (Err(store_failed(error)), CallDecision::Failed),
+            Err(CallError::Host(error)) => (Err(store_failed(error)), CallDecision::Failed),
         };
-        self.backend
-            .record(AuditEntry {
-                caller,
-                tool,
-                decision,
-                duration: started.elapsed(),
-            })
+        self.host
+            .record_call(caller, tool, &decision, started.elapsed())
             .await;
         answer.map(CallToolResponse::from)
     }
@@ -316,25 +293,7 @@ impl<S: Store> ServerHandler for McpServer<S> {
     }
 }
 
-/// stdio's `tools/list` before rmcp: the identity, grant and listing
-/// [`ServerHandler::list_tools`] uses, but only a page already cached.
-impl<S: Store> CachedPages for McpServer<S> {
-    fn cached_page<'a>(&'a self, cursor: Option<&'a str>) -> BoxFuture<'a, Option<Arc<Page>>> {
-        Box::pin(async move {
-            let Identity::Fixed(actor, _) = &self.identity else {
-                return None;
-            };
-            // A store that fails is left to the handler, which says so.
-            let grant = self.backend.grant(actor).await.ok()?;
-            let page = self
-                .listings
-                .cached_page(self.backend.registry(), actor, &grant, cursor);
-            page.ok().flatten()
-        })
-    }
-}
-
-impl<S> std::fmt::Debug for McpServer<S> {
+impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpServer")
             .field("identity", &self.identity)

@@ -16,7 +16,7 @@ pub enum StoreError {
         scheme: String,
     },
     /// The database could not be opened or reached.
-    #[error("cannot open the database: {reason}; check --database or HOST_DATABASE_URL")]
+    #[error("cannot open the database: {reason}")]
     Connect {
         /// The driver's reason.
         reason: String,
@@ -66,7 +66,7 @@ pub enum StoreError {
         reason: String,
     },
     /// No host user has this name.
-    #[error("no user `{0}`; see `host-example users list`")]
+    #[error("no user `{0}`")]
     UnknownUser(String),
     /// A user by this name exists.
     #[error("user `{0}` exists already")]

@@ -8,7 +8,7 @@ use sqlx::Row;
 use tool_core::RunId;
 
 use super::{Store, StoreError, from_json, now, to_json};
-use crate::skill_approval::Distrust;
+use crate::app::skills::approval::Distrust;
 
 /// One note on a run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

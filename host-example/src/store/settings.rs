@@ -16,9 +16,9 @@ use tool_core::gates::{GroupSettings, HostSettings, RunConfig, ToolSettings};
 use tool_core::skills::TrustLevel;
 
 use super::{Store, StoreError, now};
-use crate::mcp::OAuthSettings;
+use crate::app::oauth::OAuthSettings;
 use crate::model::ModelConfig;
-use crate::skill_approval::UnapprovedSkills;
+use crate::app::skills::approval::UnapprovedSkills;
 
 /// A setting the host knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -214,11 +214,7 @@ impl Store {
         serde_json::from_str(&text)
             .map(Some)
             .map_err(|error| StoreError::Corrupt {
-                what: format!(
-                    "setting `{}` (set it again with `host-example settings set {} VALUE`)",
-                    key.name(),
-                    key.name()
-                ),
+                what: format!("setting `{}` (set it again)", key.name()),
                 reason: error.to_string(),
             })
     }

@@ -1,5 +1,5 @@
 //! Approved skills: each skill's digest as an administrator approved it,
-//! with who and when (see [`crate::skill_approval`]).
+//! with who and when (see [`crate::app::skills::approval`]).
 
 use std::path::PathBuf;
 
@@ -7,7 +7,7 @@ use sqlx::Row;
 use sqlx::any::AnyRow;
 
 use super::{Store, StoreError, from_json, now, to_json};
-use crate::skill_digest::SkillDigest;
+use crate::app::skills::digest::SkillDigest;
 
 /// One skill as approved.
 #[derive(Debug, Clone, PartialEq, Eq)]

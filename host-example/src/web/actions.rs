@@ -13,8 +13,8 @@ use serde::Deserialize;
 use super::WebState;
 use super::layout::csrf_field;
 use super::session::SignedIn;
-use crate::actions::{ACTIONS, Action, RecordKind};
-use crate::runs::RunEnded;
+use crate::app::actions::{ACTIONS, Action, RecordKind};
+use crate::app::runs::RunEnded;
 
 /// The actions `user` is offered (those whose tool passes their gates).
 pub(super) async fn offered(state: &WebState, user: &SignedIn) -> Vec<Action> {

@@ -20,9 +20,9 @@ use super::WebState;
 use super::layout::{self, OrFailure, csrf_field, when};
 use super::runs::status_text;
 use super::session::SignedIn;
-use crate::approvals::{Decided, Verdict};
-use crate::inbox::PendingEntry;
-use crate::runs::RunEnded;
+use crate::app::approvals::{Decided, Verdict};
+use crate::app::approvals::inbox::PendingEntry;
+use crate::app::runs::RunEnded;
 
 /// How many decided proposals the inbox lists.
 const DECIDED_SHOWN: usize = 50;

@@ -1,7 +1,7 @@
 //! An action on several records: the ids pasted beside a selected record,
 //! the preview (which can run, which are skipped and why, a rough
 //! estimate), the press that starts them, and its report. The rules are
-//! the host's ([`crate::batch`]); the reports of the presses are kept in
+//! the host's ([`crate::app::actions::batch`]); the reports of the presses are kept in
 //! memory, per process, for the person who pressed.
 
 use std::collections::VecDeque;
@@ -17,8 +17,8 @@ use serde::Deserialize;
 use super::WebState;
 use super::layout::{self, csrf_field};
 use super::session::SignedIn;
-use crate::actions::Action;
-use crate::batch::{BatchReport, Estimate, MOST_PER_PRESS, MOST_READ, RunKind};
+use crate::app::actions::Action;
+use crate::app::actions::batch::{BatchReport, Estimate, MOST_PER_PRESS, MOST_READ, RunKind};
 
 /// The token budget a batch form starts with.
 const DEFAULT_BUDGET: u64 = 200_000;
@@ -205,7 +205,7 @@ pub(super) async fn start(
         return unknown_action(&user, &press.tool);
     };
     // The same reading as the preview's: a forged longer list is cut too.
-    let (texts, _) = crate::batch::read_ids(&press.ids);
+    let (texts, _) = crate::app::actions::batch::read_ids(&press.ids);
     let ids: Vec<u64> = texts.iter().filter_map(|t| t.parse().ok()).collect();
     let report = match state
         .host

@@ -8,32 +8,16 @@ use std::collections::BTreeMap;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
-use site_model::{Files, Page, PageId, Pages, Permissions, SiteError};
+use site_model::{Page, PageId, SiteError};
 
 use super::WebState;
 use super::actions::{forms, offered};
 use super::layout::{self, OrFailure};
 use super::session::SignedIn;
-use crate::actions::RecordKind;
-
-/// What the site lets `user` see (the host's rule, as the tools apply it).
-async fn permissions(state: &WebState, user: &SignedIn) -> Result<Permissions, SiteError> {
-    state.host.site_permissions(&user.actor()).await
-}
+use crate::app::actions::RecordKind;
 
 pub(super) async fn tree(State(state): State<WebState>, user: SignedIn) -> Response {
-    let site = state.store.site();
-    let loaded = async {
-        let permissions = permissions(&state, &user).await?;
-        let mut shown = Vec::new();
-        for page in site.pages().await? {
-            if !page.deleted && permissions.may_show_page(page.id, &site).await? {
-                shown.push(page);
-            }
-        }
-        Ok::<_, SiteError>(shown)
-    };
-    let pages = match loaded.await.or_failure() {
+    let pages = match state.host.visible_pages(&user.actor()).await.or_failure() {
         Ok(pages) => pages,
         Err(response) => return response,
     };
@@ -73,19 +57,8 @@ pub(super) async fn page(
     user: SignedIn,
     Path(id): Path<u64>,
 ) -> Response {
-    let site = state.store.site();
-    let id = PageId(id);
-    let loaded = async {
-        let permissions = permissions(&state, &user).await?;
-        if !permissions.may_show_page(id, &site).await? {
-            return Err(SiteError::not_found(format!("page {id}")));
-        }
-        let page = site.page(id).await?;
-        let columns = site.columns().await?;
-        let elements = site.elements(id).await?;
-        Ok::<_, SiteError>((page, columns, elements))
-    };
-    let (page, columns, elements) = match loaded.await {
+    let loaded = state.host.visible_page(&user.actor(), PageId(id)).await;
+    let (page, columns, elements) = match loaded {
         Ok(loaded) => loaded,
         Err(SiteError::NotFound { .. }) => {
             let body = html! { p { "Not found, or not yours to see." } };
@@ -136,23 +109,7 @@ pub(super) async fn page(
 }
 
 pub(super) async fn files(State(state): State<WebState>, user: SignedIn) -> Response {
-    let site = state.store.site();
-    let loaded = async {
-        let permissions = permissions(&state, &user).await?;
-        let mut files = Vec::new();
-        for storage in site.storages().await? {
-            if permissions.may_reach_storage(storage.id) {
-                let query = site_model::FileQuery {
-                    storage: Some(storage.id),
-                    text: String::new(),
-                    limit: 500,
-                };
-                files.push((storage.name.clone(), site.search_files(&query).await?));
-            }
-        }
-        Ok::<_, SiteError>(files)
-    };
-    let storages = match loaded.await.or_failure() {
+    let storages = match state.host.visible_files(&user.actor()).await.or_failure() {
         Ok(files) => files,
         Err(response) => return response,
     };

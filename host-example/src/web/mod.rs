@@ -10,7 +10,7 @@
 //! No inline script or style: the Content-Security-Policy admits only this
 //! server's own `/static/` files.
 //!
-//! Every rule lives in the host's middle layer ([`Host`]): a page parses
+//! Every rule lives in the app layer ([`Host`]): a page parses
 //! its form and calls it, as the command line does.
 
 mod actions;
@@ -34,19 +34,16 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use tool_core::Registry;
 
-use crate::host::Host;
-use crate::store::Store;
+use crate::app::Host;
 use live::LiveRuns;
 
 pub use session::Sessions;
 
-/// What every page reads: the host's middle layer (its store and
-/// registry), the sessions of signed-in browsers, the playground's live
+/// What every page reads: the app layer, the sessions of signed-in browsers, the playground's live
 /// runs, and the reports of the batches they started.
 #[derive(Clone)]
 pub struct WebState {
     host: Arc<Host>,
-    store: Store,
     sessions: Arc<Sessions>,
     batches: Arc<batch::Reports>,
     live: Arc<LiveRuns>,
@@ -63,7 +60,6 @@ impl WebState {
     /// The pages over `host`, with no one signed in.
     pub fn new(host: Arc<Host>) -> WebState {
         WebState {
-            store: host.store().clone(),
             host,
             sessions: Arc::new(Sessions::default()),
             batches: Arc::new(batch::Reports::default()),
@@ -73,11 +69,6 @@ impl WebState {
 
     fn registry(&self) -> &Registry {
         self.host.registry()
-    }
-
-    /// The host's store.
-    pub fn store(&self) -> &Store {
-        &self.store
     }
 }
 

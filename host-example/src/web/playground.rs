@@ -1,9 +1,9 @@
 //! The playground (administrators): the model configuration, a prompt,
 //! skills, the tools a run is offered (a group's box ticks its tools), the
 //! rounds cap and whether to keep the provider's raw answers; then a dry
-//! run ([`Host::dry_run`](crate::host::Host): the first request exactly as
+//! run ([`Host::dry_run`](crate::app::Host): the first request exactly as
 //! it would be sent, without asking the model) or a run
-//! ([`Host::start_run`](crate::host::Host), the same path as the command
+//! ([`Host::start_run`](crate::app::Host), the same path as the command
 //! line's) watched live in the inspector ([`super::live`],
 //! [`super::inspector`]).
 
@@ -15,14 +15,14 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use maud::{Markup, html};
 use tool_core::agent::ContextBudget;
-use tool_core::gates::{Gates, RunConfig, RunInputs, Selection};
+use tool_core::gates::Selection;
 
 use super::WebState;
 use super::inspector::Inspector;
 use super::layout::{self, OrFailure, csrf_field};
 use super::session::{Admin, SignedIn};
-use crate::host::DEFAULT_ROUNDS;
-use crate::runs::{DryRunReport, RunEnded};
+use crate::app::{DEFAULT_ROUNDS, HostError, RunChoices};
+use crate::app::runs::{DryRunReport, RunEnded};
 use crate::store::RunRequest;
 
 /// The largest rounds cap the form takes.
@@ -155,10 +155,10 @@ pub(super) async fn run(
         return render(&state, &user, &draft, problem).await;
     }
     let (offered, model) = match async {
-        Ok::<_, crate::store::StoreError>((
+        Ok::<_, HostError>((
             offered(&state, &user).await?,
             state
-                .store
+                .host
                 .model_config_named(draft.model.as_deref())
                 .await?,
         ))
@@ -216,45 +216,23 @@ pub(super) async fn live(
 async fn offered(
     state: &WebState,
     user: &SignedIn,
-) -> Result<BTreeMap<String, Vec<String>>, crate::store::StoreError> {
-    let settings = state.store.host_settings().await?;
-    let config = RunConfig {
-        trust_zone: state.store.trust_zone().await?,
-        ..RunConfig::default()
-    };
-    let actor = user.actor();
-    let inputs = RunInputs {
-        settings: &settings,
-        actor: Some(&actor),
-        config: &config,
-        skills: &[],
-        selection: &Selection::All,
-    };
-    let grant = Gates::new(state.registry(), inputs).resolve().grant;
-    let mut by_group: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for name in grant.tool_names() {
-        if let Some(tool) = state.registry().get(name) {
-            let group = tool.declaration().group.to_string();
-            by_group.entry(group).or_default().push(name.to_owned());
-        }
-    }
-    Ok(by_group)
+) -> Result<BTreeMap<String, Vec<String>>, HostError> {
+    Ok(state.host.offer(&user.actor()).await?.by_group)
 }
 
 async fn render(state: &WebState, user: &SignedIn, draft: &Draft, outcome: Outcome) -> Response {
     let loaded = async {
-        Ok::<_, crate::store::StoreError>((
-            state.store.model_config().await?,
-            state.store.model_configs().await?,
-            state.store.skills_folders().await?,
-            offered(state, user).await?,
-        ))
+        Ok::<_, HostError>((state.host.run_choices().await?, offered(state, user).await?))
     };
-    let (model, models, folders, offered) = match loaded.await.or_failure() {
+    let (choices, offered) = match loaded.await.or_failure() {
         Ok(loaded) => loaded,
         Err(response) => return response,
     };
-    let skills = crate::skills::available(&folders);
+    let RunChoices {
+        model,
+        models,
+        skills,
+    } = choices;
     let body = html! {
         form.playground method="post" action="/playground/dry-run" {
             (csrf_field(user))

@@ -7,13 +7,13 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::html;
-use tool_core::RunId;
 use tool_core::agent::{CallResult, Event, RunStatus};
 
 use super::WebState;
 use super::layout::{self, OrFailure, when};
 use super::session::SignedIn;
-use crate::host::describe;
+use crate::app::runs::RunDetail;
+use crate::app::{HostError, describe};
 
 /// How many runs the list shows.
 const RUNS_SHOWN: usize = 200;
@@ -22,8 +22,7 @@ const RUNS_SHOWN: usize = 200;
 const ANSWER_SHOWN: usize = 160;
 
 pub(super) async fn list(State(state): State<WebState>, user: SignedIn) -> Response {
-    let whose = (!user.admin).then_some(user.name.as_str());
-    let runs = match state.store.runs_of(whose, RUNS_SHOWN).await.or_failure() {
+    let runs = match state.host.runs(&user.name, RUNS_SHOWN).await.or_failure() {
         Ok(runs) => runs,
         Err(response) => return response,
     };
@@ -54,24 +53,9 @@ pub(super) async fn show(
     user: SignedIn,
     Path(id): Path<String>,
 ) -> Response {
-    let loaded = async {
-        let Some(run) = state.store.run(&RunId(id.clone())).await? else {
-            return Ok(None);
-        };
-        if !user.admin && run.user != user.name {
-            return Ok(None);
-        }
-        let events = state.store.run_events(&run.id).await?;
-        let proposals = state.store.run_proposals(&run.id).await?;
-        let mut decisions = Vec::new();
-        for stored in &proposals {
-            decisions.push(state.store.decision(stored.proposal.id()).await?);
-        }
-        Ok::<_, crate::store::StoreError>(Some((run, events, proposals, decisions)))
-    };
-    let (run, events, proposals, decisions) = match loaded.await.or_failure() {
-        Ok(Some(loaded)) => loaded,
-        Ok(None) => {
+    let detail = match state.host.run_detail(&user.name, &id).await {
+        Ok(detail) => detail,
+        Err(HostError::UnknownRun(_)) => {
             let body = html! { p { "No such run, or not yours to see." } };
             return (
                 StatusCode::NOT_FOUND,
@@ -79,8 +63,14 @@ pub(super) async fn show(
             )
                 .into_response();
         }
-        Err(response) => return response,
+        Err(error) => return layout::failure(&error.to_string()),
     };
+    let RunDetail {
+        run,
+        events,
+        proposals,
+        ..
+    } = detail;
     let body = html! {
         dl.run data-run=(run.id.0) {
             dt { "Started by" } dd.user { (run.user) }
@@ -97,7 +87,7 @@ pub(super) async fn show(
             table.proposals {
                 thead { tr { th { "Tool" } th { "Record" } th { "Summary" } th { "Status" } th { "Decision" } } }
                 tbody {
-                    @for (stored, decision) in proposals.iter().zip(&decisions) {
+                    @for (stored, decision) in &proposals {
                         tr data-proposal=(stored.proposal.id().as_str()) {
                             td { code { (stored.proposal.tool()) } }
                             td { (stored.proposal.record) }

@@ -17,6 +17,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 
 use super::WebState;
 use super::layout;
+use crate::app::HostError;
 
 /// The session cookie's name.
 pub(super) const COOKIE: &str = "host_session";
@@ -155,7 +156,7 @@ impl FromRequestParts<WebState> for SignedIn {
         let id = session_id(parts).ok_or_else(to_signin)?;
         let session = state.sessions.get(&id).ok_or_else(to_signin)?;
         let name = session.user.ok_or_else(to_signin)?;
-        let user = match state.store.user(&name).await {
+        let user = match state.host.user(&name).await {
             Ok(Some(user)) => user,
             Ok(None) => {
                 state.sessions.end(&id);
@@ -164,7 +165,7 @@ impl FromRequestParts<WebState> for SignedIn {
             Err(error) => return Err(layout::failure(&error.to_string())),
         };
         Ok(SignedIn {
-            name: user.name,
+            name: user.id,
             admin: user.admin,
             csrf: session.csrf,
             notice: state.sessions.take_notice(&id),
@@ -182,10 +183,10 @@ impl FromRequestParts<WebState> for Admin {
 
     async fn from_request_parts(parts: &mut Parts, state: &WebState) -> Result<Admin, Response> {
         let user = SignedIn::from_request_parts(parts, state).await?;
-        if user.admin {
-            Ok(Admin(user))
-        } else {
-            Err(layout::forbidden(&user))
+        match state.host.require_admin(&user.name, "this page").await {
+            Ok(()) => Ok(Admin(user)),
+            Err(HostError::NotAdmin { .. }) => Err(layout::forbidden(&user)),
+            Err(error) => Err(layout::failure(&error.to_string())),
         }
     }
 }

@@ -56,7 +56,7 @@ pub(super) async fn submit(
     Form(credentials): Form<Credentials>,
 ) -> Response {
     let verified = state
-        .store
+        .host
         .verify_password(&credentials.name, &credentials.password)
         .await;
     match verified.or_failure() {

@@ -16,10 +16,11 @@ use tool_core::{Egress, RegisteredTool, Shipped};
 use super::WebState;
 use super::layout::{self, OrFailure, csrf_field};
 use super::session::{Admin, SignedIn};
-use crate::store::{AuditEntry, AuditKind, SettingKey};
+use crate::app::HostError;
+use crate::store::SettingKey;
 
 pub(super) async fn page(State(state): State<WebState>, Admin(user): Admin) -> Response {
-    match state.store.host_settings().await.or_failure() {
+    match state.host.host_settings().await.or_failure() {
         Ok(settings) => {
             layout::page("Tools", Some(&user), body(&state, &user, &settings)).into_response()
         }
@@ -151,32 +152,14 @@ pub(super) struct GroupSwitch {
 
 pub(super) async fn switch_group(
     State(state): State<WebState>,
-    Admin(user): Admin,
+    user: SignedIn,
     Form(form): Form<GroupSwitch>,
 ) -> Response {
-    let known = state
-        .registry()
-        .tools()
-        .iter()
-        .any(|t| t.declaration().group == form.group);
-    if !known {
-        return back(
-            &state,
-            &user,
-            format!("There is no group `{}`.", form.group),
-        );
-    }
-    let result = async {
-        let mut groups = state.store.host_settings().await?.groups;
-        let entry = groups.entry(form.group.clone()).or_default();
-        entry.state = form.state;
-        entry.egress = form.egress;
-        save(&state, &user, SettingKey::Groups, &groups, &form.group).await
-    };
-    match result.await {
-        Ok(()) => back(&state, &user, format!("Group {} saved.", form.group)),
-        Err(error) => back(&state, &user, format!("Not saved: {error}")),
-    }
+    let saved = state
+        .host
+        .switch_group(&user.name, &form.group, form.state, form.egress)
+        .await;
+    answer(&state, &user, saved, format!("Group {} saved.", form.group))
 }
 
 #[derive(Deserialize)]
@@ -187,21 +170,14 @@ pub(super) struct ToolSwitch {
 
 pub(super) async fn switch_tool(
     State(state): State<WebState>,
-    Admin(user): Admin,
+    user: SignedIn,
     Form(form): Form<ToolSwitch>,
 ) -> Response {
-    if state.registry().get(&form.tool).is_none() {
-        return back(&state, &user, format!("There is no tool `{}`.", form.tool));
-    }
-    let result = async {
-        let mut tools = state.store.host_settings().await?.tools;
-        tools.entry(form.tool.clone()).or_default().state = form.state;
-        save(&state, &user, SettingKey::Tools, &tools, &form.tool).await
-    };
-    match result.await {
-        Ok(()) => back(&state, &user, format!("Tool {} saved.", form.tool)),
-        Err(error) => back(&state, &user, format!("Not saved: {error}")),
-    }
+    let saved = state
+        .host
+        .switch_tool(&user.name, &form.tool, form.state)
+        .await;
+    answer(&state, &user, saved, format!("Tool {} saved.", form.tool))
 }
 
 #[derive(Deserialize)]
@@ -211,7 +187,7 @@ pub(super) struct SitesForm {
 
 pub(super) async fn save_sites(
     State(state): State<WebState>,
-    Admin(user): Admin,
+    user: SignedIn,
     Form(form): Form<SitesForm>,
 ) -> Response {
     let sites: Vec<&str> = form
@@ -220,30 +196,28 @@ pub(super) async fn save_sites(
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    match save(&state, &user, SettingKey::Sites, &sites, "sites").await {
-        Ok(()) => back(&state, &user, "Sites saved.".to_owned()),
-        Err(error) => back(&state, &user, format!("Not saved: {error}")),
-    }
+    let json = serde_json::to_string(&sites).unwrap_or_default();
+    let saved = state
+        .host
+        .set_setting(&user.name, SettingKey::Sites.name(), &json)
+        .await
+        .map(drop);
+    answer(&state, &user, saved, "Sites saved.".to_owned())
 }
 
-/// Stores `value` under `key` (checked against the key's type) and audits
-/// the change.
-async fn save(
+/// Back to the tools page with `done` or why not; 403 for someone the app
+/// layer says is no administrator.
+fn answer(
     state: &WebState,
     user: &SignedIn,
-    key: SettingKey,
-    value: &impl serde::Serialize,
-    what: &str,
-) -> Result<(), crate::store::StoreError> {
-    let json = serde_json::to_string(value).unwrap_or_default();
-    state.store.set_setting(key.name(), &json).await?;
-    let mut entry = AuditEntry::new(AuditKind::Write, user.name.clone(), "ok");
-    entry.tool = Some("web: settings".into());
-    entry.detail = Some(format!("{} ({what}) = {json}", key.name()));
-    state.store.audit(&entry).await
-}
-
-fn back(state: &WebState, user: &SignedIn, notice: String) -> Response {
+    saved: Result<(), HostError>,
+    done: String,
+) -> Response {
+    let notice = match saved {
+        Ok(()) => done,
+        Err(HostError::NotAdmin { .. }) => return layout::forbidden(user),
+        Err(error) => format!("Not saved: {error}"),
+    };
     state.sessions.notify(&user.session, notice);
     Redirect::to("/tools").into_response()
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use host_example::skill_approval::UnapprovedSkills;
+use host_example::app::skills::approval::UnapprovedSkills;
 use host_example::store::{
     AuditEntry, AuditKind, DEMO_PASSWORD, LATEST_VERSION, SettingKey, Store, StoreError,
 };

@@ -1,7 +1,7 @@
 //! Approved skills and run notes, on every backend.
 
-use host_example::skill_approval::Distrust;
-use host_example::skill_digest::{FileChange, FileDigest, SkillDigest};
+use host_example::app::skills::approval::Distrust;
+use host_example::app::skills::digest::{FileChange, FileDigest, SkillDigest};
 use host_example::store::{RunNote, SkillApproval, Store, StoreError};
 use tool_core::RunId;
 use tool_core::gates::Grant;

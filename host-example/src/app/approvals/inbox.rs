@@ -14,8 +14,8 @@ use tool_core::approval::{Approval, DEFAULT_PROPOSAL_LIFETIME, Decision};
 use tool_core::gates::Gates;
 use tool_core::{Actor, Effect, Outcome, Proposal, RunId};
 
-use crate::approvals::{Decided, ProposalView, Verdict};
-use crate::host::{Host, HostError};
+use crate::app::approvals::{Decided, ProposalView, Verdict};
+use crate::app::{Host, HostError};
 use crate::store::{RunRequest, StoredProposal};
 
 /// A pending proposal in someone's inbox.

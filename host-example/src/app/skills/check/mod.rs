@@ -16,9 +16,9 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-mod approvals;
+mod trust;
 
-pub use approvals::check_approvals;
+pub use trust::check_approvals;
 
 use serde::Serialize;
 use tool_core::skills::{Code, KnownTool, Position, Severity, check_skill_tools, read_skill};

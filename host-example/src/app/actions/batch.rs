@@ -11,10 +11,10 @@ use tool_core::agent::{Message, RunStatus};
 use tool_core::export::Provider;
 use tool_core::{Actor, RunId};
 
-use crate::actions::{Action, RecordRef, Unfit};
-use crate::host::{Host, HostError};
+use crate::app::actions::{Action, RecordRef, Unfit};
+use crate::app::{Host, HostError};
 use crate::model::ModelConfig;
-use crate::runs::RunEnded;
+use crate::app::runs::RunEnded;
 
 /// The most ids read from one paste.
 pub const MOST_READ: usize = 100;

@@ -1,9 +1,9 @@
 //! Skills an administrator approved, and the one rule that decides whether
-//! a skill folder is trusted: a run's start ([`crate::skills::load`]) and
-//! `skills check --approvals` ([`crate::skills_check`]) both ask [`judge`].
+//! a skill folder is trusted: a run's start ([`crate::app::skills::load`]) and
+//! `skills check --approvals` ([`crate::app::skills::check`]) both ask [`judge`].
 //!
 //! Approving records the digest of every file in the skill's folder
-//! ([`crate::skill_digest`]) with who approved it and when. A skill whose
+//! ([`crate::app::skills::digest`]) with who approved it and when. A skill whose
 //! files no longer match, or that was never approved (unless the setting
 //! `unapproved_skills` is `"allow"`), is not trusted: its `allowed-tools`
 //! becomes an empty list, so it allows the run no tools (left out, it
@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use site_model::Timestamp;
 
-use crate::host::{Host, HostError};
-use crate::skill_digest::{DigestError, FileChange, SkillDigest, SkillFolder};
-use crate::skills_check::{self, check_skill_bytes};
+use crate::app::{Host, HostError};
+use crate::app::skills::digest::{DigestError, FileChange, SkillDigest, SkillFolder};
+use crate::app::skills::check::{self as skills_check, Checked, check_skill_bytes};
 use crate::store::{AuditEntry, AuditKind, SkillApproval};
 
 /// What runs do with a skill no administrator approved (the setting
@@ -195,6 +195,15 @@ impl Host {
             saved.push(stored.unwrap_or(approval));
         }
         Ok(saved)
+    }
+
+    /// Adds to `checked` what each skill's approval says of it, against
+    /// the approvals and the `unapproved_skills` setting as they are now.
+    pub async fn check_skill_approvals(&self, checked: &mut Checked) -> Result<(), HostError> {
+        let approved = self.store().skill_approvals().await?;
+        let unapproved = self.store().unapproved_skills().await?;
+        skills_check::check_approvals(checked, &approved, unapproved);
+        Ok(())
     }
 
     /// Every approved skill, by name.

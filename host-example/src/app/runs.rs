@@ -2,8 +2,8 @@
 //! ([`Host::start_run`]), list them, show one. A run resolves its grant once
 //! through the gates, is stored with it, and drives the agent loop with the
 //! configured model; every event is recorded as it happens
-//! ([`crate::recorder`]). A write proposal suspends it: its state and the
-//! proposal are stored until [`crate::approvals`] decides.
+//! ([`crate::app::recorder`]). A write proposal suspends it: its state and the
+//! proposal are stored until [`crate::app::approvals`] decides.
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use serde_json::Value;
@@ -12,11 +12,12 @@ use tool_core::agent::{
     RunEnd, Spent,
 };
 use tool_core::gates::{Gates, Selection};
-use tool_core::{Proposal, Registry, RunId};
+use tool_core::approval::Decision;
+use tool_core::{Actor, Proposal, Registry, RunId};
 
-use crate::host::{DEFAULT_ROUNDS, Host, HostError};
-use crate::recorder::{EventLog, Recorder};
-use crate::store::{RunNote, RunRequest, RunSummary, StoredRun};
+use crate::app::{DEFAULT_ROUNDS, Host, HostError};
+use crate::app::recorder::{EventLog, Recorder};
+use crate::store::{RunNote, RunRequest, RunSummary, StoredProposal, StoredRun};
 
 /// What asking a run came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,6 +56,8 @@ pub struct RunDetail {
     pub notes: Vec<RunNote>,
     /// Its events, in order.
     pub events: Vec<Event<'static>>,
+    /// Its proposals, each with its decision once there is one.
+    pub proposals: Vec<(StoredProposal, Option<Decision>)>,
 }
 
 impl Host {
@@ -151,23 +154,46 @@ impl Host {
         }
     }
 
-    /// The newest `limit` runs, newest first.
-    pub async fn runs(&self, limit: usize) -> Result<Vec<RunSummary>, HostError> {
-        Ok(self.store().runs(limit).await?)
+    /// The newest `limit` runs `viewer` may see, newest first: their own,
+    /// or everyone's for an administrator ([`Host::may_see_run`]).
+    pub async fn runs(&self, viewer: &str, limit: usize) -> Result<Vec<RunSummary>, HostError> {
+        let viewer = self.actor(viewer).await?;
+        let whose = (!viewer.admin).then_some(viewer.id.as_str());
+        Ok(self.store().runs_of(whose, limit).await?)
     }
 
-    /// One run and its events.
-    pub async fn run_detail(&self, id: &str) -> Result<RunDetail, HostError> {
+    /// One run as `viewer` sees it: its events, notes, proposals and their
+    /// decisions. A run they may not see is answered as one that does not
+    /// exist, so nobody learns which ids are taken.
+    pub async fn run_detail(&self, viewer: &str, id: &str) -> Result<RunDetail, HostError> {
+        let viewer = self.actor(viewer).await?;
         let id = RunId(id.to_owned());
         let run = self
             .store()
             .run(&id)
             .await?
+            .filter(|run| may_see_run(&viewer, run))
             .ok_or_else(|| HostError::UnknownRun(id.0.clone()))?;
         let events = self.store().run_events(&id).await?;
         let notes = self.store().run_notes(&id).await?;
-        Ok(RunDetail { run, notes, events })
+        let mut proposals = Vec::new();
+        for stored in self.store().run_proposals(&id).await? {
+            let decision = self.store().decision(stored.proposal.id()).await?;
+            proposals.push((stored, decision));
+        }
+        Ok(RunDetail {
+            run,
+            notes,
+            events,
+            proposals,
+        })
     }
+}
+
+/// Who may see a run: the user it acts for, and administrators. The one
+/// rule every door's listing and detail follows.
+pub fn may_see_run(viewer: &Actor, run: &StoredRun) -> bool {
+    viewer.admin || viewer.id == run.user
 }
 
 impl RunRequest {

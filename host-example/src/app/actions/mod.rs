@@ -8,6 +8,8 @@
 //! The record is read as the person may see it in the site: a record they
 //! may not edit is refused with the words of one that does not exist.
 
+pub mod batch;
+
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -16,8 +18,8 @@ use tool_core::Actor;
 use tool_core::agent::EventSink;
 use tool_core::gates::{Gates, Selection};
 
-use crate::host::{Host, HostError};
-use crate::runs::RunReport;
+use crate::app::{Host, HostError};
+use crate::app::runs::RunReport;
 use crate::store::RunRequest;
 
 /// The kinds of record an action is offered on.

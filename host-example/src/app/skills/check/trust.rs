@@ -9,8 +9,8 @@ use site_model::Timestamp;
 use tool_core::skills::Position;
 
 use super::{CheckCode, Checked, Finding, folder_name};
-use crate::skill_approval::{Distrust, UnapprovedSkills, Verdict, judge};
-use crate::skill_digest::{FileChange, SkillFolder};
+use crate::app::skills::approval::{Distrust, UnapprovedSkills, Verdict, judge};
+use crate::app::skills::digest::{FileChange, SkillFolder};
 use crate::store::SkillApproval;
 
 /// Adds a finding for every skill in `checked` that a run would not trust,

@@ -23,7 +23,7 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use reqwest::Url;
 use serde::{Deserialize, Serialize};
 
-use super::backend::StoreError;
+use crate::app::HostError;
 
 /// How often, at most, an unknown key id fetches the issuer's key set again.
 pub const JWKS_REFETCH_INTERVAL: Duration = Duration::from_secs(30);
@@ -164,7 +164,7 @@ impl OAuthVerifier {
         &self,
         settings: &OAuthSettings,
         token: &str,
-    ) -> Result<Option<String>, StoreError> {
+    ) -> Result<Option<String>, HostError> {
         let Ok(header) = jsonwebtoken::decode_header(token) else {
             return Ok(None);
         };
@@ -195,7 +195,7 @@ impl OAuthVerifier {
         &self,
         settings: &OAuthSettings,
         kid: Option<&str>,
-    ) -> Result<Arc<FetchedKeys>, StoreError> {
+    ) -> Result<Arc<FetchedKeys>, HostError> {
         let kept = self.keys.lock().unwrap_or_else(|e| e.into_inner()).clone();
         if let Some(kept) = &kept
             && kept.uri == settings.jwks_uri
@@ -213,9 +213,9 @@ impl OAuthVerifier {
         Ok(fetched)
     }
 
-    async fn fetch(&self, uri: &str) -> Result<JwkSet, StoreError> {
+    async fn fetch(&self, uri: &str) -> Result<JwkSet, HostError> {
         let failed = |e: &dyn std::fmt::Display| {
-            StoreError(format!("could not fetch the issuer's keys from {uri}: {e}"))
+            HostError::OAuth(format!("could not fetch the issuer's keys from {uri}: {e}"))
         };
         let response = self
             .http

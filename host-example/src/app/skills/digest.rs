@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
-use crate::skills_check::SKILL_FILE;
+use crate::app::skills::check::SKILL_FILE;
 
 /// One file of a skill folder and the SHA-256 of its exact bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -12,6 +12,8 @@
 //! is not asked; if the gates refuse the approval, or someone decided
 //! first, they are dropped and the run is given back, still waiting.
 
+pub mod inbox;
+
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -23,10 +25,10 @@ use tool_core::approval::{Approval, ApprovalStore, ClaimError, Decision};
 use tool_core::export::Provider;
 use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId, ToolOutput};
 
-use crate::host::{Host, HostError};
+use crate::app::{Host, HostError};
 use crate::model::OpenAiClient;
-use crate::recorder::{EventLog, Recorder};
-use crate::runs::RunReport;
+use crate::app::recorder::{EventLog, Recorder};
+use crate::app::runs::RunReport;
 use crate::store::{AuditEntry, AuditKind, RunRequest, SqlApprovals, StoredProposal, StoredRun};
 
 /// How long a process waits for another one that took the run first to
@@ -110,7 +112,8 @@ impl Host {
     }
 
     /// Rejects proposal `id` as `approver`, with `reason` for the model,
-    /// and resumes its run.
+    /// and resumes its run. A rejection needs a reason
+    /// ([`HostError::ReasonRequired`]).
     pub async fn reject(
         &self,
         id: &str,
@@ -138,6 +141,13 @@ impl Host {
         watch: &mut (dyn EventSink + Send),
     ) -> Result<Decided, HostError> {
         let view = self.proposal(id).await?;
+        // The person whose run asked is owed a reason, and the model
+        // reads it: a rejection without one decides nothing.
+        if let Verdict::Reject(reason) = &verdict
+            && reason.trim().is_empty()
+        {
+            return Err(HostError::ReasonRequired);
+        }
         if let Some(decided) = view.decision {
             return Err(HostError::AlreadyDecided(decided));
         }

@@ -1,16 +1,20 @@
 //! A run's skills: the skill folders below the folders the settings name
 //! (`skills_folders`), picked by name, judged against their approvals
-//! ([`crate::skill_approval`]) and read into the [`SkillRef`]s the gates
+//! ([`crate::app::skills::approval`]) and read into the [`SkillRef`]s the gates
 //! (`allowed-tools`, gate 6) and the prompt's skill block use.
+
+pub mod approval;
+pub mod check;
+pub mod digest;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use tool_core::skills::{AllowedTools, SkillRef, TrustLevel};
 
-use crate::skill_approval::{UnapprovedSkills, Verdict, judge};
-use crate::skill_digest::SkillFolder;
-use crate::skills_check::{SKILL_FILE, SkillFolders};
+use crate::app::skills::approval::{UnapprovedSkills, Verdict, judge};
+use crate::app::skills::digest::SkillFolder;
+use crate::app::skills::check::{SKILL_FILE, SkillFolders};
 use crate::store::{RunNote, SkillApproval};
 
 /// How far the host trusts a skill from a folder its administrator named:

@@ -1,0 +1,223 @@
+//! Administration, whichever door asks: settings, users and tokens, each
+//! change checked for an administrator, written, and audited here once (a
+//! refusal too, in the same words at every door); and what a user is
+//! offered, from the gates' own resolution.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use tool_core::gates::{Gates, HostSettings, RunConfig, RunInputs, Selection, Toggle};
+use tool_core::{Actor, Egress};
+
+use crate::app::{Host, HostError};
+use crate::store::{AuditEntry, AuditKind, HostUser, SettingKey, SettingValue};
+
+/// What the gates offer one user now, outside any skill: every tool they
+/// may be offered, by group.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Offer {
+    /// Group name → tool names, both in order.
+    pub by_group: BTreeMap<String, Vec<String>>,
+}
+
+impl Offer {
+    /// Every offered tool's name, in group order.
+    pub fn tools(&self) -> impl Iterator<Item = &str> {
+        self.by_group.values().flatten().map(String::as_str)
+    }
+}
+
+impl Host {
+    /// `user`, if an administrator; otherwise the refusal, audited (who
+    /// asked, for what) so every door leaves the same trace.
+    async fn administrator(&self, user: &str, doing: &str) -> Result<HostUser, HostError> {
+        let found = self.store().user(user).await?;
+        match found {
+            Some(found) if found.admin => Ok(found),
+            _ => {
+                let mut entry = AuditEntry::new(AuditKind::Write, user, "refused");
+                entry.tool = Some(doing.to_owned());
+                entry.detail = Some("needs an administrator".to_owned());
+                self.store().audit(&entry).await?;
+                Err(HostError::NotAdmin {
+                    doing: doing.to_owned(),
+                    user: user.to_owned(),
+                })
+            }
+        }
+    }
+
+    /// Whether `user` is an administrator, for what only administrators
+    /// may see (the tools page, the playground with its raw model traffic):
+    /// [`HostError::NotAdmin`] if not. Nothing changes, so nothing is
+    /// audited; a change is checked again where it is made.
+    pub async fn require_admin(&self, user: &str, doing: &str) -> Result<(), HostError> {
+        match self.store().user(user).await? {
+            Some(found) if found.admin => Ok(()),
+            _ => Err(HostError::NotAdmin {
+                doing: doing.to_owned(),
+                user: user.to_owned(),
+            }),
+        }
+    }
+
+    async fn audit_change(&self, user: &str, doing: &str, detail: String) -> Result<(), HostError> {
+        let mut entry = AuditEntry::new(AuditKind::Write, user, "ok");
+        entry.tool = Some(doing.to_owned());
+        entry.detail = Some(detail);
+        Ok(self.store().audit(&entry).await?)
+    }
+
+    /// The gates' settings as they are now.
+    pub async fn host_settings(&self) -> Result<HostSettings, HostError> {
+        Ok(self.store().host_settings().await?)
+    }
+
+    /// Every setting with the value in effect.
+    pub async fn settings(&self) -> Result<Vec<SettingValue>, HostError> {
+        Ok(self.store().settings().await?)
+    }
+
+    /// Sets `key` to `json` (JSON text) as `user`, an administrator: the
+    /// value is checked against the setting's type first, nothing is
+    /// stored if it does not fit, and open MCP sessions hear of it.
+    /// Returns the value stored.
+    pub async fn set_setting(&self, user: &str, key: &str, json: &str) -> Result<Value, HostError> {
+        self.administrator(user, "settings").await?;
+        let stored = self.store().set_setting(key, json).await?;
+        self.audit_change(user, "settings", format!("{key} = {stored}"))
+            .await?;
+        self.poll_settings().await?;
+        Ok(stored)
+    }
+
+    /// Switches the tool group `group` on or off, with its egress, as
+    /// `user`, an administrator.
+    pub async fn switch_group(
+        &self,
+        user: &str,
+        group: &str,
+        state: Toggle,
+        egress: Egress,
+    ) -> Result<(), HostError> {
+        self.administrator(user, "settings").await?;
+        if !self
+            .registry()
+            .tools()
+            .iter()
+            .any(|t| t.declaration().group == group)
+        {
+            return Err(HostError::Invalid(format!("there is no group `{group}`")));
+        }
+        let mut groups = self.store().host_settings().await?.groups;
+        let entry = groups.entry(group.to_owned()).or_default();
+        entry.state = state;
+        entry.egress = egress;
+        self.set_setting(user, SettingKey::Groups.name(), &json(&groups))
+            .await
+            .map(drop)
+    }
+
+    /// Switches the tool `tool` on or off as `user`, an administrator.
+    pub async fn switch_tool(&self, user: &str, tool: &str, state: Toggle) -> Result<(), HostError> {
+        self.administrator(user, "settings").await?;
+        if self.registry().get(tool).is_none() {
+            return Err(HostError::Invalid(format!("there is no tool `{tool}`")));
+        }
+        let mut tools = self.store().host_settings().await?.tools;
+        tools.entry(tool.to_owned()).or_default().state = state;
+        self.set_setting(user, SettingKey::Tools.name(), &json(&tools))
+            .await
+            .map(drop)
+    }
+
+    /// Adds a host user as `user`, an administrator.
+    pub async fn add_user(
+        &self,
+        user: &str,
+        name: &str,
+        admin: bool,
+        password: Option<&str>,
+    ) -> Result<HostUser, HostError> {
+        self.administrator(user, "adding a user").await?;
+        let added = self.store().add_user(name, admin, password).await?;
+        self.audit_change(
+            user,
+            "users add",
+            format!("user {} (admin: {})", added.name, added.admin),
+        )
+        .await?;
+        Ok(added)
+    }
+
+    /// Every host user.
+    pub async fn users(&self) -> Result<Vec<HostUser>, HostError> {
+        Ok(self.store().users().await?)
+    }
+
+    /// A new bearer token for `name`, made by `user`: their own, or anyone's
+    /// when they are an administrator. Shown this once; only its hash is
+    /// kept.
+    pub async fn new_token(&self, user: &str, name: &str) -> Result<String, HostError> {
+        if user != name {
+            self.administrator(user, "a token for another user").await?;
+        } else {
+            self.actor(user).await?;
+        }
+        let token = self.store().new_token(name).await?;
+        self.audit_change(user, "users token", format!("token for {name}"))
+            .await?;
+        Ok(token)
+    }
+
+    /// The newest `n` entries of the audit trail, oldest first.
+    pub async fn audit_tail(&self, n: usize) -> Result<Vec<AuditEntry>, HostError> {
+        Ok(self.store().audit_tail(n).await?)
+    }
+
+    /// The database's schema version.
+    pub async fn schema_version(&self) -> Result<i64, HostError> {
+        Ok(self.store().schema_version().await?)
+    }
+
+    /// Whether `password` is `name`'s password.
+    pub async fn verify_password(&self, name: &str, password: &str) -> Result<bool, HostError> {
+        Ok(self.store().verify_password(name, password).await?)
+    }
+
+    /// What the gates offer `actor` now (the settings, the trust zone and
+    /// their administrator flag as they are now, no skill): the tools a run
+    /// of theirs, started from any door, may be offered.
+    pub async fn offer(&self, actor: &Actor) -> Result<Offer, HostError> {
+        let settings = self.store().host_settings().await?;
+        let config = RunConfig {
+            trust_zone: self.store().trust_zone().await?,
+            ..RunConfig::default()
+        };
+        let inputs = RunInputs {
+            settings: &settings,
+            actor: Some(actor),
+            config: &config,
+            skills: &[],
+            selection: &Selection::All,
+        };
+        let grant = Gates::new(self.registry(), inputs).resolve().grant;
+        let mut offer = Offer::default();
+        for name in grant.tool_names() {
+            if let Some(tool) = self.registry().get(name) {
+                let group = tool.declaration().group.to_string();
+                offer
+                    .by_group
+                    .entry(group)
+                    .or_default()
+                    .push(name.to_owned());
+            }
+        }
+        Ok(offer)
+    }
+}
+
+fn json(value: &impl serde::Serialize) -> String {
+    // Settings maps of plain strings and enums always serialize.
+    serde_json::to_string(value).unwrap_or_default()
+}

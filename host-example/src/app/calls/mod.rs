@@ -1,0 +1,353 @@
+//! A single gated call outside an agent run, as MCP makes them: who a
+//! bearer token is, each identity's grant (resolved by the gates, cached
+//! per settings generation), the call checked against it and the gates as
+//! they are now, a write tool's proposal kept for the one approval path,
+//! settings changes announced to whoever listens, and every call in the
+//! audit trail ([`audit_writer`]: calls finishing together share one
+//! commit).
+
+mod audit_writer;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::watch;
+use tool_core::calls::CancelToken;
+use tool_core::gates::{Denial, Gates, Grant, HostSettings, RunConfig, RunInputs, Selection};
+use tool_core::{Actor, Outcome, ProposalId, RunId, ToolError};
+
+use audit_writer::AuditWriter;
+
+use crate::app::oauth::{OAuthSettings, OAuthVerifier, looks_like_jwt};
+use crate::app::{Host, HostError};
+use crate::store::{self, AuditKind, HostUser, McpClient, StoreError};
+
+/// How often open streams look at the store for settings another process
+/// changed (`host-example settings set`, another server on the database).
+pub const SETTINGS_POLL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// The settings the gates read, as one stored version.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// Increases with every change, so a cached grant knows it is stale.
+    pub generation: u64,
+    /// What administrators switched.
+    pub host: HostSettings,
+    /// The configuration every single call runs with.
+    pub run: RunConfig,
+    /// The OAuth issuer whose access tokens HTTP accepts, if any.
+    pub oauth: Option<Arc<OAuthSettings>>,
+}
+
+/// Who made a call, with what client, over which protocol revision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Caller {
+    /// The authenticated user.
+    pub actor: Actor,
+    /// The client's name, from `initialize` or the request's `_meta`.
+    pub client_name: Option<String>,
+    /// The client's version, likewise.
+    pub client_version: Option<String>,
+    /// The protocol revision of the request (`2025-11-25`, `2026-07-28`).
+    pub protocol: Option<String>,
+}
+
+/// What became of one call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum CallDecision {
+    /// A read tool ran.
+    Done,
+    /// A write tool proposed a change, stored for approval.
+    Proposed {
+        /// The proposal.
+        proposal: ProposalId,
+    },
+    /// The call was allowed and failed: bad arguments, or the tool's error.
+    Failed,
+    /// A gate refused it (an unknown tool is refused by gate `registered`).
+    Refused {
+        /// The first gate that said no.
+        denial: Denial,
+    },
+    /// The client went away or cancelled before the tool finished.
+    Cancelled,
+}
+
+/// Why [`Host::call`] has no outcome.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CallError {
+    /// The call was refused or failed; the model is told its `model_text`.
+    #[error(transparent)]
+    Tool(#[from] ToolError),
+    /// The host failed; nothing was decided.
+    #[error(transparent)]
+    Host(#[from] HostError),
+}
+
+impl From<StoreError> for CallError {
+    fn from(error: StoreError) -> Self {
+        CallError::Host(error.into())
+    }
+}
+
+/// What single calls share across requests: the newest settings read, the
+/// grants resolved under them, who listens for changes, the OAuth keys,
+/// the audit writer.
+pub(crate) struct CallState {
+    /// The settings of the newest generation read: one `SELECT` of the
+    /// generation answers most requests.
+    settings: Mutex<Option<Arc<Settings>>>,
+    grants: Mutex<HashMap<Actor, (u64, Arc<Grant>)>>,
+    /// The newest settings generation seen; 0 until the first read.
+    changes: watch::Sender<u64>,
+    last_poll: Mutex<Option<Instant>>,
+    oauth: OAuthVerifier,
+    audit: AuditWriter,
+}
+
+impl CallState {
+    pub(crate) fn new(database: store::Store) -> Self {
+        CallState {
+            settings: Mutex::new(None),
+            grants: Mutex::new(HashMap::new()),
+            changes: watch::Sender::new(0),
+            last_poll: Mutex::new(None),
+            oauth: OAuthVerifier::default(),
+            audit: AuditWriter::new(database),
+        }
+    }
+}
+
+impl std::fmt::Debug for CallState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallState").finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Every write under these locks is one insert or one replacement, so a
+    // panic elsewhere cannot leave the value half-written.
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn actor(user: HostUser) -> Actor {
+    Actor {
+        id: user.name,
+        admin: user.admin,
+    }
+}
+
+impl Host {
+    /// The user a bearer token belongs to: one of the host's own tokens,
+    /// or, where the settings name an OAuth issuer, an access token it
+    /// signed for this server ([`crate::app::oauth`]).
+    pub async fn authenticate(&self, token: &str) -> Result<Option<Actor>, HostError> {
+        if looks_like_jwt(token)
+            && let Some(oauth) = self.oauth().await?
+        {
+            return match self.calls.oauth.user(&oauth, token).await? {
+                Some(name) => self.user(&name).await,
+                None => Ok(None),
+            };
+        }
+        Ok(self.store().user_for_token(token).await?.map(actor))
+    }
+
+    /// The OAuth issuer the settings name, if any.
+    pub async fn oauth(&self) -> Result<Option<Arc<OAuthSettings>>, HostError> {
+        Ok(self.call_settings().await?.oauth.clone())
+    }
+
+    /// The user of this name, if any.
+    pub async fn user(&self, name: &str) -> Result<Option<Actor>, HostError> {
+        Ok(self.store().user(name).await?.map(actor))
+    }
+
+    /// The tools `actor` is offered for a single call now, resolved by the
+    /// gates once per settings generation.
+    pub async fn grant(&self, actor: &Actor) -> Result<Arc<Grant>, HostError> {
+        let settings = self.call_settings().await?;
+        Ok(self.grant_under(actor, &settings))
+    }
+
+    /// The settings as they are now; a generation newer than the last one
+    /// seen is announced to open streams.
+    async fn call_settings(&self) -> Result<Arc<Settings>, StoreError> {
+        let settings = self.load_settings().await?;
+        self.observe(settings.generation);
+        Ok(settings)
+    }
+
+    async fn load_settings(&self) -> Result<Arc<Settings>, StoreError> {
+        let database = self.store();
+        let generation = database.settings_generation().await?;
+        if let Some(cached) = lock(&self.calls.settings).clone()
+            && cached.generation == generation
+        {
+            return Ok(cached);
+        }
+        // Read after the generation: what is read is at least that new, and
+        // a write in between bumps the generation past it, so the next read
+        // loads again.
+        let settings = Arc::new(Settings {
+            generation,
+            host: database.host_settings().await?,
+            run: RunConfig {
+                trust_zone: database.trust_zone().await?,
+                ..RunConfig::default()
+            },
+            oauth: database.oauth_settings().await?.map(Arc::new),
+        });
+        let mut cached = lock(&self.calls.settings);
+        if cached.as_ref().is_none_or(|c| c.generation <= generation) {
+            *cached = Some(Arc::clone(&settings));
+        }
+        Ok(settings)
+    }
+
+    fn observe(&self, generation: u64) {
+        self.calls.changes.send_if_modified(|seen| {
+            // The first generation read is where this process starts, not
+            // a change.
+            let changed = *seen != 0 && generation > *seen;
+            *seen = (*seen).max(generation);
+            changed
+        });
+    }
+
+    /// Reads the settings generation, at most about once per
+    /// [`SETTINGS_POLL_INTERVAL`] however many streams ask, so a change
+    /// another process made reaches the open streams.
+    pub async fn poll_settings(&self) -> Result<(), HostError> {
+        {
+            let mut last = lock(&self.calls.last_poll);
+            let now = Instant::now();
+            if last.is_some_and(|at| now.duration_since(at) < SETTINGS_POLL_INTERVAL / 2) {
+                return Ok(());
+            }
+            *last = Some(now);
+        }
+        self.call_settings().await?;
+        Ok(())
+    }
+
+    /// Settings generations as they change, here or in another process
+    /// (seen by a request or [`poll_settings`](Self::poll_settings)): MCP
+    /// forwards each as `notifications/tools/list_changed`.
+    pub fn changes(&self) -> watch::Receiver<u64> {
+        self.calls.changes.subscribe()
+    }
+
+    fn grant_under(&self, actor: &Actor, settings: &Settings) -> Arc<Grant> {
+        let mut grants = lock(&self.calls.grants);
+        if let Some((generation, grant)) = grants.get(actor)
+            && *generation == settings.generation
+        {
+            return Arc::clone(grant);
+        }
+        let grant = Arc::new(
+            Gates::new(self.registry(), inputs(settings, actor))
+                .resolve()
+                .grant,
+        );
+        grants.insert(actor.clone(), (settings.generation, Arc::clone(&grant)));
+        grant
+    }
+
+    /// A gated call as `actor`: checked against the actor's grant and the
+    /// gates as they are now, so a tool switched off a moment ago is refused
+    /// at once. A write tool's proposal is stored for approval, in a run of
+    /// its own that holds the proposer and the grant, so the one approval
+    /// path decides it like any run's.
+    ///
+    /// Cancelling `cancel` tells the tool (its context's token) and ends the
+    /// call with [`ToolError::Cancelled`]; a proposal the tool already made
+    /// is stored whole.
+    pub async fn call(
+        &self,
+        actor: &Actor,
+        tool: &str,
+        arguments: Value,
+        run: RunId,
+        cancel: CancelToken,
+    ) -> Result<Outcome, CallError> {
+        let settings = self.call_settings().await?;
+        let grant = self.grant_under(actor, &settings);
+        let cx = self.context(&run, actor).with_cancel(cancel);
+        let outcome = Gates::new(self.registry(), inputs(&settings, actor))
+            .call(&grant, tool, arguments, &cx)
+            .await?;
+        if let Outcome::Proposed(proposal) = &outcome {
+            // A run of its own per proposal: the call's run id names the
+            // request, which repeats across sessions.
+            let run = RunId(format!("mcp-{}", proposal.id()));
+            self.store()
+                .save_call_proposal(&run, &actor.id, &grant, proposal)
+                .await?;
+        }
+        Ok(outcome)
+    }
+
+    /// Appends one call to the audit trail; a failure is logged, never
+    /// shown to the caller.
+    pub async fn record_call(
+        &self,
+        caller: Caller,
+        tool: String,
+        decision: &CallDecision,
+        duration: Duration,
+    ) {
+        let entry = audit_entry(caller, tool, decision, duration);
+        if let Err(error) = self.calls.audit.write(entry).await {
+            tracing::error!(target: "host_example::app", %error, "could not record a call");
+        }
+    }
+}
+
+/// One call as an entry of the host's audit trail.
+fn audit_entry(
+    caller: Caller,
+    tool: String,
+    decision: &CallDecision,
+    duration: Duration,
+) -> store::AuditEntry {
+    let (word, gate, detail) = match decision {
+        CallDecision::Done => ("done", None, None),
+        CallDecision::Proposed { proposal } => {
+            ("proposed", None, Some(format!("proposal {proposal}")))
+        }
+        CallDecision::Failed => ("failed", None, None),
+        CallDecision::Refused { denial } => (
+            "refused",
+            Some(denial.gate().to_string()),
+            Some(denial.to_string()),
+        ),
+        CallDecision::Cancelled => ("cancelled", None, None),
+    };
+    let mut stored = store::AuditEntry::new(AuditKind::Call, caller.actor.id, word);
+    stored.tool = Some(tool);
+    stored.gate = gate;
+    stored.detail = detail;
+    stored.client = Some(McpClient {
+        name: caller.client_name,
+        version: caller.client_version,
+        protocol: caller.protocol,
+    });
+    stored.duration = Some(duration);
+    stored
+}
+
+fn inputs<'a>(settings: &'a Settings, actor: &'a Actor) -> RunInputs<'a> {
+    RunInputs {
+        settings: &settings.host,
+        actor: Some(actor),
+        config: &settings.run,
+        skills: &[],
+        selection: &Selection::All,
+    }
+}

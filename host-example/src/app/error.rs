@@ -1,0 +1,105 @@
+//! [`HostError`]: why the app layer did not do what it was asked, worded
+//! for a person and naming no door's command or address (each door adds its
+//! own hint: the command line a command, the browser a link, MCP a JSON-RPC
+//! error).
+
+use tool_core::RegistryError;
+use tool_core::approval::Decision;
+
+use crate::app::skills::SkillsError;
+use crate::app::skills::approval::ApproveError;
+use crate::model::ClientError;
+use crate::store::StoreError;
+
+/// Why a run or an approval could not be done. Each is one line a person
+/// can act on.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HostError {
+    /// The store failed or refused.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The linked tools do not form a registry.
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    /// A skill the run asked for could not be loaded.
+    #[error(transparent)]
+    Skills(#[from] SkillsError),
+    /// Skills could not be approved; nothing was recorded.
+    #[error(transparent)]
+    Approve(#[from] ApproveError),
+    /// No model is configured.
+    #[error("no model is configured (setting `model`)")]
+    NoModel,
+    /// No model configuration has this name.
+    #[error("no model configuration `{0}` in the `models` setting")]
+    UnknownModel(String),
+    /// The configured model cannot be used.
+    #[error("the model setting cannot be used: {0}")]
+    Client(#[from] ClientError),
+    /// No run has this id.
+    #[error("no run `{0}`")]
+    UnknownRun(String),
+    /// No proposal has this id.
+    #[error("no proposal `{0}`")]
+    UnknownProposal(String),
+    /// The proposal was decided before.
+    #[error("already decided ({})", describe(.0))]
+    AlreadyDecided(Decision),
+    /// The proposal's run is not waiting for it.
+    #[error("run `{run}` is not waiting for this proposal (it is {status})")]
+    NotWaiting {
+        /// The run.
+        run: String,
+        /// Its status.
+        status: String,
+    },
+    /// The approval was refused by the gates; nothing was decided or
+    /// written, and the run still waits.
+    #[error("the approval was refused: {0}; nothing was written and the proposal is still pending")]
+    Refused(String),
+    /// The approver may not decide this proposal: its tool does not pass
+    /// their gates, or its record is not theirs to change. Nothing was
+    /// decided.
+    #[error(
+        "you may not decide this proposal (its tool or its record is not yours to change); nothing was decided"
+    )]
+    MayNotDecide,
+    /// An action on a record could not start: the record is missing or
+    /// not the user's to change, or its tool is not offered to them.
+    #[error("the run was not started: {0}")]
+    NotStarted(String),
+    /// The OAuth issuer's keys could not be had; the token was not
+    /// judged.
+    #[error("{0}")]
+    OAuth(String),
+    /// A rejection came without a reason: the person whose run asked is
+    /// owed one. Nothing was decided.
+    #[error("a rejection needs a reason; nothing was decided")]
+    ReasonRequired,
+    /// Only an administrator may do this; nothing was changed.
+    #[error("{doing} needs an administrator, and `{user}` is not one; nothing was changed")]
+    NotAdmin {
+        /// What was asked, such as `changing a setting`.
+        doing: String,
+        /// Who asked.
+        user: String,
+    },
+    /// What was asked names nothing this host has, or is malformed;
+    /// nothing was changed.
+    #[error("{0}; nothing was changed")]
+    Invalid(String),
+    /// The decision could not be recorded; nothing was decided or written.
+    #[error("the decision could not be recorded: {0}")]
+    Decision(String),
+}
+
+/// `approved by ops`, `rejected by ops`, `expired`.
+pub fn describe(decision: &Decision) -> String {
+    match decision {
+        Decision::Approved { approver } => format!("approved by {}", approver.id),
+        Decision::Rejected { approver, .. } => format!("rejected by {}", approver.id),
+        _ => "expired".to_owned(),
+    }
+}
+

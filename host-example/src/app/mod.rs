@@ -1,0 +1,125 @@
+//! The app layer: what the host does, whoever asks and through whichever
+//! door. The command line (`cli/`, in the binary), the browser pages
+//! ([`crate::web`]) and MCP ([`crate::mcp`]) each parse a request, call
+//! [`Host`], and render its answer; none reads the store, builds a tool
+//! context, resolves a grant or decides who may do what. A rule written
+//! here holds at every door.
+//!
+//! | file | concern |
+//! | --- | --- |
+//! | `mod.rs` | [`Host`]: the store, the registry, the site its tools see, and who a user is |
+//! | `error.rs` | [`HostError`], worded for a person, naming no door |
+//! | `setup.rs` | a run's inputs to the gates ([`RunSetup`]), the model client, the one tool context |
+//! | `runs.rs` | starting, listing and showing runs, each shown only to whom may see it |
+//! | `approvals/` | proposals: list, show, approve, reject (with a reason), resume; `inbox.rs` the approver's view |
+//! | `actions/` | actions on records and batches of them, each one ordinary run |
+//! | `skills/` | loading a run's skills, approving skill folders, checking skill files |
+//! | `content.rs` | the page tree, a page and the files as one person may see them |
+//! | `admin.rs` | settings, users and tokens: the administrator check, the write and the audit, once |
+//! | `calls/` | a single gated call (MCP): per-user grants cached per settings generation, proposals, the audit trail written in group commits |
+//! | `oauth.rs` | an OAuth issuer's access tokens as host users |
+//! | `recorder.rs` | a run's events stored and audited as they happen |
+
+pub mod actions;
+mod admin;
+pub mod approvals;
+pub mod calls;
+mod content;
+mod error;
+pub mod oauth;
+pub mod recorder;
+pub mod runs;
+mod setup;
+pub mod skills;
+
+use std::sync::Arc;
+
+use site_model::Site;
+use tool_core::approval::{DEFAULT_PROPOSAL_LIFETIME, ProposalLifetime};
+use tool_core::{Actor, Registry};
+
+pub use admin::Offer;
+pub use error::{HostError, describe};
+pub use setup::{DEFAULT_ROUNDS, RunChoices, RunSetup};
+
+use crate::store::{Store, StoreError};
+
+/// The host's one middle layer: every door asks it, and only it reaches
+/// the store. Built once per process (or once per test) and shared.
+pub struct Host {
+    store: Store,
+    registry: Registry,
+    /// The site every tool context carries: the database's site with the
+    /// source code the `code` tools read.
+    site: Arc<dyn Site>,
+    lifetime: ProposalLifetime,
+    calls: calls::CallState,
+}
+
+impl Host {
+    /// The host over the database at `url` (created, migrated and seeded
+    /// on first use), with every linked tool.
+    pub async fn open(url: &str) -> Result<Host, HostError> {
+        Host::new(Store::open(url).await?)
+    }
+
+    /// The host over `store`, with every linked tool.
+    pub fn new(store: Store) -> Result<Host, HostError> {
+        Ok(Host::with_registry(store, crate::registry()?))
+    }
+
+    /// The host over `store` with `registry`. Its site serves the demo
+    /// site's source code ([`site_model::demo::source_root`]) to the
+    /// `code` tools, in every run and every call alike.
+    pub fn with_registry(store: Store, registry: Registry) -> Host {
+        let site = store
+            .site()
+            .with_source_root(site_model::demo::source_root());
+        Host {
+            calls: calls::CallState::new(store.clone()),
+            site: Arc::new(site),
+            store,
+            registry,
+            lifetime: ProposalLifetime(DEFAULT_PROPOSAL_LIFETIME),
+        }
+    }
+
+    /// Sets how long a proposal waits for a decision before it expires.
+    pub fn with_proposal_lifetime(mut self, lifetime: ProposalLifetime) -> Self {
+        self.lifetime = lifetime;
+        self
+    }
+
+    /// Its tools.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The store, for the app layer's own modules only: no door holds it.
+    pub(crate) fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The host user `name` as an actor, their administrator flag as
+    /// stored now.
+    pub async fn actor(&self, name: &str) -> Result<Actor, HostError> {
+        let user = self
+            .store
+            .user(name)
+            .await?
+            .ok_or_else(|| StoreError::UnknownUser(name.to_owned()))?;
+        Ok(Actor {
+            id: user.name,
+            admin: user.admin,
+        })
+    }
+}
+
+impl std::fmt::Debug for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host")
+            .field("database", &self.store.backend())
+            .field("tools", &self.registry.len())
+            .finish_non_exhaustive()
+    }
+}

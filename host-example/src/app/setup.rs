@@ -1,0 +1,183 @@
+//! What every run needs before it starts: its inputs to the gates
+//! ([`RunSetup`]: the user, the settings as they are now, the skills), the
+//! model client, and the one context its tools get.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use tool_core::agent::{DEFAULT_MAX_ROUNDS, Message};
+use tool_core::gates::{HostSettings, RunConfig, RunInputs, Selection};
+use tool_core::skills::{EffectiveSkills, SkillRef, compose_skill_block};
+use tool_core::{Actor, RunId, ToolContext};
+
+use crate::app::skills::{self, LoadedSkills};
+use crate::app::{Host, HostError};
+use crate::model::{ModelConfig, OpenAiClient};
+use crate::store::{RunNote, RunRequest};
+
+/// What a run may be started with ([`Host::run_choices`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunChoices {
+    /// The `model` setting.
+    pub model: Option<ModelConfig>,
+    /// The `models` setting, by name.
+    pub models: BTreeMap<String, ModelConfig>,
+    /// The names of the skills in the skills folders.
+    pub skills: Vec<String>,
+}
+
+/// A run's inputs to the gates, owned: the settings as they are now, the
+/// run's user (with their administrator flag as it is now), configuration
+/// and skills.
+#[derive(Debug, Clone)]
+pub struct RunSetup {
+    /// The gates' settings.
+    pub settings: HostSettings,
+    /// The user the run acts for.
+    pub actor: Actor,
+    /// The trust zone and the rest of the run's configuration.
+    pub config: RunConfig,
+    /// The skills the run selected; one the host does not trust allows no
+    /// tools and has no text.
+    pub skills: Vec<SkillRef>,
+    /// What the host noted about the skills (refused, or used unapproved),
+    /// to be stored with the run.
+    pub notes: Vec<RunNote>,
+    /// Every tool that passes the gates.
+    pub selection: Selection,
+}
+
+impl RunSetup {
+    /// As the gates read it.
+    pub fn inputs(&self) -> RunInputs<'_> {
+        RunInputs {
+            settings: &self.settings,
+            actor: Some(&self.actor),
+            config: &self.config,
+            skills: &self.skills,
+            selection: &self.selection,
+        }
+    }
+
+    /// The system prompt: what the host is, then the skills' text.
+    pub fn system_prompt(&self) -> Message {
+        let block = self.skill_block();
+        let mut prompt = String::from(SYSTEM_PROMPT);
+        if !block.is_empty() {
+            prompt.push_str("\n\n");
+            prompt.push_str(&block);
+        }
+        Message::system(prompt)
+    }
+
+    /// How many bytes of the system prompt are the skills' lines.
+    pub fn skill_bytes(&self) -> usize {
+        self.skill_block().len()
+    }
+
+    fn skill_block(&self) -> String {
+        let effective = EffectiveSkills::select(&self.skills, self.settings.skill_trust_floor);
+        compose_skill_block(&effective, SKILL_BLOCK_BYTES).0
+    }
+}
+
+const SYSTEM_PROMPT: &str = "You work on a website through the tools you are offered. \
+Read before you answer. A change you propose is not written until a person approves it.";
+
+/// The room skills get in the system prompt.
+const SKILL_BLOCK_BYTES: usize = 16 * 1024;
+
+/// The round cap of a run that sets none.
+pub const DEFAULT_ROUNDS: u32 = DEFAULT_MAX_ROUNDS;
+
+impl Host {
+    /// The inputs of a run by `user` with the skills called `skills`, the
+    /// settings and the skills' approvals read now.
+    pub async fn setup(&self, user: &str, skills: &[String]) -> Result<RunSetup, HostError> {
+        let actor = self.actor(user).await?;
+        let settings = self.store().host_settings().await?;
+        let config = RunConfig {
+            trust_zone: self.store().trust_zone().await?,
+            ..RunConfig::default()
+        };
+        let loaded = if skills.is_empty() {
+            LoadedSkills::default()
+        } else {
+            skills::load(
+                &self.store().skills_folders().await?,
+                skills,
+                &self.store().skill_approvals().await?,
+                self.store().unapproved_skills().await?,
+            )?
+        };
+        Ok(RunSetup {
+            settings,
+            actor,
+            config,
+            skills: loaded.skills,
+            notes: loaded.notes,
+            selection: Selection::All,
+        })
+    }
+
+    /// [`Host::setup`] for a run asked `request`: its skills, and only the
+    /// tools it selects.
+    pub async fn request_setup(
+        &self,
+        user: &str,
+        request: &RunRequest,
+    ) -> Result<RunSetup, HostError> {
+        let mut setup = self.setup(user, &request.skills).await?;
+        setup.selection = request.tools.clone();
+        Ok(setup)
+    }
+
+    /// The model configuration called `name` (setting `models`), or of
+    /// the `model` setting for `None`, if there is one.
+    pub async fn model_config_named(
+        &self,
+        name: Option<&str>,
+    ) -> Result<Option<ModelConfig>, HostError> {
+        Ok(self.store().model_config_named(name).await?)
+    }
+
+    /// What a run may be started with: the default model configuration,
+    /// the named ones, and the skills found in the skills folders.
+    pub async fn run_choices(&self) -> Result<RunChoices, HostError> {
+        Ok(RunChoices {
+            model: self.store().model_config().await?,
+            models: self.store().model_configs().await?,
+            skills: skills::available(&self.store().skills_folders().await?),
+        })
+    }
+
+    /// The model client of the stored model configuration.
+    pub async fn model(&self) -> Result<OpenAiClient, HostError> {
+        self.model_named(None).await
+    }
+
+    /// The model client of the configuration called `name` (setting
+    /// `models`), or of the `model` setting for `None`.
+    pub async fn model_named(&self, name: Option<&str>) -> Result<OpenAiClient, HostError> {
+        let config = self
+            .store
+            .model_config_named(name)
+            .await?
+            .ok_or_else(|| match name {
+                None => HostError::NoModel,
+                Some(name) => HostError::UnknownModel(name.to_owned()),
+            })?;
+        Ok(OpenAiClient::new(config)?)
+    }
+
+    /// The context every call of `run` gets, whichever door started it:
+    /// its actor, the site (with the source code the `code` tools read),
+    /// and how long its proposals live. (The egress guard is added per call
+    /// by the gates, for the tool's group.)
+    pub fn context(&self, run: &RunId, actor: &Actor) -> ToolContext {
+        ToolContext::new(run.clone())
+            .with_actor(actor.clone())
+            .with_service(Arc::clone(&self.site))
+            .with_service(self.lifetime)
+    }
+}
