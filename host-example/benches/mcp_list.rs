@@ -3,16 +3,15 @@
 //!
 //! - **bytes**: the answer's line, serialized once, written again for each
 //!   request: the floor a pre-serialized list could reach;
-//! - **host**: `mcp::serve_io` (the host's stdio server): identity, the
-//!   grant, the grant's cached page, answered before rmcp by the host's
-//!   stdio reader from a line kept with the page's JSON, only the id
-//!   appended per request;
+//! - **host**: `mcp::serve_io` (the host's stdio server on rmcp's
+//!   transport, over the app layer on a SQLite file): identity, the
+//!   grant (one read of the settings generation), the grant's cached page,
+//!   serialized by rmcp;
 //! - **plain rmcp**: a hand-written rmcp `ServerHandler` returning a clone
 //!   of the same `Vec<Tool>`, on rmcp's own transport.
 //!
-//! All three answer the same JSON (checked before measuring): the host
-//! writes the id last and rmcp first, so the host's and rmcp's lines are
-//! compared parsed, and the bytes path writes the host's line. The
+//! All three answer the same JSON (checked before measuring), and the
+//! bytes path writes the host's line. The
 //! client's part (one request line written, one answer line read) is the
 //! same.
 //!
@@ -29,7 +28,8 @@
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group};
-use host_example::mcp::{self, MemoryBackend, MemoryStore};
+use host_example::store::Store;
+use host_example::{Host, mcp};
 use rmcp::model::{
     CacheScope, ErrorData, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
     ServerConfig, Tool,
@@ -37,7 +37,6 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, ServiceExt as _};
 use serde_json::{Value, json};
-use site_model::MemorySite;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
@@ -95,7 +94,8 @@ fn admin() -> Actor {
 /// [`TOOLS`] tools.
 fn registry(runtime: &Runtime) -> Registry {
     let linked = host_example::registry().unwrap();
-    let granted = runtime.block_on(backend(host_example::registry().unwrap()).grant(&admin()));
+    let (linked_host, _folder) = host(runtime, host_example::registry().unwrap());
+    let granted = runtime.block_on(linked_host.grant(&admin()));
     let granted: Vec<String> = granted.unwrap().tool_names().map(str::to_owned).collect();
     let mut builder = Registry::builder().linked();
     for i in 0..TOOLS - granted.len() {
@@ -115,9 +115,13 @@ fn registry(runtime: &Runtime) -> Registry {
     builder.build().unwrap()
 }
 
-fn backend(registry: Registry) -> Arc<MemoryBackend> {
-    let store = MemoryStore::new(&registry, MemorySite::demo(), []);
-    Arc::new(MemoryBackend::new(registry, store))
+/// The app layer over a fresh SQLite file with `registry`; the file lives
+/// as long as the folder returned.
+fn host(runtime: &Runtime, registry: Registry) -> (Arc<Host>, tempfile::TempDir) {
+    let folder = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}?mode=rwc", folder.path().join("bench.db").display());
+    let store = runtime.block_on(Store::open(&url)).unwrap();
+    (Arc::new(Host::with_registry(store, registry)), folder)
 }
 
 /// rmcp's leanest server: a `ServerHandler` answering every list with a
@@ -244,7 +248,7 @@ struct Paths {
     plain: Server,
 }
 
-async fn paths(backend: Arc<MemoryBackend>) -> Paths {
+async fn paths(backend: Arc<Host>) -> Paths {
     let grant = backend.grant(&admin()).await.unwrap();
     let tools: Vec<Tool> = grant
         .tool_names()
@@ -288,7 +292,6 @@ async fn paths(backend: Arc<MemoryBackend>) -> Paths {
 
     host.list().await;
     plain.list().await;
-    // Member order differs (the host writes the id last): the same JSON.
     let parsed = |line: &[u8]| serde_json::from_slice::<Value>(line).unwrap();
     assert_eq!(
         parsed(host.answer()),
@@ -321,7 +324,7 @@ fn runtime() -> Runtime {
 
 fn tools_list(c: &mut Criterion) {
     let runtime = runtime();
-    let backend = backend(registry(&runtime));
+    let (backend, _folder) = host(&runtime, registry(&runtime));
     let mut paths = runtime.block_on(paths(backend));
     println!("answer: {} bytes", paths.bytes.answer().len());
     let mut group = c.benchmark_group("tools/list, 100 tools");
@@ -339,7 +342,7 @@ criterion_group!(benches, tools_list);
 fn count(count: &str) {
     let count: usize = count.parse().unwrap();
     let runtime = runtime();
-    let backend = backend(registry(&runtime));
+    let (backend, _folder) = host(&runtime, registry(&runtime));
     let mut paths = runtime.block_on(paths(backend));
     let path = match std::env::var("MCP_LIST_PATH").as_deref() {
         Ok("bytes") => &mut paths.bytes,

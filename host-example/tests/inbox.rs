@@ -1,4 +1,4 @@
-//! The middle layer behind the inbox and the actions, on a real SQLite
+//! The app layer behind the inbox and the actions, on a real SQLite
 //! database with a fake model on loopback: who may decide, a run's
 //! proposals decided together, a one-call proposal decided with no run to
 //! continue, and a batch's estimate and budget.
@@ -28,6 +28,8 @@ const WRITE_TOOLS_ON: &str = r#"{
 struct Fixture {
     runtime: tokio::runtime::Runtime,
     host: Host,
+    /// The database beneath the app layer, to check what it wrote.
+    store: Store,
     _folder: tempfile::TempDir,
 }
 
@@ -38,7 +40,7 @@ impl Fixture {
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let folder = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}?mode=rwc", folder.path().join("h.db").display());
-        let host = runtime.block_on(async {
+        let (host, store) = runtime.block_on(async {
             let store = Store::open(&url).await.unwrap();
             let mut setting: Value = serde_json::from_str(&model.setting()).unwrap();
             for (key, value) in model_extra.as_object().unwrap() {
@@ -49,17 +51,18 @@ impl Fixture {
                 .await
                 .unwrap();
             store.set_setting("tools", WRITE_TOOLS_ON).await.unwrap();
-            Host::new(store).unwrap()
+            (Host::new(store.clone()).unwrap(), store)
         });
         Fixture {
             runtime,
             host,
+            store,
             _folder: folder,
         }
     }
 
     fn title(&self, page: u64) -> String {
-        let site = self.host.store().site();
+        let site = self.store.site();
         self.runtime
             .block_on(site.page(PageId(page)))
             .unwrap()
@@ -118,7 +121,7 @@ fn only_who_may_decide_sees_or_rejects_a_proposal() {
         matches!(refused, Err(HostError::MayNotDecide)),
         "{refused:?}"
     );
-    let audit = fx.runtime.block_on(fx.host.store().audit_tail(5)).unwrap();
+    let audit = fx.runtime.block_on(fx.store.audit_tail(5)).unwrap();
     assert!(
         audit
             .iter()
@@ -206,7 +209,7 @@ fn a_one_call_proposal_is_decided_with_no_run_to_continue() {
     let model = FakeModel::start([]);
     let fx = Fixture::new(&model, json!({}));
     let proposal = fx.runtime.block_on(async {
-        let store = fx.host.store();
+        let store = &fx.store;
         let setup = fx.host.setup("ops", &[]).await.unwrap();
         let gates = Gates::new(fx.host.registry(), setup.inputs());
         let grant = gates.resolve().grant;
@@ -309,7 +312,7 @@ fn a_batch_out_of_budget_stops_and_names_the_records_it_kept() {
     assert_eq!(names, ["update_page_metadata"]);
     let stored = fx
         .runtime
-        .block_on(fx.host.store().run(report.runs[0].run.as_ref().unwrap()))
+        .block_on(fx.store.run(report.runs[0].run.as_ref().unwrap()))
         .unwrap()
         .unwrap();
     assert_eq!(

@@ -85,8 +85,8 @@ fn audited_cancelled(host: &Host, user: &str, client: &str) {
     }
 }
 
-async fn backend(host: &Host) -> Arc<mcp::SqlBackend> {
-    let backend = Arc::new(host.backend().await);
+async fn backend(host: &Host) -> Arc<host_example::Host> {
+    let backend = Arc::new(host.app().await);
     assert!(backend.registry().get("wait_for_cancel").is_some());
     backend
 }

@@ -10,9 +10,12 @@ use std::process::Stdio;
 use host_example::mcp;
 use serde_json::{Value, json};
 
-async fn serve() -> String {
+/// The app layer over a fresh database, served over HTTP in this process;
+/// the database lives as long as the [`Demo`](mcp_support::Demo).
+async fn serve() -> (mcp_support::Demo, String) {
+    let demo = mcp_support::Demo::new().await;
     let router = mcp::http::router(
-        mcp_support::backend(),
+        std::sync::Arc::clone(&demo.host),
         mcp::DEFAULT_PAGE_SIZE,
         tokio_util::sync::CancellationToken::new(),
     );
@@ -23,12 +26,12 @@ async fn serve() -> String {
         mcp::http::PATH
     );
     tokio::spawn(async move { axum::serve(listener, router).await });
-    url
+    (demo, url)
 }
 
 #[tokio::test]
 async fn http_without_a_known_token_is_401_and_reveals_nothing() {
-    let url = serve().await;
+    let (_demo, url) = serve().await;
     let client = reqwest::Client::new();
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
     let attempts = [
@@ -65,10 +68,10 @@ async fn http_without_a_known_token_is_401_and_reveals_nothing() {
 
 #[tokio::test]
 async fn http_with_a_known_token_reaches_the_server() {
-    let url = serve().await;
+    let (demo, url) = serve().await;
     let response = reqwest::Client::new()
         .post(&url)
-        .header("authorization", "Bearer petra-token")
+        .header("authorization", format!("Bearer {}", demo.token("petra")))
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .body(
@@ -132,8 +135,7 @@ fn stdio_answers_an_unknown_method_with_method_not_found() {
     let _ = server.wait();
 }
 
-/// stdio's own transport (which writes `tools/list` pages from their JSON)
-/// keeps rmcp's reading: a JSON line that is no JSON-RPC message is
+/// stdio keeps rmcp's reading: a JSON line that is no JSON-RPC message is
 /// answered `Invalid Request`, a line that is no JSON is ignored, and the
 /// connection goes on serving whole lines.
 #[tokio::test]
@@ -142,8 +144,9 @@ async fn stdio_answers_a_malformed_message_and_goes_on() {
 
     let (mut write, server_read) = tokio::io::duplex(1 << 16);
     let (server_write, read) = tokio::io::duplex(1 << 16);
+    let demo = mcp_support::Demo::new().await;
     let server = tokio::spawn(mcp::serve_io(
-        mcp_support::backend(),
+        std::sync::Arc::clone(&demo.host),
         mcp_support::actor("petra"),
         server_read,
         server_write,
@@ -176,7 +179,7 @@ async fn stdio_answers_a_malformed_message_and_goes_on() {
         .iter()
         .map(|tool| tool["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, mcp_support::granted("petra").await);
+    assert_eq!(names, demo.granted("petra").await);
     drop(write);
     server.await.unwrap().unwrap();
 }

@@ -10,11 +10,11 @@
 mod mcp_support;
 
 use std::process::Command;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_support::{Driver, Host, common_checks, is_error, propose, text};
 use serde_json::json;
-use tool_core::{Actor, ProposalId};
 
 const MODES: [(&str, &str); 2] = [("auto", "2026-07-28"), ("legacy", "2025-11-25")];
 
@@ -31,26 +31,16 @@ fn tools_without_list_tables() -> serde_json::Value {
     })
 }
 
-/// A proposal approved by `admin` through the store's approval path
+/// A proposal approved by `admin` through the app layer's approval path
 /// changes the page, as a read tool then shows.
 fn approve_and_see(host: &Host, client: &mut Driver, title: &str) {
     let id = propose(client, title);
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let written = runtime
-        .block_on(async {
-            let backend = host.backend().await;
-            let admin = Actor {
-                id: "admin".into(),
-                admin: true,
-            };
-            backend.approve(&ProposalId::new(&id), &admin).await
-        })
+    let decided = runtime
+        .block_on(async { host.app().await.approve(&id, "admin", &mut ()).await })
         .unwrap();
-    assert!(
-        written.to_model_text().starts_with("written and verified"),
-        "{}",
-        written.to_model_text()
-    );
+    let written = decided.applied.unwrap().unwrap();
+    assert!(written.starts_with("written and verified"), "{written}");
     let tree = client.call("get_pagetree", json!({"root": 19}));
     assert!(text(&tree).contains(title), "{tree}");
 }
@@ -197,13 +187,14 @@ fn stops_on_ctrl_c(mut server: mcp_support::Served) {
     }
 }
 
-/// The in-memory backend in this process with a small page size: listing
+/// The app layer in this process with a small page size: listing
 /// takes several pages and still gives exactly the grant.
 #[test]
 fn http_pages_the_tool_list() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
+    let demo = runtime.block_on(mcp_support::Demo::new());
     let router = host_example::mcp::http::router(
-        mcp_support::backend(),
+        Arc::clone(&demo.host),
         7,
         tokio_util::sync::CancellationToken::new(),
     );
@@ -217,7 +208,7 @@ fn http_pages_the_tool_list() {
     );
     runtime.spawn(async move { axum::serve(listener, router).await });
     for (mode, _) in MODES {
-        let Some(mut petra) = Driver::python(&["http", mode, &url, "petra-token"]) else {
+        let Some(mut petra) = Driver::python(&["http", mode, &url, demo.token("petra")]) else {
             return;
         };
         let listed = petra.send(json!({"op": "list"}));
@@ -228,6 +219,6 @@ fn http_pages_the_tool_list() {
             .iter()
             .map(|tool| tool["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, runtime.block_on(mcp_support::granted("petra")));
+        assert_eq!(names, runtime.block_on(demo.granted("petra")));
     }
 }

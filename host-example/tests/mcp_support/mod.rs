@@ -1,32 +1,68 @@
-//! Shared by the MCP tests: the in-memory backend, the real binary on a
-//! fresh SQLite database ([`Host`]), finding the installed clients, and
-//! driving a client script line by line.
+//! Shared by the MCP tests: the app layer in this process over a fresh
+//! SQLite file ([`Demo`]), the real binary on a fresh SQLite database
+//! ([`Host`]), finding the installed clients, and driving a client script
+//! line by line.
 #![allow(dead_code)] // each test file uses part of it
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
-use host_example::mcp::MemoryBackend;
 use serde_json::{Value, json};
-use tool_core::Actor;
+use tool_core::{Actor, Effect};
 
-/// Bearer tokens of the demo users for the in-memory backend.
-pub const TOKENS: [(&str, &str); 4] = [
-    ("admin", "admin-token"),
-    ("petra", "petra-token"),
-    ("nils", "nils-token"),
-    ("clara", "clara-token"),
-];
+/// The demo users the tests act as.
+pub const USERS: [&str; 4] = ["admin", "petra", "nils", "clara"];
 
-pub fn backend() -> Arc<MemoryBackend> {
-    Arc::new(MemoryBackend::demo(
-        host_example::registry().unwrap(),
-        TOKENS,
-    ))
+/// The app layer in this process over a fresh SQLite file: the demo site
+/// and users, the writing tools switched on (they ship disabled) so clients
+/// see what a write tool looks like, and a bearer token per demo user.
+pub struct Demo {
+    pub host: Arc<host_example::Host>,
+    tokens: HashMap<String, String>,
+    _dir: tempfile::TempDir,
+}
+
+impl Demo {
+    pub async fn new() -> Demo {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("host.db").display());
+        let host = host_example::Host::open(&url).await.unwrap();
+        let writing: serde_json::Map<String, Value> = host
+            .registry()
+            .tools()
+            .iter()
+            .filter(|tool| tool.declaration().effect == Effect::Write)
+            .map(|tool| (tool.name().to_owned(), json!({"state": "enabled"})))
+            .collect();
+        host.set_setting("admin", "tools", &Value::Object(writing).to_string())
+            .await
+            .unwrap();
+        let mut tokens = HashMap::new();
+        for user in USERS {
+            tokens.insert(user.to_owned(), host.new_token("admin", user).await.unwrap());
+        }
+        Demo {
+            host: Arc::new(host),
+            tokens,
+            _dir: dir,
+        }
+    }
+
+    /// The bearer token of `user`.
+    pub fn token(&self, user: &str) -> &str {
+        &self.tokens[user]
+    }
+
+    /// The tool names the gates grant `user` for a single call now.
+    pub async fn granted(&self, user: &str) -> Vec<String> {
+        let grant = self.host.grant(&actor(user)).await.unwrap();
+        grant.tool_names().map(str::to_owned).collect()
+    }
 }
 
 pub fn actor(name: &str) -> Actor {
@@ -34,12 +70,6 @@ pub fn actor(name: &str) -> Actor {
         id: name.to_owned(),
         admin: name == "admin",
     }
-}
-
-/// The tool names the gates grant `user` in the in-memory backend.
-pub async fn granted(user: &str) -> Vec<String> {
-    let grant = backend().grant(&actor(user)).await.unwrap();
-    grant.tool_names().map(str::to_owned).collect()
 }
 
 /// `target/debug` of this build: the test binary is in its `deps`.
@@ -308,21 +338,17 @@ impl Host {
             .to_owned()
     }
 
-    /// The MCP backend over the same database, in this process: what the
+    /// The app layer over the same database, in this process: what the
     /// server's gates grant, and the approval path.
-    pub async fn backend(&self) -> host_example::mcp::SqlBackend {
-        let database = host_example::store::Store::open(&self.url).await.unwrap();
-        host_example::mcp::SqlBackend::new(
-            host_example::registry().unwrap(),
-            host_example::mcp::SqlStore::new(database),
-        )
+    pub async fn app(&self) -> host_example::Host {
+        host_example::Host::open(&self.url).await.unwrap()
     }
 
     /// The tool names the gates grant `user` now.
     pub async fn granted(&self, user: &str) -> Vec<String> {
-        let backend = self.backend().await;
-        let actor = backend.user(user).await.unwrap().unwrap();
-        let grant = backend.grant(&actor).await.unwrap();
+        let app = self.app().await;
+        let actor = app.user(user).await.unwrap().unwrap();
+        let grant = app.grant(&actor).await.unwrap();
         grant.tool_names().map(str::to_owned).collect()
     }
 

@@ -679,76 +679,104 @@ pub async fn runs_events_proposals_and_audit_round_trip(url: &str) {
     assert_eq!(tail[0].kind, AuditKind::Gate);
 }
 
-pub async fn the_mcp_store_sees_settings_proposals_and_audit_of_other_processes(url: &str) {
-    use host_example::mcp::{self, CallDecision, Caller, Store as _};
+pub async fn the_app_layer_sees_settings_proposals_and_audit_of_other_processes(url: &str) {
+    use host_example::Host;
+    use host_example::app::calls::{CallDecision, Caller};
     use host_example::store::McpClient;
-    use tool_core::gates::{Denial, Toggle, ToolSettings};
+    use tool_core::calls::CancelToken;
+    use tool_core::gates::{Denial, Toggle};
+    use tool_core::{Outcome, ToolError};
 
     // Two handles on one database, as two processes have.
-    let server = mcp::SqlStore::new(Store::open(url).await.unwrap());
+    let server = Host::open(url).await.unwrap();
     let other = Store::open(url).await.unwrap();
-    let first = server.settings().await.unwrap();
-    assert_eq!(first.generation, other.settings_generation().await.unwrap());
-    other
-        .set_setting("tools", r#"{"list_tables": {"state": "disabled"}}"#)
-        .await
-        .unwrap();
-    let second = server.settings().await.unwrap();
-    assert!(second.generation > first.generation);
-    assert_eq!(second.host.tools["list_tables"].state, Toggle::Disabled);
-    let mut host = second.host.clone();
-    host.tools.insert(
-        "list_tables".into(),
-        ToolSettings {
-            state: Toggle::Enabled,
-        },
-    );
-    let third = server.save_settings(host.clone()).await.unwrap();
-    assert!(third > second.generation);
-    assert_eq!(other.host_settings().await.unwrap(), host);
-
-    // A proposal kept with its proposer and grant, read back by another handle.
-    let proposal: tool_core::Proposal = serde_json::from_value(json!({
-        "id": "p-mcp",
-        "tool": "update_page_metadata",
-        "arguments": {"page": 20},
-        "created_at": 1_800_000_000u64,
-        "record": "pages:20",
-        "changes": [],
-        "summary": "Retitle page 20",
-    }))
-    .unwrap();
     let clara = Actor {
         id: "clara".into(),
         admin: false,
     };
-    let stored = mcp::StoredProposal {
-        proposal: proposal.clone(),
-        proposer: clara.clone(),
-        grant: tool_core::gates::Grant::empty(),
-    };
-    server.store_proposal(stored.clone()).await.unwrap();
-    let again = mcp::SqlStore::new(other.clone());
-    assert_eq!(again.proposal(proposal.id()).await.unwrap(), Some(stored));
-    assert_eq!(other.pending_proposals().await.unwrap().len(), 1);
-
-    // A refused call in the audit trail, with its client and gate.
-    server
-        .record(mcp::AuditEntry {
-            caller: Caller {
-                actor: clara,
-                client_name: Some("claude-code".into()),
-                client_version: Some("2.1.0".into()),
-                protocol: Some("2025-11-25".into()),
-            },
-            tool: "list_tables".into(),
-            decision: CallDecision::Refused {
-                denial: Denial::ToolDisabled,
-            },
-            duration: std::time::Duration::from_millis(12),
-        })
+    assert!(
+        server
+            .grant(&clara)
+            .await
+            .unwrap()
+            .allowance("list_tables")
+            .is_some()
+    );
+    let changes = server.changes();
+    other
+        .set_setting(
+            "tools",
+            r#"{"list_tables": {"state": "disabled"}, "update_page_metadata": {"state": "enabled"}}"#,
+        )
         .await
         .unwrap();
+    server.poll_settings().await.unwrap();
+    assert!(changes.has_changed().unwrap());
+    let refused = server
+        .call(
+            &clara,
+            "list_tables",
+            json!({}),
+            RunId("r".into()),
+            CancelToken::new(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            refused,
+            host_example::app::calls::CallError::Tool(ToolError::Refused { .. })
+        ),
+        "{refused:?}"
+    );
+    server
+        .switch_tool("admin", "list_tables", Toggle::Enabled)
+        .await
+        .unwrap();
+    assert_eq!(
+        other.host_settings().await.unwrap().tools["list_tables"].state,
+        Toggle::Enabled
+    );
+
+    // A proposal of one call, kept with its proposer and grant, read back
+    // by another handle.
+    let outcome = server
+        .call(
+            &clara,
+            "update_page_metadata",
+            json!({"page": 20, "title": "Workshop"}),
+            RunId("r".into()),
+            CancelToken::new(),
+        )
+        .await
+        .unwrap();
+    let Outcome::Proposed(proposal) = outcome else {
+        panic!("{outcome:?}")
+    };
+    let pending = other.pending_proposals().await.unwrap();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].proposal.id(), proposal.id());
+    let run = other.run(&pending[0].run).await.unwrap().unwrap();
+    assert_eq!(run.user, "clara");
+
+    // A refused call in the audit trail, with its client and gate.
+    let caller = Caller {
+        actor: clara,
+        client_name: Some("claude-code".into()),
+        client_version: Some("2.1.0".into()),
+        protocol: Some("2025-11-25".into()),
+    };
+    let refused = CallDecision::Refused {
+        denial: Denial::ToolDisabled,
+    };
+    server
+        .record_call(
+            caller,
+            "list_tables".into(),
+            &refused,
+            std::time::Duration::from_millis(12),
+        )
+        .await;
     let last = other.audit_tail(1).await.unwrap().pop().unwrap();
     assert_eq!(
         (last.actor.as_str(), last.kind, last.decision.as_str()),

@@ -45,7 +45,7 @@ suite!(
     passwords_and_tokens,
     a_newer_schema_is_refused,
     runs_events_proposals_and_audit_round_trip,
-    the_mcp_store_sees_settings_proposals_and_audit_of_other_processes,
+    the_app_layer_sees_settings_proposals_and_audit_of_other_processes,
     skill_approvals_round_trip_and_approving_again_replaces,
     a_hand_edited_skill_approval_is_corrupt_not_trusted,
     run_notes_round_trip_in_order,

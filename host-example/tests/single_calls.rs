@@ -1,37 +1,39 @@
-//! The backend's rules without a transport: the grant cached per settings
-//! generation, the gated call seeing a change at once, approval of a stored
-//! proposal.
+//! A single gated call through the app layer, without a transport (what
+//! MCP asks of it): the grant cached per settings generation, the gated
+//! call seeing a change at once, a proposal stored and approved once
+//! through the one approval path.
 
 mod mcp_support;
 
 use std::sync::Arc;
 
-use host_example::mcp::{ApproveError, CallError};
-use mcp_support::{actor, backend};
+use host_example::HostError;
+use host_example::app::calls::CallError;
+use mcp_support::{Demo, actor};
 use serde_json::json;
 use tool_core::calls::CancelToken;
 use tool_core::gates::{Denial, Toggle};
-use tool_core::{Outcome, ProposalId, RunId, ToolError};
+use tool_core::{Outcome, RunId, ToolError};
 
 #[tokio::test]
 async fn the_grant_is_cached_until_the_settings_change() {
-    let backend = backend();
+    let demo = Demo::new().await;
+    let host = &demo.host;
     let petra = actor("petra");
-    let first = backend.grant(&petra).await.unwrap();
-    assert!(Arc::ptr_eq(&first, &backend.grant(&petra).await.unwrap()));
+    let first = host.grant(&petra).await.unwrap();
+    assert!(Arc::ptr_eq(&first, &host.grant(&petra).await.unwrap()));
     assert!(first.allowance("list_tables").is_some());
 
-    let changes = backend.changes();
-    backend
-        .set_tool_state("list_tables", Toggle::Disabled)
+    let changes = host.changes();
+    host.switch_tool("admin", "list_tables", Toggle::Disabled)
         .await
         .unwrap();
     assert!(changes.has_changed().unwrap());
-    let second = backend.grant(&petra).await.unwrap();
+    let second = host.grant(&petra).await.unwrap();
     assert!(!Arc::ptr_eq(&first, &second));
     assert!(second.allowance("list_tables").is_none());
 
-    let refused = backend
+    let refused = host
         .call(
             &petra,
             "list_tables",
@@ -49,9 +51,10 @@ async fn the_grant_is_cached_until_the_settings_change() {
 
 #[tokio::test]
 async fn a_proposal_is_stored_and_approved_once() {
-    let backend = backend();
+    let demo = Demo::new().await;
+    let host = &demo.host;
     let clara = actor("clara");
-    let outcome = backend
+    let outcome = host
         .call(
             &clara,
             "update_page_metadata",
@@ -64,14 +67,16 @@ async fn a_proposal_is_stored_and_approved_once() {
     let Outcome::Proposed(proposal) = outcome else {
         panic!("{outcome:?}")
     };
-    let admin = actor("admin");
-    backend.approve(proposal.id(), &admin).await.unwrap();
+    let id = proposal.id().as_str();
+    let decided = host.approve(id, "admin", &mut ()).await.unwrap();
+    let written = decided.applied.unwrap().unwrap();
+    assert!(written.starts_with("written and verified"), "{written}");
     assert!(matches!(
-        backend.approve(proposal.id(), &admin).await,
-        Err(ApproveError::Approval(_))
+        host.approve(id, "admin", &mut ()).await,
+        Err(HostError::AlreadyDecided(_))
     ));
     assert!(matches!(
-        backend.approve(&ProposalId::new("nope"), &admin).await,
-        Err(ApproveError::UnknownProposal(_))
+        host.approve("nope", "admin", &mut ()).await,
+        Err(HostError::UnknownProposal(_))
     ));
 }
