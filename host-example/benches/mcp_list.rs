@@ -119,7 +119,10 @@ fn registry(runtime: &Runtime) -> Registry {
 /// as long as the folder returned.
 fn host(runtime: &Runtime, registry: Registry) -> (Arc<Host>, tempfile::TempDir) {
     let folder = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}?mode=rwc", folder.path().join("bench.db").display());
+    let url = format!(
+        "sqlite://{}?mode=rwc",
+        folder.path().join("bench.db").display()
+    );
     let store = runtime.block_on(Store::open(&url)).unwrap();
     (Arc::new(Host::with_registry(store, registry)), folder)
 }

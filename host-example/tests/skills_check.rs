@@ -269,8 +269,8 @@ fn a_terminal_gets_the_source_line_with_a_caret_under_the_span() {
     let registry = host_example::registry().unwrap();
     let known = registry.known_tools();
     let checked = host_example::app::skills::check::check_dirs(&[dir], &known).unwrap();
-    let plain = host_example::app::skills::check::render_text(&checked.findings);
-    let annotated = host_example::app::skills::check::render_annotated(&checked.findings);
+    let plain = host_example::app::skills::check::render::render_text(&checked.findings);
+    let annotated = host_example::app::skills::check::render::render_annotated(&checked.findings);
     // The plain form names the position; the annotated one shows the line
     // itself and puts the mark under that column (`^` for an error).
     let finding = checked

@@ -119,7 +119,12 @@ impl Host {
     }
 
     /// Switches the tool `tool` on or off as `user`, an administrator.
-    pub async fn switch_tool(&self, user: &str, tool: &str, state: Toggle) -> Result<(), HostError> {
+    pub async fn switch_tool(
+        &self,
+        user: &str,
+        tool: &str,
+        state: Toggle,
+    ) -> Result<(), HostError> {
         self.administrator(user, "settings").await?;
         if self.registry().get(tool).is_none() {
             return Err(HostError::Invalid(format!("there is no tool `{tool}`")));

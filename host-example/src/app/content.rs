@@ -3,9 +3,7 @@
 //! the tools apply ([`Host::site_permissions`]); a page they may not see is
 //! answered as one that does not exist.
 
-use site_model::{
-    Column, ContentElement, File, FileQuery, Files, Page, PageId, Pages, SiteError,
-};
+use site_model::{Column, ContentElement, File, FileQuery, Files, Page, PageId, Pages, SiteError};
 use tool_core::Actor;
 
 use crate::app::Host;

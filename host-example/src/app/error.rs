@@ -102,4 +102,3 @@ pub fn describe(decision: &Decision) -> String {
         _ => "expired".to_owned(),
     }
 }
-

@@ -11,12 +11,12 @@ use tool_core::agent::{
     Agent, BudgetExceeded, DryRun, Event, EventSink, Finished, Message, Model, ModelRequest,
     RunEnd, Spent,
 };
-use tool_core::gates::{Gates, Selection};
 use tool_core::approval::Decision;
+use tool_core::gates::{Gates, Selection};
 use tool_core::{Actor, Proposal, Registry, RunId};
 
-use crate::app::{DEFAULT_ROUNDS, Host, HostError};
 use crate::app::recorder::{EventLog, Recorder};
+use crate::app::{DEFAULT_ROUNDS, Host, HostError};
 use crate::store::{RunNote, RunRequest, RunSummary, StoredProposal, StoredRun};
 
 /// What asking a run came to.

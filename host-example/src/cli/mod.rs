@@ -83,9 +83,12 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// List the tools this host links, as a table.
-    #[command(after_help = "Example: host-example tools")]
-    Tools,
+    /// List the tools this host links, as a table; with --offered, the
+    /// tools --user is offered now.
+    #[command(
+        after_help = "Examples:\n  host-example tools\n  host-example --user petra tools --offered"
+    )]
+    Tools(tools::Command),
     /// Check, approve and list skill folders.
     #[command(subcommand)]
     Skills(skills::Command),
@@ -195,7 +198,9 @@ impl Context {
     pub async fn host(&self) -> Result<Host, Failure> {
         Host::open(&self.database).await.map_err(|error| {
             let hint = match &error {
-                HostError::Store(StoreError::Connect { .. }) => "; check --database or HOST_DATABASE_URL",
+                HostError::Store(StoreError::Connect { .. }) => {
+                    "; check --database or HOST_DATABASE_URL"
+                }
                 _ => "",
             };
             Failure::new(format!("{error}{hint}"))
@@ -225,7 +230,7 @@ pub fn main() -> ExitCode {
     };
     let mut exit = ExitCode::SUCCESS;
     let result = match cli.command {
-        Command::Tools => tools::run(),
+        Command::Tools(command) => tools::run(&context, command),
         Command::Skills(command) => skills::run(&context, command).map(|code| {
             exit = code;
         }),

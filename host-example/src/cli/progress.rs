@@ -93,7 +93,10 @@ impl EventSink for Progress {
                 ));
             }
             Event::Resumed { decision, .. } => {
-                self.line(format!("resumed: {}", host_example::app::describe(decision)));
+                self.line(format!(
+                    "resumed: {}",
+                    host_example::app::describe(decision)
+                ));
             }
             _ => {}
         }

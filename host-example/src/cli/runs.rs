@@ -56,7 +56,8 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             }
             outln!(
                 "tokens:  {} in, {} out",
-                run.usage.input_tokens, run.usage.output_tokens
+                run.usage.input_tokens,
+                run.usage.output_tokens
             );
             if let Some(answer) = &run.answer {
                 outln!("answer:  {answer}");

@@ -106,10 +106,13 @@ fn check(
         // A person at a terminal gets the source line and a caret; a pipe
         // or a file gets one `file:line:col` line per finding.
         FormatArg::Text if std::io::stdout().is_terminal() => {
-            out!("{}", skills_check::render_annotated(&checked.findings));
+            out!(
+                "{}",
+                skills_check::render::render_annotated(&checked.findings)
+            );
         }
-        FormatArg::Text => out!("{}", skills_check::render_text(&checked.findings)),
-        FormatArg::Json => outln!("{}", skills_check::render_json(&checked.findings)),
+        FormatArg::Text => out!("{}", skills_check::render::render_text(&checked.findings)),
+        FormatArg::Json => outln!("{}", skills_check::render::render_json(&checked.findings)),
     }
     let (errors, warnings) = checked.counts();
     eprintln!(

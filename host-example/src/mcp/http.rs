@@ -14,9 +14,9 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use crate::app::Host;
 use super::hangup;
 use super::server::{Authenticated, McpServer};
+use crate::app::Host;
 
 /// The path the MCP endpoint is served at.
 pub const PATH: &str = "/mcp";
@@ -40,11 +40,7 @@ pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 ///
 /// Cancelling `stop` ends every open session and stream, so a server
 /// shutting down gracefully is not held open by a client's stream.
-pub fn router(
-    host: Arc<Host>,
-    page_size: usize,
-    stop: CancellationToken,
-) -> Router {
+pub fn router(host: Arc<Host>, page_size: usize, stop: CancellationToken) -> Router {
     let server = McpServer::per_request(Arc::clone(&host)).with_page_size(page_size);
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
@@ -54,10 +50,7 @@ pub fn router(
     let metadata = get(metadata).with_state(Arc::clone(&host));
     Router::new()
         .route_service(PATH, service)
-        .layer(middleware::from_fn_with_state(
-            Arc::clone(&host),
-            bearer,
-        ))
+        .layer(middleware::from_fn_with_state(Arc::clone(&host), bearer))
         .route(METADATA_PATH, metadata.clone())
         .route(&format!("{METADATA_PATH}{PATH}"), metadata)
 }
@@ -78,11 +71,7 @@ async fn metadata(State(host): State<Arc<Host>>) -> Response {
 /// Resolves the bearer token to a user, or answers 401 revealing nothing
 /// (not whether the token was missing, malformed, unknown, expired, for
 /// another audience or badly signed).
-async fn bearer(
-    State(host): State<Arc<Host>>,
-    mut request: Request,
-    next: Next,
-) -> Response {
+async fn bearer(State(host): State<Arc<Host>>, mut request: Request, next: Next) -> Response {
     let token = request
         .headers()
         .get(header::AUTHORIZATION)

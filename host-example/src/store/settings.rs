@@ -17,8 +17,8 @@ use tool_core::skills::TrustLevel;
 
 use super::{Store, StoreError, now};
 use crate::app::oauth::OAuthSettings;
-use crate::model::ModelConfig;
 use crate::app::skills::approval::UnapprovedSkills;
+use crate::model::ModelConfig;
 
 /// A setting the host knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

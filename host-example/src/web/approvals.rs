@@ -20,8 +20,8 @@ use super::WebState;
 use super::layout::{self, OrFailure, csrf_field, when};
 use super::runs::status_text;
 use super::session::SignedIn;
-use crate::app::approvals::{Decided, Verdict};
 use crate::app::approvals::inbox::PendingEntry;
+use crate::app::approvals::{Decided, Verdict};
 use crate::app::runs::RunEnded;
 
 /// How many decided proposals the inbox lists.
@@ -256,17 +256,12 @@ pub(super) async fn reject(
     Path(id): Path<String>,
     Form(rejection): Form<Rejection>,
 ) -> Response {
-    let reason = rejection.reason.trim();
-    let decided = if reason.is_empty() {
-        Err("say why: the model reads the reason".to_owned())
-    } else {
-        state
-            .host
-            .decide(&id, &user.name, Verdict::Reject(reason.to_owned()), &mut ())
-            .await
-            .map(|d| said(&d))
-            .map_err(|e| e.to_string())
-    };
+    let decided = state
+        .host
+        .reject(&id, &user.name, &rejection.reason, &mut ())
+        .await
+        .map(|d| said(&d))
+        .map_err(|e| e.to_string());
     back(&state, &user, decided)
 }
 
@@ -284,16 +279,9 @@ pub(super) async fn decide_run(
     Path(run): Path<String>,
     Form(form): Form<Together>,
 ) -> Response {
-    let verdict = match (form.verdict.as_str(), form.reason.trim()) {
-        ("approve", _) => Verdict::Approve,
-        ("reject", "") => {
-            return back(
-                &state,
-                &user,
-                Err("say why: the model reads the reason".into()),
-            );
-        }
-        ("reject", reason) => Verdict::Reject(reason.to_owned()),
+    let verdict = match form.verdict.as_str() {
+        "approve" => Verdict::Approve,
+        "reject" => Verdict::Reject(form.reason),
         _ => return back(&state, &user, Err("approve or reject".into())),
     };
     let calls: Vec<String> = form.calls.split(',').map(str::to_owned).collect();

@@ -26,8 +26,8 @@ pub(super) fn page(title: &str, user: Option<&SignedIn>, body: Markup) -> Markup
                         a href="/content" { "Content" }
                         @if user.admin {
                             a href="/tools" { "Tools" }
-                            a href="/playground" { "Playground" }
                         }
+                        a href="/playground" { "Playground" }
                         span.who { "Signed in as " strong { (user.name) } @if user.admin { " (administrator)" } }
                         form method="post" action="/signout" {
                             (csrf_field(user))

@@ -23,7 +23,7 @@ use tokio::sync::watch;
 
 use super::WebState;
 use super::playground::Draft;
-use super::session::Admin;
+use super::session::SignedIn;
 
 /// How many live runs are kept; the oldest finished ones go first.
 const KEPT: usize = 32;
@@ -108,7 +108,7 @@ impl LiveRuns {
 /// events, each with its index as its id, then an `end` event.
 pub(super) async fn events(
     State(state): State<WebState>,
-    Admin(user): Admin,
+    user: SignedIn,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Response {

@@ -1,5 +1,6 @@
-//! The playground (administrators): the model configuration, a prompt,
-//! skills, the tools a run is offered (a group's box ticks its tools), the
+//! The playground (every signed-in user, as the command line's `run` is:
+//! the gates decide what each is offered): the model configuration, a
+//! prompt, skills, the tools a run is offered (a group's box ticks its tools), the
 //! rounds cap and whether to keep the provider's raw answers; then a dry
 //! run ([`Host::dry_run`](crate::app::Host): the first request exactly as
 //! it would be sent, without asking the model) or a run
@@ -20,9 +21,9 @@ use tool_core::gates::Selection;
 use super::WebState;
 use super::inspector::Inspector;
 use super::layout::{self, OrFailure, csrf_field};
-use super::session::{Admin, SignedIn};
-use crate::app::{DEFAULT_ROUNDS, HostError, RunChoices};
+use super::session::SignedIn;
 use crate::app::runs::{DryRunReport, RunEnded};
+use crate::app::{DEFAULT_ROUNDS, HostError, RunChoices};
 use crate::store::RunRequest;
 
 /// The largest rounds cap the form takes.
@@ -117,13 +118,13 @@ enum Outcome {
     Problem(String),
 }
 
-pub(super) async fn page(State(state): State<WebState>, Admin(user): Admin) -> Response {
+pub(super) async fn page(State(state): State<WebState>, user: SignedIn) -> Response {
     render(&state, &user, &Draft::default(), Outcome::Nothing).await
 }
 
 pub(super) async fn dry_run(
     State(state): State<WebState>,
-    Admin(user): Admin,
+    user: SignedIn,
     Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
     let draft = Draft::read(pairs);
@@ -146,7 +147,7 @@ pub(super) async fn dry_run(
 /// page at once.
 pub(super) async fn run(
     State(state): State<WebState>,
-    Admin(user): Admin,
+    user: SignedIn,
     Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
     let draft = Draft::read(pairs);
@@ -197,7 +198,7 @@ pub(super) async fn run(
 /// A run started from the playground, its form as it was sent.
 pub(super) async fn live(
     State(state): State<WebState>,
-    Admin(user): Admin,
+    user: SignedIn,
     Path(id): Path<String>,
 ) -> Response {
     let Some(live) = state.live.get(&id, &user.name) else {

@@ -4,10 +4,10 @@
 //! line by line.
 #![allow(dead_code)] // each test file uses part of it
 
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
@@ -44,7 +44,10 @@ impl Demo {
             .unwrap();
         let mut tokens = HashMap::new();
         for user in USERS {
-            tokens.insert(user.to_owned(), host.new_token("admin", user).await.unwrap());
+            tokens.insert(
+                user.to_owned(),
+                host.new_token("admin", user).await.unwrap(),
+            );
         }
         Demo {
             host: Arc::new(host),

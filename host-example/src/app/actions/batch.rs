@@ -12,9 +12,9 @@ use tool_core::export::Provider;
 use tool_core::{Actor, RunId};
 
 use crate::app::actions::{Action, RecordRef, Unfit};
+use crate::app::runs::RunEnded;
 use crate::app::{Host, HostError};
 use crate::model::ModelConfig;
-use crate::app::runs::RunEnded;
 
 /// The most ids read from one paste.
 pub const MOST_READ: usize = 100;

@@ -18,8 +18,8 @@ use tool_core::Actor;
 use tool_core::agent::EventSink;
 use tool_core::gates::{Gates, Selection};
 
-use crate::app::{Host, HostError};
 use crate::app::runs::RunReport;
+use crate::app::{Host, HostError};
 use crate::store::RunRequest;
 
 /// The kinds of record an action is offered on.

@@ -25,10 +25,10 @@ use tool_core::approval::{Approval, ApprovalStore, ClaimError, Decision};
 use tool_core::export::Provider;
 use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId, ToolOutput};
 
-use crate::app::{Host, HostError};
-use crate::model::OpenAiClient;
 use crate::app::recorder::{EventLog, Recorder};
 use crate::app::runs::RunReport;
+use crate::app::{Host, HostError};
+use crate::model::OpenAiClient;
 use crate::store::{AuditEntry, AuditKind, RunRequest, SqlApprovals, StoredProposal, StoredRun};
 
 /// How long a process waits for another one that took the run first to
@@ -121,8 +121,13 @@ impl Host {
         reason: &str,
         watch: &mut (dyn EventSink + Send),
     ) -> Result<Decided, HostError> {
-        self.decide(id, approver, Verdict::Reject(reason.to_owned()), watch)
-            .await
+        self.decide(
+            id,
+            approver,
+            Verdict::Reject(reason.trim().to_owned()),
+            watch,
+        )
+        .await
     }
 
     /// Decides proposal `id` as `approver` and resumes its run.

@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use site_model::Timestamp;
 
-use crate::app::{Host, HostError};
-use crate::app::skills::digest::{DigestError, FileChange, SkillDigest, SkillFolder};
 use crate::app::skills::check::{self as skills_check, Checked, check_skill_bytes};
+use crate::app::skills::digest::{DigestError, FileChange, SkillDigest, SkillFolder};
+use crate::app::{Host, HostError};
 use crate::store::{AuditEntry, AuditKind, SkillApproval};
 
 /// What runs do with a skill no administrator approved (the setting

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use tool_core::skills::{AllowedTools, SkillRef, TrustLevel};
 
 use crate::app::skills::approval::{UnapprovedSkills, Verdict, judge};
-use crate::app::skills::digest::SkillFolder;
 use crate::app::skills::check::{SKILL_FILE, SkillFolders};
+use crate::app::skills::digest::SkillFolder;
 use crate::store::{RunNote, SkillApproval};
 
 /// How far the host trusts a skill from a folder its administrator named:

@@ -7,7 +7,7 @@
 //! the host's database ([`check_approvals`], docs/skills-approval.md).
 //!
 //! Everything here takes paths and returns findings, so it is tested without
-//! spawning the binary; `main.rs` only parses arguments and prints.
+//! spawning the binary; the command line parses arguments (clap) and prints.
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -16,11 +16,11 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+pub mod render;
 mod trust;
 
 pub use trust::check_approvals;
 
-use serde::Serialize;
 use tool_core::skills::{Code, KnownTool, Position, Severity, check_skill_tools, read_skill};
 
 /// The file every skill folder holds.
@@ -387,148 +387,9 @@ fn end_of(text: &str) -> Position {
     }
 }
 
-/// One line per finding.
-pub fn render_text(findings: &[Finding]) -> String {
-    findings.iter().map(|f| format!("{f}\n")).collect()
-}
-
-/// One finding per diagnostic, each with the line of the file it points
-/// at and a caret under the column, the way a compiler shows it: for a
-/// person at a terminal. A file that can no longer be read falls back to
-/// the plain line.
-pub fn render_annotated(findings: &[Finding]) -> String {
-    use annotate_snippets::{Level, Renderer, Snippet};
-
-    let mut out = String::new();
-    for finding in findings {
-        let path = finding.file.to_string_lossy();
-        let line_number = finding.position.line;
-        let source = std::fs::read_to_string(&finding.file).ok();
-        let Some(line) = source
-            .as_deref()
-            .and_then(|text| text.lines().nth(line_number.saturating_sub(1)))
-        else {
-            out.push_str(&format!("{finding}\n"));
-            continue;
-        };
-        // Column is 1-based, in characters; the span is in bytes.
-        let start = line
-            .char_indices()
-            .nth(finding.position.column.saturating_sub(1))
-            .map_or(line.len(), |(at, _)| at);
-        let end = line[start..]
-            .chars()
-            .next()
-            .map_or(start, |c| start + c.len_utf8());
-        let level = match finding.severity() {
-            Severity::Error => Level::Error,
-            _ => Level::Warning,
-        };
-        let title = format!("[{}] {}", finding.code.id(), finding.message);
-        let message = level.title(&title).snippet(
-            Snippet::source(line)
-                .line_start(line_number)
-                .origin(&path)
-                .annotation(level.span(start..end)),
-        );
-        out.push_str(&Renderer::plain().render(message).to_string());
-        out.push_str("\n\n");
-    }
-    out
-}
-
-#[derive(Serialize)]
-struct JsonFinding<'a> {
-    file: Cow<'a, str>,
-    line: usize,
-    column: usize,
-    severity: Severity,
-    code: &'static str,
-    message: &'a str,
-}
-
-/// A JSON array of `{file, line, column, severity, code, message}`, in the
-/// findings' order.
-pub fn render_json(findings: &[Finding]) -> String {
-    let rows: Vec<JsonFinding<'_>> = findings
-        .iter()
-        .map(|f| JsonFinding {
-            file: f.file.to_string_lossy(),
-            line: f.position.line,
-            column: f.position.column,
-            severity: f.severity(),
-            code: f.code.id(),
-            message: &f.message,
-        })
-        .collect();
-    // Serializing strings and numbers cannot fail.
-    serde_json::to_string_pretty(&rows).unwrap_or_else(|_| "[]".to_owned())
-}
-
-/// How to print the findings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// `file:line:col: severity[code]: message`.
-    Text,
-    /// A JSON array.
-    Json,
-}
-
-/// The arguments of `skills check`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CheckArgs {
-    /// How to print.
-    pub format: Format,
-    /// The DIRs, at least one.
-    pub dirs: Vec<PathBuf>,
-}
-
-/// Parses what follows `skills check`: `[--format text|json] DIR…`, options
-/// anywhere, `--` ending them. The error is a message for the user.
-pub fn parse_check_args(args: &[&str]) -> Result<CheckArgs, String> {
-    let mut format = Format::Text;
-    let mut dirs = Vec::new();
-    let mut args = args.iter().copied();
-    let mut options_ended = false;
-    while let Some(arg) = args.next() {
-        let value = match arg {
-            _ if options_ended => {
-                dirs.push(PathBuf::from(arg));
-                continue;
-            }
-            "--" => {
-                options_ended = true;
-                continue;
-            }
-            "--format" => args.next(),
-            _ if arg.starts_with("--format=") => arg.strip_prefix("--format="),
-            _ if arg.starts_with('-') && arg != "-" => {
-                return Err(format!("unknown option `{arg}`"));
-            }
-            _ => {
-                dirs.push(PathBuf::from(arg));
-                continue;
-            }
-        };
-        format = match value {
-            Some("text") => Format::Text,
-            Some("json") => Format::Json,
-            Some(other) => {
-                return Err(format!(
-                    "unknown format `{other}`: use `--format text` or `--format json`"
-                ));
-            }
-            None => return Err("`--format` needs a value: `text` or `json`".to_owned()),
-        };
-    }
-    if dirs.is_empty() {
-        return Err("give at least one folder to check".to_owned());
-    }
-    Ok(CheckArgs { format, dirs })
-}
-
 #[cfg(test)]
 mod tests {
+    use super::render::render_json;
     use super::*;
 
     const KNOWN: &[KnownTool<'static>] = &[
@@ -678,20 +539,6 @@ mod tests {
             check_dirs(&[file], KNOWN),
             Err(CheckError::NotADir { .. })
         ));
-    }
-
-    #[test]
-    fn args() {
-        let parsed = parse_check_args(&["a", "--format", "json", "b"]).unwrap();
-        assert_eq!(parsed.format, Format::Json);
-        assert_eq!(parsed.dirs, [PathBuf::from("a"), PathBuf::from("b")]);
-        let parsed = parse_check_args(&["--format=text", "--", "--odd"]).unwrap();
-        assert_eq!(parsed.format, Format::Text);
-        assert_eq!(parsed.dirs, [PathBuf::from("--odd")]);
-        assert!(parse_check_args(&[]).is_err());
-        assert!(parse_check_args(&["--format"]).is_err());
-        assert!(parse_check_args(&["--format", "xml", "a"]).is_err());
-        assert!(parse_check_args(&["-v", "a"]).is_err());
     }
 
     #[test]
