@@ -87,7 +87,9 @@ impl Host {
         let stored = self.store().set_setting(key, json).await?;
         self.audit_change(user, "settings", format!("{key} = {stored}"))
             .await?;
-        self.poll_settings().await?;
+        // Read back at once (not at the next poll): open MCP sessions hear
+        // of the change now.
+        self.call_settings().await?;
         Ok(stored)
     }
 

@@ -36,7 +36,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
                 table.add_row([
                     run.id.0,
                     run.user,
-                    run.status,
+                    run.status.to_string(),
                     Timestamp(run.created_at).to_string(),
                     run.rounds.to_string(),
                 ]);

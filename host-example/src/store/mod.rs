@@ -39,7 +39,7 @@ pub use error::StoreError;
 pub use migrate::LATEST_VERSION;
 pub use proposals::{ProposalStatus, SqlApprovals, StoredProposal};
 pub use run_notes::RunNote;
-pub use runs::{RunRequest, RunSummary, StoredRun};
+pub use runs::{RunPhase, RunRequest, RunSummary, StoredRun};
 pub use seed::DEMO_PASSWORD;
 pub use settings::{SettingKey, SettingValue};
 pub use site::SqlSite;

@@ -5,10 +5,94 @@ use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 use tool_core::RunId;
-use tool_core::agent::{Event, Finished, Message, RunState, Usage};
+use tool_core::agent::{Event, Finished, Message, RunState, RunStatus, Usage};
 use tool_core::gates::{Grant, Selection};
 
 use super::{Store, StoreError, from_json, now, to_json};
+
+/// Where a stored run is: its `status` column, worded once
+/// ([`RunPhase::as_str`], also its `Display`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunPhase {
+    /// The agent loop is driving it.
+    Running,
+    /// A write call proposed a change; it waits for a decision.
+    Suspended,
+    /// A process took it to resume it with a decision.
+    Resuming,
+    /// The model answered.
+    Completed,
+    /// It hit its round cap.
+    Truncated,
+    /// Its token budget stopped it.
+    Budget,
+    /// The provider or the host failed it.
+    Failed,
+    /// It was cancelled.
+    Cancelled,
+}
+
+impl RunPhase {
+    /// Every phase.
+    pub const ALL: [RunPhase; 8] = [
+        RunPhase::Running,
+        RunPhase::Suspended,
+        RunPhase::Resuming,
+        RunPhase::Completed,
+        RunPhase::Truncated,
+        RunPhase::Budget,
+        RunPhase::Failed,
+        RunPhase::Cancelled,
+    ];
+
+    /// Its word in the `status` column and on every page.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunPhase::Running => "running",
+            RunPhase::Suspended => "suspended",
+            RunPhase::Resuming => "resuming",
+            RunPhase::Completed => "completed",
+            RunPhase::Truncated => "truncated",
+            RunPhase::Budget => "budget",
+            RunPhase::Failed => "failed",
+            RunPhase::Cancelled => "cancelled",
+        }
+    }
+
+    /// How a finished run ended.
+    pub fn of(status: &RunStatus) -> RunPhase {
+        match status {
+            RunStatus::Completed => RunPhase::Completed,
+            RunStatus::Truncated => RunPhase::Truncated,
+            RunStatus::Budget { .. } => RunPhase::Budget,
+            RunStatus::Cancelled => RunPhase::Cancelled,
+            // A status added to the agent loop later counts as a failure
+            // until it has a word of its own.
+            _ => RunPhase::Failed,
+        }
+    }
+
+    /// Whether it waits for, or is being resumed with, a decision.
+    pub fn awaits_decision(self) -> bool {
+        matches!(self, RunPhase::Suspended | RunPhase::Resuming)
+    }
+
+    fn parse(text: &str, run: &str) -> Result<RunPhase, StoreError> {
+        RunPhase::ALL
+            .into_iter()
+            .find(|phase| phase.as_str() == text)
+            .ok_or_else(|| StoreError::Corrupt {
+                what: format!("the status of run {run}"),
+                reason: format!("`{text}` is no run status"),
+            })
+    }
+}
+
+impl std::fmt::Display for RunPhase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// A run as stored.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,9 +101,8 @@ pub struct StoredRun {
     pub id: RunId,
     /// The user it runs as.
     pub user: String,
-    /// `running`, `suspended`, or how it ended (`completed`, `truncated`,
-    /// `budget`, `failed`).
-    pub status: String,
+    /// Where it is.
+    pub status: RunPhase,
     /// What it may call, fixed when it started.
     pub grant: Grant,
     /// Its state while suspended, waiting for an approval.
@@ -75,8 +158,8 @@ pub struct RunSummary {
     pub id: RunId,
     /// The user it runs as.
     pub user: String,
-    /// Its status, as in [`StoredRun::status`].
-    pub status: String,
+    /// Where it is.
+    pub status: RunPhase,
     /// When it started (seconds since the epoch).
     pub created_at: i64,
     /// Rounds started so far.
@@ -122,7 +205,7 @@ impl StoredRun {
                 })
                 .transpose()?,
             user: row.try_get("user_name")?,
-            status: row.try_get("status")?,
+            status: RunPhase::parse(&row.try_get::<String, _>("status")?, &id)?,
             answer: row.try_get("answer")?,
             usage: Usage {
                 input_tokens: row.try_get::<i64, _>("input_tokens")?.max(0) as u64,
@@ -285,10 +368,11 @@ impl Store {
         };
         rows.iter()
             .map(|row| {
+                let id: String = row.try_get("id")?;
                 Ok(RunSummary {
-                    id: RunId(row.try_get("id")?),
+                    status: RunPhase::parse(&row.try_get::<String, _>("status")?, &id)?,
+                    id: RunId(id),
                     user: row.try_get("user_name")?,
-                    status: row.try_get("status")?,
                     created_at: row.try_get("created_at")?,
                     rounds: row.try_get("rounds")?,
                     answer: row.try_get("answer")?,
@@ -300,7 +384,7 @@ impl Store {
     /// Records how a run ended: its status, answer and usage.
     pub async fn finish_run(&self, run: &RunId, finished: &Finished) -> Result<(), StoreError> {
         let outcome = serde_json::to_value(&finished.status).unwrap_or_default();
-        let status = outcome["status"].as_str().unwrap_or("finished").to_owned();
+        let status = RunPhase::of(&finished.status).as_str();
         sqlx::query(
             "UPDATE runs SET status = $2, outcome = $3, answer = $4, state = NULL,
              input_tokens = $5, output_tokens = $6, updated_at = $7, conversation = $8

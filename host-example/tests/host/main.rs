@@ -171,7 +171,7 @@ both!(
 );
 
 fn first_start_seeds_the_demo_site(host: &Host) {
-    let out = host.ok(&["runs", "list"]);
+    let out = host.ok(&["--user", "admin", "runs", "list"]);
     assert_eq!(out.lines().count(), 1, "only the header: {out}");
     assert_eq!(host.page_title(2), "Products");
     assert_eq!(host.ok(&["approvals", "list"]).lines().count(), 1);
@@ -204,14 +204,14 @@ fn a_run_calls_two_read_tools_and_answers(host: &Host) {
         .collect();
     assert_eq!(tool_messages.len(), 2, "{}", seen[1]);
 
-    let list = host.ok(&["runs", "list"]);
+    let list = host.ok(&["--user", "admin", "runs", "list"]);
     let row: Vec<&str> = list.lines().nth(1).unwrap().split_whitespace().collect();
     assert_eq!(
         (row[1], row[2], row[4]),
         ("admin", "completed", "2"),
         "{list}"
     );
-    let shown = host.ok(&["runs", "show", row[0]]);
+    let shown = host.ok(&["--user", "admin", "runs", "show", row[0]]);
     assert!(shown.contains("status:  completed"), "{shown}");
     assert!(shown.contains("get_pagetree {}: ok"), "{shown}");
     assert!(
@@ -250,7 +250,7 @@ fn a_proposal_approved_from_a_second_process_is_written(host: &Host) {
     assert!(out.contains("applied:"), "{out}");
     assert!(out.contains("Renamed."), "{out}");
     assert_eq!(host.page_title(2), NEW_TITLE);
-    let list = host.ok(&["runs", "list"]);
+    let list = host.ok(&["--user", "admin", "runs", "list"]);
     assert!(list.contains("completed"), "{list}");
 
     // Once decided, always decided.
@@ -312,7 +312,10 @@ fn a_tool_disabled_before_approval_is_refused(host: &Host) {
     assert_eq!(model.seen().len(), 1, "the model was not asked again");
     // Still pending, the run still waiting: nothing was decided.
     assert_eq!(host.pending_id(), id);
-    assert!(host.ok(&["runs", "list"]).contains("suspended"));
+    assert!(
+        host.ok(&["--user", "admin", "runs", "list"])
+            .contains("suspended")
+    );
     let (rt, store) = host.store();
     let audit = rt.block_on(store.audit_tail(50)).unwrap();
     assert!(
@@ -371,7 +374,7 @@ fn an_unreachable_model_fails_the_run_and_changes_nothing(host: &Host) {
     // The run is kept, failed, with its conversation.
     let runs = rt.block_on(store.runs(10)).unwrap();
     assert_eq!(runs.len(), 1);
-    assert_eq!(runs[0].status, "failed");
+    assert_eq!(runs[0].status, host_example::store::RunPhase::Failed);
     let run = rt.block_on(store.run(&runs[0].id)).unwrap().unwrap();
     assert!(run.conversation.is_some_and(|c| c.len() == 2));
 }

@@ -108,7 +108,11 @@ pub fn a_changed_skill_allows_no_tools_until_approved_again(host: &Host) {
     let (request, id) = run_with_skill(host);
     assert_eq!(offered_tools(&request), ["get_pagetree"]);
     assert!(system_prompt(&request).contains(BODY));
-    assert!(!host.ok(&["runs", "show", &id]).contains("notes:"));
+    assert!(
+        !host
+            .ok(&["--user", "admin", "runs", "show", &id])
+            .contains("notes:")
+    );
 
     // One byte of SKILL.md: no tools at all (never the whole registry),
     // no text, and the run says which file changed.
@@ -116,7 +120,7 @@ pub fn a_changed_skill_allows_no_tools_until_approved_again(host: &Host) {
     let (request, id) = run_with_skill(host);
     assert_eq!(offered_tools(&request), Vec::<String>::new());
     assert!(!system_prompt(&request).contains("page tree"));
-    let shown = host.ok(&["runs", "show", &id]);
+    let shown = host.ok(&["--user", "admin", "runs", "show", &id]);
     assert!(
         shown.contains("skill `review` not trusted (`SKILL.md` changed since `admin` approved it"),
         "{shown}"
@@ -128,7 +132,7 @@ pub fn a_changed_skill_allows_no_tools_until_approved_again(host: &Host) {
     skills.edit_one_byte("scripts/check.sh");
     let (request, id) = run_with_skill(host);
     assert_eq!(offered_tools(&request), Vec::<String>::new());
-    let shown = host.ok(&["runs", "show", &id]);
+    let shown = host.ok(&["--user", "admin", "runs", "show", &id]);
     assert!(shown.contains("`scripts/check.sh` changed"), "{shown}");
 
     // Approved again: back to normal.
@@ -136,7 +140,11 @@ pub fn a_changed_skill_allows_no_tools_until_approved_again(host: &Host) {
     let (request, id) = run_with_skill(host);
     assert_eq!(offered_tools(&request), ["get_pagetree"]);
     assert!(system_prompt(&request).contains("page tree"));
-    assert!(!host.ok(&["runs", "show", &id]).contains("notes:"));
+    assert!(
+        !host
+            .ok(&["--user", "admin", "runs", "show", &id])
+            .contains("notes:")
+    );
 }
 
 pub fn an_unapproved_skill_is_refused_unless_the_setting_allows_it(host: &Host) {
@@ -144,7 +152,7 @@ pub fn an_unapproved_skill_is_refused_unless_the_setting_allows_it(host: &Host) 
     let (request, id) = run_with_skill(host);
     assert_eq!(offered_tools(&request), Vec::<String>::new());
     assert!(!system_prompt(&request).contains(BODY));
-    let shown = host.ok(&["runs", "show", &id]);
+    let shown = host.ok(&["--user", "admin", "runs", "show", &id]);
     assert!(
         shown.contains("skill `review` not trusted (not approved"),
         "{shown}"
@@ -162,7 +170,7 @@ pub fn an_unapproved_skill_is_refused_unless_the_setting_allows_it(host: &Host) 
     let (request, id) = run_with_skill(host);
     assert_eq!(offered_tools(&request), ["get_pagetree"]);
     assert!(system_prompt(&request).contains(BODY));
-    let shown = host.ok(&["runs", "show", &id]);
+    let shown = host.ok(&["--user", "admin", "runs", "show", &id]);
     assert!(
         shown.contains("skill `review` is not approved, used because"),
         "{shown}"

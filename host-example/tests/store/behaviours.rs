@@ -607,7 +607,7 @@ pub async fn runs_events_proposals_and_audit_round_trip(url: &str) {
     }
     assert_eq!(store.run_events(&run).await.unwrap(), events);
     let stored = store.run(&run).await.unwrap().unwrap();
-    assert_eq!(stored.status, "running");
+    assert_eq!(stored.status, host_example::store::RunPhase::Running);
     assert_eq!(stored.grant, tool_core::gates::Grant::empty());
     assert_eq!(store.run(&RunId("nope".into())).await.unwrap(), None);
 

@@ -29,7 +29,9 @@ use crate::app::recorder::{EventLog, Recorder};
 use crate::app::runs::RunReport;
 use crate::app::{Host, HostError};
 use crate::model::OpenAiClient;
-use crate::store::{AuditEntry, AuditKind, RunRequest, SqlApprovals, StoredProposal, StoredRun};
+use crate::store::{
+    AuditEntry, AuditKind, RunPhase, RunRequest, SqlApprovals, StoredProposal, StoredRun,
+};
 
 /// How long a process waits for another one that took the run first to
 /// record its decision.
@@ -213,18 +215,14 @@ impl Host {
             if let Some(decided) = self.store().decision(proposal).await? {
                 return Err(HostError::AlreadyDecided(decided));
             }
-            let status = self
-                .store()
-                .run(run)
-                .await?
-                .map_or_else(|| "gone".to_owned(), |run| run.status);
+            let status = self.store().run(run).await?.map(|run| run.status);
             // `suspended` again: given back by a process whose approval
             // was refused; take it on the next turn.
-            let waiting = status == "resuming" || status == "suspended";
+            let waiting = status.is_some_and(RunPhase::awaits_decision);
             if !waiting || started.elapsed() > TAKEN_WAIT {
                 return Err(HostError::NotWaiting {
                     run: run.0.clone(),
-                    status,
+                    status: status.map_or_else(|| "gone".to_owned(), |s| s.to_string()),
                 });
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -246,7 +244,7 @@ impl Host {
             .ok_or_else(|| HostError::UnknownRun(run.0.clone()))?;
         let not_waiting = || HostError::NotWaiting {
             run: run.0.clone(),
-            status: stored.status.clone(),
+            status: stored.status.to_string(),
         };
         let state = stored.state.clone().ok_or_else(not_waiting)?;
         if state.proposal().id() != proposal.id() {

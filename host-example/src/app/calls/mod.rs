@@ -177,7 +177,7 @@ impl Host {
 
     /// The settings as they are now; a generation newer than the last one
     /// seen is announced to open streams.
-    async fn call_settings(&self) -> Result<Arc<Settings>, StoreError> {
+    pub(crate) async fn call_settings(&self) -> Result<Arc<Settings>, StoreError> {
         let settings = self.load_settings().await?;
         self.observe(settings.generation);
         Ok(settings)
