@@ -276,3 +276,44 @@ fn skills_approve_list_audit_and_check_names_the_changed_file() {
     );
     assert!(out.contains("error[A001]"), "{out}");
 }
+
+/// `runs show ID | head -1`: a reader that went away is not an error. The
+/// pipe's reading end is closed before the command writes, so its first
+/// write fails with `EPIPE` whatever the pipe's buffer holds.
+#[test]
+fn a_closed_pipe_ends_a_command_quietly() {
+    let host = Host::new();
+    // A model nobody serves: the run fails, and is stored with its events.
+    let model = r#"{"base_url": "http://127.0.0.1:9/v1", "model": "none"}"#;
+    let set = host.run(&["--user", "admin", "settings", "set", "model", model]);
+    assert_eq!(set.0, 0, "{set:?}");
+    let run = host.run(&["--user", "admin", "run", "hello"]);
+    assert_eq!(run.0, 1, "the model is unreachable: {run:?}");
+    let (_, listed, _) = host.run(&["--user", "admin", "runs", "list"]);
+    let id = listed
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned();
+    for args in [
+        vec!["--user", "admin", "runs", "show", id.as_str()],
+        vec!["--user", "admin", "runs", "list"],
+        vec!["tools"],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_host-example"))
+            .env_remove("HOST_DATABASE_URL")
+            .env_remove("HOST_USER")
+            .args(["--database", &host.url])
+            .args(&args)
+            .stdout(writer)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stderr), "", "{args:?}");
+    }
+}
