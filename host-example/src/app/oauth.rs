@@ -14,75 +14,22 @@
 //! most once per [`JWKS_REFETCH_INTERVAL`], so tokens with made-up key ids
 //! cannot make this server hammer the issuer.
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use reqwest::Url;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::app::HostError;
+pub use crate::store::OAuthSettings;
 
 /// How often, at most, an unknown key id fetches the issuer's key set again.
 pub const JWKS_REFETCH_INTERVAL: Duration = Duration::from_secs(30);
 
 /// How long fetching the issuer's key set may take.
 const JWKS_FETCH_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// The `oauth` setting: the authorization server whose access tokens this
-/// server accepts, as `host-example settings set oauth '{...}'` stores it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, try_from = "RawOAuthSettings")]
-pub struct OAuthSettings {
-    /// The issuer identifier, compared exactly with a token's `iss`, and
-    /// named in the protected-resource metadata's `authorization_servers`.
-    pub issuer: String,
-    /// This server's MCP endpoint as clients reach it
-    /// (`https://host.example/mcp`): the audience a token must name, and
-    /// the `resource` of the protected-resource metadata.
-    pub resource: String,
-    /// Where the issuer publishes its JSON Web Key Set.
-    pub jwks_uri: String,
-    /// Maps a token's `sub` to a host user's name; a subject not listed
-    /// names the host user directly.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub subjects: BTreeMap<String, String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawOAuthSettings {
-    issuer: String,
-    resource: String,
-    jwks_uri: String,
-    #[serde(default)]
-    subjects: BTreeMap<String, String>,
-}
-
-impl TryFrom<RawOAuthSettings> for OAuthSettings {
-    type Error = String;
-
-    fn try_from(raw: RawOAuthSettings) -> Result<Self, String> {
-        for (field, value) in [
-            ("issuer", &raw.issuer),
-            ("resource", &raw.resource),
-            ("jwks_uri", &raw.jwks_uri),
-        ] {
-            let url = Url::parse(value).map_err(|e| format!("`{field}` is not a URL: {e}"))?;
-            if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-                return Err(format!("`{field}` must be an http or https URL"));
-            }
-        }
-        Ok(OAuthSettings {
-            issuer: raw.issuer,
-            resource: raw.resource,
-            jwks_uri: raw.jwks_uri,
-            subjects: raw.subjects,
-        })
-    }
-}
 
 impl OAuthSettings {
     /// The protected-resource metadata (RFC 9728) for [`resource`](Self::resource).

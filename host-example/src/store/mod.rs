@@ -26,6 +26,7 @@ mod settings;
 mod site;
 mod skill_approvals;
 mod users;
+mod values;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -45,6 +46,7 @@ pub use settings::{SettingKey, SettingValue};
 pub use site::SqlSite;
 pub use skill_approvals::SkillApproval;
 pub use users::{HostUser, hash_password};
+pub use values::{Distrust, FileChange, FileDigest, OAuthSettings, SkillDigest, UnapprovedSkills};
 
 /// The database used when none is given: `host-example.db` in the working
 /// folder, created if missing.

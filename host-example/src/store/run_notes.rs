@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use tool_core::RunId;
 
+use super::Distrust;
 use super::{Store, StoreError, from_json, now, to_json};
-use crate::app::skills::approval::Distrust;
 
 /// One note on a run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -15,9 +15,8 @@ use tool_core::egress::Site;
 use tool_core::gates::{GroupSettings, HostSettings, RunConfig, ToolSettings};
 use tool_core::skills::TrustLevel;
 
+use super::{OAuthSettings, UnapprovedSkills};
 use super::{Store, StoreError, now};
-use crate::app::oauth::OAuthSettings;
-use crate::app::skills::approval::UnapprovedSkills;
 use crate::model::ModelConfig;
 
 /// A setting the host knows.

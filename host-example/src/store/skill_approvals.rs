@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
+use super::SkillDigest;
 use super::{Store, StoreError, from_json, now, to_json};
-use crate::app::skills::digest::SkillDigest;
 
 /// One skill as approved.
 #[derive(Debug, Clone, PartialEq, Eq)]

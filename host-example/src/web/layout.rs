@@ -4,7 +4,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::{DOCTYPE, Markup, html};
 
-use super::session::SignedIn;
+use super::user::SignedIn;
 
 /// A whole page: the navigation for `user` (administrators see every
 /// page), the one-time notice, and `body`.

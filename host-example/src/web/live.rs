@@ -22,7 +22,7 @@ use futures_util::stream;
 use tokio::sync::watch;
 
 use super::WebState;
-use super::playground::Draft;
+use super::draft::Draft;
 use super::session::SignedIn;
 
 /// How many live runs are kept; the oldest finished ones go first.

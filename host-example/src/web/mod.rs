@@ -17,6 +17,7 @@ mod actions;
 mod approvals;
 mod batch;
 mod content;
+mod draft;
 mod inspector;
 mod layout;
 mod live;
@@ -25,6 +26,7 @@ mod runs;
 mod session;
 mod signin;
 mod tools;
+mod user;
 
 use std::sync::Arc;
 

@@ -8,7 +8,7 @@
 //! line's) watched live in the inspector ([`super::live`],
 //! [`super::inspector`]).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use axum::Form;
 use axum::extract::{Path, State};
@@ -16,99 +16,14 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use maud::{Markup, html};
 use tool_core::agent::ContextBudget;
-use tool_core::gates::Selection;
 
 use super::WebState;
+use super::draft::{Draft, MAX_ROUNDS};
 use super::inspector::Inspector;
 use super::layout::{self, OrFailure, csrf_field};
 use super::session::SignedIn;
 use crate::app::runs::{DryRunReport, RunEnded};
-use crate::app::{DEFAULT_ROUNDS, HostError, RunChoices};
-use crate::store::RunRequest;
-
-/// The largest rounds cap the form takes.
-const MAX_ROUNDS: u32 = 50;
-
-/// The form as sent (`skills`, `groups` and `tools` repeat, so it is read
-/// from the raw pairs).
-#[derive(Debug, Clone)]
-pub(super) struct Draft {
-    /// A configuration of the `models` setting; `None`: the `model` one.
-    model: Option<String>,
-    prompt: String,
-    skills: BTreeSet<String>,
-    groups: BTreeSet<String>,
-    tools: BTreeSet<String>,
-    rounds: u32,
-    capture_raw: bool,
-}
-
-impl Default for Draft {
-    fn default() -> Self {
-        Draft {
-            model: None,
-            prompt: String::new(),
-            skills: BTreeSet::new(),
-            groups: BTreeSet::new(),
-            tools: BTreeSet::new(),
-            rounds: DEFAULT_ROUNDS,
-            capture_raw: false,
-        }
-    }
-}
-
-impl Draft {
-    fn read(pairs: Vec<(String, String)>) -> Draft {
-        let mut draft = Draft::default();
-        for (key, value) in pairs {
-            match key.as_str() {
-                "model" => draft.model = Some(value).filter(|name| !name.is_empty()),
-                "prompt" => draft.prompt = value,
-                "skills" => {
-                    draft.skills.insert(value);
-                }
-                "groups" => {
-                    draft.groups.insert(value);
-                }
-                "tools" => {
-                    draft.tools.insert(value);
-                }
-                "rounds" => {
-                    draft.rounds = value
-                        .trim()
-                        .parse()
-                        .unwrap_or(DEFAULT_ROUNDS)
-                        .clamp(1, MAX_ROUNDS);
-                }
-                "capture_raw" => draft.capture_raw = true,
-                _ => {}
-            }
-        }
-        draft
-    }
-
-    /// The run it asks for; `offered` is every tool the gates offer now,
-    /// by group. A ticked group stands for all its tools; nothing ticked
-    /// offers every tool.
-    fn request(&self, offered: &BTreeMap<String, Vec<String>>) -> RunRequest {
-        let mut picked = self.tools.clone();
-        for group in &self.groups {
-            picked.extend(offered.get(group).into_iter().flatten().cloned());
-        }
-        RunRequest {
-            skills: self.skills.iter().cloned().collect(),
-            max_rounds: self.rounds,
-            tools: if picked.is_empty() {
-                Selection::All
-            } else {
-                Selection::Only(picked)
-            },
-            capture_raw: self.capture_raw,
-            model: self.model.clone(),
-            ..RunRequest::new(self.prompt.clone())
-        }
-    }
-}
+use crate::app::{HostError, RunChoices};
 
 /// What the page shows below the form.
 enum Outcome {

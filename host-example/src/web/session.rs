@@ -17,6 +17,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 
 use super::WebState;
 use super::layout;
+pub(super) use super::user::SignedIn;
 use crate::app::HostError;
 
 /// The session cookie's name.
@@ -125,27 +126,6 @@ pub(super) fn csrf_of(state: &WebState, parts: &Parts) -> Option<(String, String
     let id = session_id(parts)?;
     let session = state.sessions.get(&id)?;
     Some((id, session.csrf))
-}
-
-/// A signed-in user, as the host's database knows them now (a user made
-/// or unmade administrator sees the change on their next page).
-#[derive(Debug, Clone)]
-pub(super) struct SignedIn {
-    pub name: String,
-    pub admin: bool,
-    pub csrf: String,
-    pub session: String,
-    /// The one-time message left for this page.
-    pub notice: Option<String>,
-}
-
-impl SignedIn {
-    pub(super) fn actor(&self) -> tool_core::Actor {
-        tool_core::Actor {
-            id: self.name.clone(),
-            admin: self.admin,
-        }
-    }
 }
 
 impl FromRequestParts<WebState> for SignedIn {

@@ -14,47 +14,13 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use site_model::Timestamp;
 
 use crate::app::skills::check::{self as skills_check, Checked, check_skill_bytes};
-use crate::app::skills::digest::{DigestError, FileChange, SkillDigest, SkillFolder};
+use crate::app::skills::digest::{DigestError, SkillDigest, SkillFolder};
 use crate::app::{Host, HostError};
 use crate::store::{AuditEntry, AuditKind, SkillApproval};
-
-/// What runs do with a skill no administrator approved (the setting
-/// `unapproved_skills`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum UnapprovedSkills {
-    /// Not trusted, like a changed skill: no tools, no text.
-    #[default]
-    Refuse,
-    /// Used as if approved (a run notes it).
-    Allow,
-}
-
-/// Why a skill is not trusted.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "why", rename_all = "snake_case")]
-pub enum Distrust {
-    /// Its files differ from the ones approved.
-    Changed {
-        /// Which files, and how.
-        changes: Vec<FileChange>,
-        /// Who approved the skill as it was.
-        approved_by: String,
-        /// When (seconds since the Unix epoch).
-        approved_at: i64,
-    },
-    /// No administrator approved it, and the setting refuses such skills.
-    NotApproved,
-    /// Its folder could not be hashed, so no approval can vouch for it.
-    Unhashable {
-        /// Why.
-        reason: String,
-    },
-}
+pub use crate::store::{Distrust, UnapprovedSkills};
 
 impl fmt::Display for Distrust {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -72,9 +38,9 @@ impl fmt::Display for Distrust {
                     Timestamp(*approved_at)
                 )
             }
-            Distrust::NotApproved => f.write_str(
-                "not approved: an administrator approves it with `host-example skills approve DIR`",
-            ),
+            Distrust::NotApproved => {
+                f.write_str("not approved: an administrator has not approved it")
+            }
             Distrust::Unhashable { reason } => write!(f, "its files cannot be hashed: {reason}"),
         }
     }

@@ -23,28 +23,10 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
 use crate::app::skills::check::SKILL_FILE;
-
-/// One file of a skill folder and the SHA-256 of its exact bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileDigest {
-    /// Its path below the skill folder, `/`-separated.
-    pub path: String,
-    /// The SHA-256 of its bytes, lowercase hex.
-    pub sha256: String,
-}
-
-/// Every file of a skill folder, in path order, and the digest over them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SkillDigest {
-    /// The files, in byte order of their paths.
-    pub files: Vec<FileDigest>,
-    /// The SHA-256 over the files' lines, lowercase hex.
-    pub digest: String,
-}
+pub use crate::store::{FileChange, FileDigest, SkillDigest};
 
 /// A skill folder read once: its digest and the bytes of its `SKILL.md`
 /// as they were hashed, so what is checked against the approval is what
@@ -55,18 +37,6 @@ pub struct SkillFolder {
     pub digest: SkillDigest,
     /// The `SKILL.md`, byte for byte.
     pub skill_file: Vec<u8>,
-}
-
-/// How a skill folder differs from the one approved, one file at a time.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "change", content = "path", rename_all = "snake_case")]
-pub enum FileChange {
-    /// The file's bytes differ.
-    Changed(String),
-    /// A file that was not there when approved.
-    Added(String),
-    /// A file approved and now gone.
-    Removed(String),
 }
 
 impl FileChange {

@@ -1,0 +1,93 @@
+//! The playground's form as it was sent, kept with a live run so its page
+//! shows the form again.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use tool_core::gates::Selection;
+
+use crate::app::DEFAULT_ROUNDS;
+use crate::store::RunRequest;
+
+/// The largest rounds cap the form takes.
+pub(super) const MAX_ROUNDS: u32 = 50;
+
+/// The form as sent (`skills`, `groups` and `tools` repeat, so it is read
+/// from the raw pairs).
+#[derive(Debug, Clone)]
+pub(super) struct Draft {
+    /// A configuration of the `models` setting; `None`: the `model` one.
+    pub model: Option<String>,
+    pub prompt: String,
+    pub skills: BTreeSet<String>,
+    pub groups: BTreeSet<String>,
+    pub tools: BTreeSet<String>,
+    pub rounds: u32,
+    pub capture_raw: bool,
+}
+
+impl Default for Draft {
+    fn default() -> Self {
+        Draft {
+            model: None,
+            prompt: String::new(),
+            skills: BTreeSet::new(),
+            groups: BTreeSet::new(),
+            tools: BTreeSet::new(),
+            rounds: DEFAULT_ROUNDS,
+            capture_raw: false,
+        }
+    }
+}
+
+impl Draft {
+    pub(super) fn read(pairs: Vec<(String, String)>) -> Draft {
+        let mut draft = Draft::default();
+        for (key, value) in pairs {
+            match key.as_str() {
+                "model" => draft.model = Some(value).filter(|name| !name.is_empty()),
+                "prompt" => draft.prompt = value,
+                "skills" => {
+                    draft.skills.insert(value);
+                }
+                "groups" => {
+                    draft.groups.insert(value);
+                }
+                "tools" => {
+                    draft.tools.insert(value);
+                }
+                "rounds" => {
+                    draft.rounds = value
+                        .trim()
+                        .parse()
+                        .unwrap_or(DEFAULT_ROUNDS)
+                        .clamp(1, MAX_ROUNDS);
+                }
+                "capture_raw" => draft.capture_raw = true,
+                _ => {}
+            }
+        }
+        draft
+    }
+
+    /// The run it asks for; `offered` is every tool the gates offer now,
+    /// by group. A ticked group stands for all its tools; nothing ticked
+    /// offers every tool.
+    pub(super) fn request(&self, offered: &BTreeMap<String, Vec<String>>) -> RunRequest {
+        let mut picked = self.tools.clone();
+        for group in &self.groups {
+            picked.extend(offered.get(group).into_iter().flatten().cloned());
+        }
+        RunRequest {
+            skills: self.skills.iter().cloned().collect(),
+            max_rounds: self.rounds,
+            tools: if picked.is_empty() {
+                Selection::All
+            } else {
+                Selection::Only(picked)
+            },
+            capture_raw: self.capture_raw,
+            model: self.model.clone(),
+            ..RunRequest::new(self.prompt.clone())
+        }
+    }
+}
