@@ -38,11 +38,15 @@ use site_model::Site;
 use tool_core::approval::{DEFAULT_PROPOSAL_LIFETIME, ProposalLifetime};
 use tool_core::{Actor, Registry};
 
+/// What a door names when it asks: a run's request, a setting's key, the
+/// database's address and schema, and the store's failures inside
+/// [`HostError`]. (The store itself stays beneath this layer.)
+pub use crate::store::{DEFAULT_DATABASE_URL, LATEST_VERSION, RunRequest, SettingKey, StoreError};
 pub use admin::Offer;
 pub use error::{HostError, describe};
 pub use setup::{DEFAULT_ROUNDS, RunChoices, RunSetup};
 
-use crate::store::{Store, StoreError};
+use crate::store::Store;
 
 /// The host's one middle layer: every door asks it, and only it reaches
 /// the store. Built once per process (or once per test) and shared.

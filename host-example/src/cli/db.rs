@@ -1,7 +1,7 @@
 //! `host-example db migrate`.
 
 use clap::Subcommand;
-use host_example::store::LATEST_VERSION;
+use host_example::app::LATEST_VERSION;
 
 use super::{Context, Failure};
 

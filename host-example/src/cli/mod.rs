@@ -41,7 +41,7 @@ use std::io::{ErrorKind, Write as _};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
-use host_example::store::{DEFAULT_DATABASE_URL, StoreError};
+use host_example::app::{DEFAULT_DATABASE_URL, StoreError};
 use host_example::{Host, HostError};
 
 const EXIT_CODES: &str = "Exit codes: 0 ok, 1 refused or failed (the reason is one line on stderr, \

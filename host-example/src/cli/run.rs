@@ -1,8 +1,8 @@
 //! `host-example run "PROMPT" --user NAME [--skill NAME]… [--max-rounds N]`.
 
 use clap::Args;
+use host_example::app::RunRequest;
 use host_example::app::runs::{RunEnded, RunReport};
-use host_example::store::RunRequest;
 use tool_core::Proposal;
 use tool_core::agent::{Finished, RunStatus};
 

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use tool_core::gates::Selection;
 
 use crate::app::DEFAULT_ROUNDS;
-use crate::store::RunRequest;
+use crate::app::RunRequest;
 
 /// The largest rounds cap the form takes.
 pub(super) const MAX_ROUNDS: u32 = 50;

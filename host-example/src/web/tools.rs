@@ -17,7 +17,7 @@ use super::WebState;
 use super::layout::{self, OrFailure, csrf_field};
 use super::session::{Admin, SignedIn};
 use crate::app::HostError;
-use crate::store::SettingKey;
+use crate::app::SettingKey;
 
 pub(super) async fn page(State(state): State<WebState>, Admin(user): Admin) -> Response {
     match state.host.host_settings().await.or_failure() {
