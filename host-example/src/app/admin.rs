@@ -30,7 +30,11 @@ impl Offer {
 impl Host {
     /// `user`, if an administrator; otherwise the refusal, audited (who
     /// asked, for what) so every door leaves the same trace.
-    async fn administrator(&self, user: &str, doing: &str) -> Result<HostUser, HostError> {
+    pub(in crate::app) async fn administrator(
+        &self,
+        user: &str,
+        doing: &str,
+    ) -> Result<HostUser, HostError> {
         let found = self.store().user(user).await?;
         match found {
             Some(found) if found.admin => Ok(found),

@@ -41,6 +41,7 @@ use std::io::{ErrorKind, Write as _};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
+use host_example::app::skills::SkillsError;
 use host_example::app::{DEFAULT_DATABASE_URL, StoreError};
 use host_example::{Host, HostError};
 
@@ -179,6 +180,12 @@ impl From<HostError> for Failure {
             HostError::UnknownRun(_) => "; see `host-example runs list`",
             HostError::UnknownProposal(_) => "; see `host-example approvals list`",
             HostError::ReasonRequired => " (pass --reason)",
+            HostError::Skills(SkillsError::Unknown { .. }) => {
+                "; see `host-example settings show` (skills_folders)"
+            }
+            HostError::Skills(SkillsError::Invalid { .. }) | HostError::Approve(_) => {
+                "; see `host-example skills check DIR`"
+            }
             HostError::Store(StoreError::UnknownUser(_)) => "; see `host-example users list`",
             _ => "",
         };

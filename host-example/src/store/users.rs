@@ -117,18 +117,6 @@ impl Store {
             .transpose()
     }
 
-    /// The user called `name` if they are an administrator, else
-    /// [`StoreError::Refused`] saying what `doing` needs.
-    pub async fn require_admin(&self, name: &str, doing: &str) -> Result<HostUser, StoreError> {
-        match self.user(name).await? {
-            Some(user) if user.admin => Ok(user),
-            Some(_) => Err(StoreError::Refused(format!(
-                "{doing} needs an administrator, and `{name}` is not one"
-            ))),
-            None => Err(StoreError::UnknownUser(name.to_owned())),
-        }
-    }
-
     /// Whether `password` is `name`'s password; `false` for an unknown user
     /// or one without a password.
     pub async fn verify_password(&self, name: &str, password: &str) -> Result<bool, StoreError> {

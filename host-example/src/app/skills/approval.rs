@@ -107,12 +107,12 @@ impl Host {
         actor: &str,
         dirs: &[PathBuf],
     ) -> Result<Vec<SkillApproval>, HostError> {
-        self.store().require_admin(actor, "skills approve").await?;
+        self.administrator(actor, "skills approve").await?;
         let refuse = |reason: String| HostError::Approve(ApproveError(reason));
         let known = self.registry().known_tools();
         let found = skills_check::check_dirs(dirs, &known).map_err(|e| refuse(e.to_string()))?;
         if let Some(error) = found.findings.iter().find(|f| f.is_error()) {
-            return Err(refuse(format!("{error} (see `host-example skills check`)")));
+            return Err(refuse(error.to_string()));
         }
         if found.skill_files.is_empty() {
             return Err(refuse(
@@ -134,7 +134,7 @@ impl Host {
             let read = SkillFolder::read(folder).map_err(|e| refuse(e.to_string()))?;
             let findings = check_skill_bytes(skill_file, &read.skill_file, &name, &known);
             if let Some(error) = findings.iter().find(|f| f.is_error()) {
-                return Err(refuse(format!("{error} (see `host-example skills check`)")));
+                return Err(refuse(error.to_string()));
             }
             approvals.push(SkillApproval {
                 name,

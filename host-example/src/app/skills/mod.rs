@@ -40,9 +40,7 @@ pub struct LoadedSkills {
 #[non_exhaustive]
 pub enum SkillsError {
     /// No skill folder of that name below the configured folders.
-    #[error(
-        "no skill `{name}` in the skills folders ({folders}); see `host-example settings show` (skills_folders)"
-    )]
+    #[error("no skill `{name}` in the skills folders ({folders})")]
     Unknown {
         /// The name asked for.
         name: String,
@@ -58,7 +56,7 @@ pub enum SkillsError {
         reason: String,
     },
     /// The skill's SKILL.md has errors.
-    #[error("skill `{name}` is invalid: {reason}; see `host-example skills check`")]
+    #[error("skill `{name}` is invalid: {reason}")]
     Invalid {
         /// The skill.
         name: String,
