@@ -6,19 +6,11 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-const SYNTHETIC_DEFAULT: &str = concat!(
+/// The project's synthetic skill cases (`fixtures/skills`).
+const SYNTHETIC: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/corpus/skills/synthetic__cases"
+    "/../fixtures/skills/synthetic__cases"
 );
-
-/// The synthetic cases of the corpus; below `SKILLS_CORPUS` when that is
-/// set (a checkout in a git worktree lies elsewhere relative to the corpus).
-fn synthetic() -> String {
-    std::env::var("SKILLS_CORPUS").map_or_else(
-        |_| SYNTHETIC_DEFAULT.to_owned(),
-        |corpus| format!("{corpus}/synthetic__cases"),
-    )
-}
 
 fn check(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_host-example"))
@@ -53,8 +45,7 @@ fn write_skill(folder: &Path, text: &[u8]) {
 
 #[test]
 fn synthetic_corpus_fails_with_one_line_per_diagnostic() {
-    let synthetic = synthetic();
-    let output = check(&[&synthetic]);
+    let output = check(&[SYNTHETIC]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let text = stdout(&output);
     for expected in [
@@ -72,14 +63,14 @@ fn synthetic_corpus_fails_with_one_line_per_diagnostic() {
         // The second `Bash` of a folded block is found at its own place.
         "/folded-spaces/SKILL.md:5:20: warning[S040]: no tool named `Bash`",
     ] {
-        let line = format!("{synthetic}{expected}");
+        let line = format!("{SYNTHETIC}{expected}");
         assert!(
             text.lines().any(|l| l.starts_with(&line)),
             "no line starting {line:?} in\n{text}"
         );
     }
     for line in text.lines() {
-        assert!(line.starts_with(&synthetic), "{line}");
+        assert!(line.starts_with(SYNTHETIC), "{line}");
         assert!(
             line.contains(": error[S") || line.contains(": warning[S"),
             "{line}"
@@ -90,12 +81,11 @@ fn synthetic_corpus_fails_with_one_line_per_diagnostic() {
 
 #[test]
 fn json_is_an_array_of_diagnostics_in_file_then_position_order() {
-    let synthetic = synthetic();
-    let output = check(&["--format", "json", &synthetic]);
+    let output = check(&["--format", "json", SYNTHETIC]);
     assert_eq!(output.status.code(), Some(1));
     let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
     let rows = value.as_array().unwrap();
-    assert_eq!(rows.len(), stdout(&check(&[&synthetic])).lines().count());
+    assert_eq!(rows.len(), stdout(&check(&[SYNTHETIC])).lines().count());
     let mut keys = Vec::new();
     for row in rows {
         let object = row.as_object().unwrap();
@@ -121,7 +111,7 @@ fn json_is_an_array_of_diagnostics_in_file_then_position_order() {
         .expect("the Upper-Name finding");
     assert_eq!(
         upper["file"],
-        format!("{synthetic}/Upper-Name/SKILL.md").as_str()
+        format!("{SYNTHETIC}/Upper-Name/SKILL.md").as_str()
     );
     assert_eq!(
         (upper["line"].as_u64(), upper["column"].as_u64()),

@@ -1,7 +1,7 @@
 //! The rules every implementation of [`Changes::apply`](crate::Changes)
 //! keeps, in one place: the compare of compare-and-set, the field checks of
-//! a record, and writing a page, element or file through its serialized
-//! form. [`MemorySite`](crate::MemorySite) and a host's database store call
+//! a record, what a soft delete writes and where it may not, and writing a
+//! page, element or file through its serialized form. [`MemorySite`](crate::MemorySite) and a host's database store call
 //! these, so the two cannot drift apart.
 
 use serde::Serialize;
@@ -30,6 +30,34 @@ pub fn check_expected<'a>(
         }
     }
     Ok(())
+}
+
+/// What [`Operation::SoftDelete`](crate::Operation::SoftDelete) of `target`
+/// writes, `{"deleted": true}`, or why it cannot: a file is never
+/// soft-deleted, and a record only when its table has a boolean `deleted`
+/// field. `schema` is the record's table as the caller found it (`None`:
+/// no such table, [`SiteError::NotFound`]); it is not read for other
+/// targets.
+pub fn soft_delete(target: &Target, schema: Option<&TableSchema>) -> Result<Fields, SiteError> {
+    match target {
+        Target::File(_) => {
+            return Err(SiteError::invalid(
+                target.to_string(),
+                "files cannot be soft-deleted",
+            ));
+        }
+        Target::Record { .. } => {
+            let schema = schema.ok_or_else(|| SiteError::not_found(target.to_string()))?;
+            if !matches!(schema.field("deleted"), Some(field) if field.kind == FieldKind::Bool) {
+                return Err(SiteError::invalid(
+                    target.to_string(),
+                    "its table has no `deleted` field",
+                ));
+            }
+        }
+        Target::Page(_) | Target::Element(_) => {}
+    }
+    Ok(Fields::from([("deleted".to_owned(), Value::Bool(true))]))
 }
 
 /// Every field of `values` is in the table's schema and holds a value of

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
-use crate::{FileId, LanguageId, SiteError, StorageId};
+use crate::{FileId, LanguageId, SiteError, StorageId, contains_literal};
 
 /// A place files are kept, e.g. `fileadmin` or a cloud bucket.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,6 +53,21 @@ impl File {
     /// The folder the file is in, e.g. `images` for `images/team.jpg`.
     pub fn folder_path(&self) -> &str {
         self.path.rsplit_once('/').map_or("", |(folder, _)| folder)
+    }
+
+    /// Whether [`Files::search_files`] finds the file for `text`: its path,
+    /// its title or one of its alternative texts contains it
+    /// ([`contains_literal`]: case-insensitive, every character literal).
+    pub fn matches_text(&self, text: &str) -> bool {
+        contains_literal(&self.path, text)
+            || self
+                .title
+                .as_deref()
+                .is_some_and(|title| contains_literal(title, text))
+            || self
+                .alternative
+                .values()
+                .any(|alt| contains_literal(alt, text))
     }
 }
 
@@ -102,7 +117,7 @@ pub trait Files: Send + Sync {
     async fn list_folder(&self, storage: StorageId, path: &str)
     -> Result<FolderListing, SiteError>;
 
-    /// The files matching `query`, by id.
+    /// The files matching `query` ([`File::matches_text`]), by id.
     async fn search_files(&self, query: &FileQuery) -> Result<Vec<File>, SiteError>;
 
     /// One file, or [`SiteError::NotFound`].

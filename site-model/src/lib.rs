@@ -96,7 +96,7 @@ pub use ids::{ColumnId, ElementId, FileId, GroupId, LanguageId, LogId, PageId, S
 pub use logs::{LogEntry, LogLevel, LogQuery, Logs};
 pub use memory::MemorySite;
 pub use pages::{Column, ContentElement, Page, PageKind, Pages};
-pub use permissions::{Permissions, Scope};
+pub use permissions::{NOT_FOUND, Permissions, Scope};
 pub use records::{
     FieldChange, FieldKind, FieldSchema, HistoryAction, HistoryEntry, Record, Records, TableSchema,
     contains_literal,

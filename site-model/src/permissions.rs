@@ -4,7 +4,14 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ContentElement, Group, Page, PageId, Pages, SiteError, StorageId, TableSchema, User};
+use crate::{
+    Accounts, ContentElement, Group, Page, PageId, Pages, SiteError, StorageId, TableSchema, User,
+};
+
+/// The one text a tool or a host gives for something that does not exist
+/// *and* for something the person may not see or change, byte for byte, so
+/// a refusal never confirms that something exists.
+pub const NOT_FOUND: &str = "not found or not permitted";
 
 /// A set of things a person may reach: all of them, or only some.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -98,6 +105,35 @@ impl Permissions {
             extend(&mut permissions.storages, &grant.storages);
         }
         permissions
+    }
+
+    /// What the site lets the person called `name` see and change, `admin`
+    /// saying whether the host (not the site) makes them an administrator:
+    /// everything for a host administrator; otherwise what the site grants
+    /// its user of the same name ([`Accounts::permissions`]), never
+    /// administrator rights the host did not give; [`Permissions::nothing`]
+    /// for a name the site does not know.
+    ///
+    /// The one mapping from a host's actor to the site: every tool and every
+    /// door of a host asks this, so they cannot disagree about who may do
+    /// what.
+    pub async fn for_actor<A: Accounts + ?Sized>(
+        accounts: &A,
+        name: &str,
+        admin: bool,
+    ) -> Result<Permissions, SiteError> {
+        if admin {
+            return Ok(Permissions::administrator());
+        }
+        let users = accounts.users().await?;
+        let Some(user) = users.iter().find(|user| user.name == name) else {
+            return Ok(Permissions::nothing());
+        };
+        let mut permissions = accounts.permissions(user.id).await?;
+        // The host says this person is not an administrator; the site's
+        // flag cannot raise it.
+        permissions.admin = false;
+        Ok(permissions)
     }
 
     /// Whether they may see the first page of `rootline` (as

@@ -68,6 +68,19 @@ impl TableSchema {
             .filter(|field| field.credential)
             .map(|field| field.name.as_str())
     }
+
+    /// Whether [`Records::search_records`] finds `record` (of this table)
+    /// for `needle`: one of its [`search_fields`](Self::search_fields)
+    /// holds text that contains it ([`contains_literal`]).
+    pub fn search_matches(&self, record: &Record, needle: &str) -> bool {
+        self.search_fields.iter().any(|field| {
+            record
+                .values
+                .get(field)
+                .and_then(Value::as_str)
+                .is_some_and(|text| contains_literal(text, needle))
+        })
+    }
 }
 
 /// A record of a table.
@@ -162,8 +175,9 @@ pub trait Records: Send + Sync {
         equals: &BTreeMap<String, Value>,
     ) -> Result<Vec<Record>, SiteError>;
 
-    /// The records of `table` with `needle` in one of its search fields,
-    /// case-insensitively, by id, at most `limit`.
+    /// The records of `table` with `needle` in one of its search fields
+    /// ([`TableSchema::search_matches`]), case-insensitively, by id, at most
+    /// `limit`.
     ///
     /// This is a substring match, not SQL `LIKE`: `%` and `_` in `needle`
     /// are characters to find, not wildcards. A backend over SQL escapes

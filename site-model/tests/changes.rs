@@ -5,9 +5,10 @@ use std::sync::{Arc, Barrier};
 
 use futures_executor::block_on;
 use serde_json::{Value, json};
+use site_model::change_rules::soft_delete;
 use site_model::{
-    ChangeSet, Changes, ElementId, FieldChange, Fields, HistoryAction, HistoryEntry, MemorySite,
-    Operation, PageId, Pages, Records, SiteError, Target, Timestamp,
+    ChangeSet, Changes, ElementId, FieldChange, Fields, FileId, HistoryAction, HistoryEntry,
+    MemorySite, Operation, PageId, Pages, Records, SiteError, Target, Timestamp,
 };
 
 fn fields(pairs: &[(&str, Value)]) -> Fields {
@@ -252,5 +253,37 @@ fn of_eight_racing_compare_and_sets_exactly_one_wins() {
         block_on(site.history("pages", 4)).unwrap().len(),
         1,
         "only the winner's history"
+    );
+}
+
+#[test]
+fn a_soft_delete_writes_deleted_where_a_store_may() {
+    let site = MemorySite::demo();
+    let table = |name: &str| block_on(site.table(name)).unwrap();
+    let deleted = fields(&[("deleted", json!(true))]);
+    let record = |table: &str| Target::Record {
+        table: table.into(),
+        id: 1,
+    };
+    assert_eq!(
+        soft_delete(&Target::Page(PageId(18)), None).unwrap(),
+        deleted
+    );
+    assert_eq!(
+        soft_delete(&record("news"), Some(&table("news"))).unwrap(),
+        deleted
+    );
+    // A table without a boolean `deleted` field, a file, a table that is not.
+    let no_field = soft_delete(&record("api_clients"), Some(&table("api_clients")));
+    assert!(
+        matches!(no_field, Err(SiteError::Invalid { .. })),
+        "{no_field:?}"
+    );
+    let file = soft_delete(&Target::File(FileId(1)), None);
+    assert!(matches!(file, Err(SiteError::Invalid { .. })), "{file:?}");
+    let no_table = soft_delete(&record("nothing"), None);
+    assert!(
+        matches!(no_table, Err(SiteError::NotFound { .. })),
+        "{no_table:?}"
     );
 }

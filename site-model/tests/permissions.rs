@@ -129,3 +129,22 @@ fn an_unknown_user_or_page_is_not_found() {
     let clara = permissions(&site, 5);
     assert!(block_on(clara.may_show_page(PageId(999), &site)).is_err());
 }
+
+#[test]
+fn an_actor_is_mapped_to_the_site_user_of_the_same_name() {
+    let site = MemorySite::demo();
+    let for_actor = |name: &str, admin: bool| block_on(Permissions::for_actor(&site, name, admin));
+    // The host's administrator flag gives everything, whatever the name.
+    assert_eq!(
+        for_actor("anyone", true).unwrap(),
+        Permissions::administrator()
+    );
+    // Otherwise the site's grants for that name.
+    assert_eq!(for_actor("petra", false).unwrap(), permissions(&site, 3));
+    // The site's administrator flag cannot raise an actor the host does not.
+    let admin = for_actor("admin", false).unwrap();
+    assert!(!admin.admin);
+    assert!(!admin.may_read_table(&block_on(site.table("api_clients")).unwrap()));
+    // A name the site does not know reaches nothing.
+    assert_eq!(for_actor("nobody", false).unwrap(), Permissions::nothing());
+}

@@ -1,20 +1,21 @@
 //! Compares [`read_skill`] with the reference validator of the Agent Skills
-//! specification (`skills-ref`) over the shared corpus of real `SKILL.md`
-//! files. Every disagreement is listed below and explained in
+//! specification (`skills-ref`) over the project's synthetic cases
+//! (`fixtures/skills`) and the shared corpus of real `SKILL.md` files.
+//! Every disagreement is listed below and explained in
 //! `docs/skills-reference-differences.md`; keep the two in sync.
 
-use std::fs;
-use std::path::PathBuf;
+mod corpus_support;
 
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use corpus_support::corpus;
 use tool_core::skills::read_skill;
 
-/// The corpus root: one folder per repository, one per skill below it.
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/skills");
-
-/// `CORPUS`, or the folder named by `SKILLS_CORPUS` when it is set: a
-/// checkout in a git worktree lies elsewhere relative to the corpus.
-fn corpus() -> PathBuf {
-    std::env::var_os("SKILLS_CORPUS").map_or_else(|| PathBuf::from(CORPUS), PathBuf::from)
+/// The project's own fixtures: `synthetic__cases/` and the reference
+/// validator's verdicts for them.
+fn fixtures() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/skills"))
 }
 
 /// The document whose table explains each difference.
@@ -82,10 +83,13 @@ const EXPECTED_DIFFERENCES: &[(&str, bool, &str)] = &[
     ),
 ];
 
-#[test]
-fn corpus_verdicts_match_reference_or_are_explained() {
-    let results = fs::read_to_string(corpus().join("skills-ref-results.tsv"))
-        .expect("the corpus results file is readable");
+/// Our verdict on every file of `root` that its `skills-ref-results.tsv`
+/// lists, against the reference's: each the same, or a listed difference
+/// that still differs. Every listed difference the results name is checked;
+/// with `all_listed`, every listed difference must be among them.
+fn check_verdicts(root: &Path, all_listed: bool) {
+    let results = fs::read_to_string(root.join("skills-ref-results.tsv"))
+        .expect("the results file is readable");
     let mut failures = Vec::new();
     let mut seen = Vec::new();
     for line in results.lines().skip(1) {
@@ -98,7 +102,7 @@ fn corpus_verdicts_match_reference_or_are_explained() {
             .split('/')
             .nth(1)
             .expect("paths are repo/skill/SKILL.md");
-        let text = fs::read_to_string(corpus().join(path)).expect("corpus file readable");
+        let text = fs::read_to_string(root.join(path)).expect("skill file readable");
         let report = read_skill(&text, folder);
         let ours = report.is_valid();
         seen.push(path);
@@ -118,7 +122,7 @@ fn corpus_verdicts_match_reference_or_are_explained() {
         }
     }
     for (path, _, _) in EXPECTED_DIFFERENCES {
-        if !seen.contains(path) {
+        if all_listed && !seen.contains(path) {
             failures.push(format!(
                 "{path}: listed as a difference but not in the corpus"
             ));
@@ -126,10 +130,63 @@ fn corpus_verdicts_match_reference_or_are_explained() {
     }
     assert!(
         failures.is_empty(),
-        "{} verdicts differ:\n{}",
+        "{} verdicts differ in {}:\n{}",
         failures.len(),
+        root.display(),
         failures.join("\n")
     );
+}
+
+#[test]
+fn synthetic_verdicts_match_reference_or_are_explained() {
+    check_verdicts(&fixtures(), false);
+}
+
+/// The fixtures are the corpus's synthetic cases, byte for byte, with the
+/// reference's verdicts for them.
+#[test]
+fn synthetic_fixtures_are_the_corpus_cases() {
+    let Some(corpus) = corpus() else {
+        return;
+    };
+    let results = |root: &Path| {
+        let text = fs::read_to_string(root.join("skills-ref-results.tsv")).unwrap();
+        text.lines()
+            .filter(|line| line.starts_with("synthetic__cases/"))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(results(&fixtures()), results(&corpus));
+    let cases = fixtures().join("synthetic__cases");
+    let mut names: Vec<_> = fs::read_dir(&cases)
+        .expect("the fixtures are readable")
+        .flatten()
+        .map(|entry| entry.file_name())
+        .collect();
+    names.sort();
+    let mut shared: Vec<_> = fs::read_dir(corpus.join("synthetic__cases"))
+        .expect("the corpus's synthetic cases are readable")
+        .flatten()
+        .map(|entry| entry.file_name())
+        .collect();
+    shared.sort();
+    assert_eq!(names, shared, "the fixtures hold every synthetic case");
+    for name in names {
+        let file = Path::new(&name).join("SKILL.md");
+        assert_eq!(
+            fs::read(cases.join(&file)).unwrap(),
+            fs::read(corpus.join("synthetic__cases").join(&file)).unwrap(),
+            "{} differs from the corpus",
+            file.display()
+        );
+    }
+}
+
+#[test]
+fn corpus_verdicts_match_reference_or_are_explained() {
+    if let Some(corpus) = corpus() {
+        check_verdicts(&corpus, true);
+    }
 }
 
 #[test]

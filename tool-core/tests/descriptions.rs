@@ -2,14 +2,13 @@
 //! files: the counts and examples that `docs/skills-descriptions.md`
 //! records must be what the rules flag, so the document cannot drift.
 
+mod corpus_support;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::PathBuf;
 
+use corpus_support::corpus;
 use tool_core::skills::{Code, read_skill};
-
-/// The corpus root: one folder per repository, one per skill below it.
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/skills");
 
 /// The folder of hand-written cases; every other folder holds real files.
 const SYNTHETIC: &str = "synthetic__cases";
@@ -38,19 +37,16 @@ const EXPECTED: (usize, [(Code, usize); 3], usize) = (
     39,
 );
 
-/// `CORPUS`, or the folder named by `SKILLS_CORPUS` when it is set.
-fn corpus() -> PathBuf {
-    std::env::var_os("SKILLS_CORPUS").map_or_else(|| PathBuf::from(CORPUS), PathBuf::from)
-}
-
 struct Flagged {
     files: usize,
     by_code: BTreeMap<Code, BTreeSet<String>>,
     any: BTreeSet<String>,
 }
 
-fn flag_real_files() -> Flagged {
-    let root = corpus();
+/// What the rules flag among the corpus's real files; `None` (the test
+/// skips) without the corpus.
+fn flag_real_files() -> Option<Flagged> {
+    let root = corpus()?;
     let mut skills = Vec::new();
     for repo in fs::read_dir(&root)
         .expect("the corpus is readable")
@@ -86,12 +82,14 @@ fn flag_real_files() -> Flagged {
             }
         }
     }
-    flagged
+    Some(flagged)
 }
 
 #[test]
 fn description_rules_flag_the_recorded_counts() {
-    let flagged = flag_real_files();
+    let Some(flagged) = flag_real_files() else {
+        return;
+    };
     let counts: Vec<(Code, usize)> = flagged
         .by_code
         .iter()
@@ -122,7 +120,9 @@ fn doc_counts(doc: &str) -> BTreeMap<String, usize> {
 fn docs_record_the_counts_the_rules_give() {
     let doc = fs::read_to_string(DOC).expect("the descriptions document is readable");
     let recorded = doc_counts(&doc);
-    let flagged = flag_real_files();
+    let Some(flagged) = flag_real_files() else {
+        return;
+    };
     let mut expected = BTreeMap::from([
         ("read".to_owned(), flagged.files),
         ("any".to_owned(), flagged.any.len()),
@@ -136,7 +136,9 @@ fn docs_record_the_counts_the_rules_give() {
 #[test]
 fn docs_examples_get_their_codes() {
     let doc = fs::read_to_string(DOC).expect("the descriptions document is readable");
-    let flagged = flag_real_files();
+    let Some(flagged) = flag_real_files() else {
+        return;
+    };
     let mut examples: BTreeMap<&str, usize> = BTreeMap::new();
     // Lines such as "- `repo/skill/SKILL.md` (S050): …".
     for line in doc.lines().filter_map(|l| l.strip_prefix("- `")) {

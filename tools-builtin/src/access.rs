@@ -3,15 +3,11 @@
 
 use std::sync::Arc;
 
-use site_model::{Permissions, Site};
+use site_model::{NOT_FOUND, Permissions, Site};
 use tool_core::{ToolContext, ToolError};
 
-/// The one text every tool gives for a record that does not exist *and*
-/// for one the actor may not see, byte for byte, so a refusal never
-/// confirms that something exists.
-pub const NOT_FOUND: &str = "not found or not permitted";
-
-/// The neutral denial as an error.
+/// The neutral denial as an error: [`NOT_FOUND`], the one text for what
+/// does not exist and what the actor may not see.
 pub fn not_found() -> ToolError {
     ToolError::failed(NOT_FOUND)
 }
@@ -32,30 +28,19 @@ impl Viewer {
 }
 
 /// The viewer of this call. The host hands the site to every tool as an
-/// `Arc<dyn Site>` service; the actor is matched to the site's user of the
-/// same name. Fails closed: no actor, an unknown or disabled user, or a host
-/// administrator flag the site does not share all see nothing beyond what
-/// [`Permissions::nothing`] allows, and only an actor that is an
-/// administrator for the host gets administrator permissions.
+/// `Arc<dyn Site>` service; the actor's permissions are the site's mapping
+/// ([`Permissions::for_actor`]). Fails closed: no actor, an unknown or
+/// disabled user, or a host administrator flag the site does not share all
+/// see nothing beyond what [`Permissions::nothing`] allows, and only an
+/// actor that is an administrator for the host gets administrator
+/// permissions.
 pub async fn viewer(cx: &ToolContext) -> Result<Viewer, ToolError> {
     let site = Arc::clone(cx.service::<Arc<dyn Site>>()?);
     let permissions = match cx.actor() {
         None => Permissions::nothing(),
-        Some(actor) if actor.admin => Permissions::administrator(),
-        Some(actor) => {
-            let users = site.users().await.map_err(|_| not_found())?;
-            match users.iter().find(|user| user.name == actor.id) {
-                Some(user) => {
-                    let mut permissions =
-                        site.permissions(user.id).await.map_err(|_| not_found())?;
-                    // The host says this actor is not an administrator;
-                    // the site's flag cannot raise it.
-                    permissions.admin = false;
-                    permissions
-                }
-                None => Permissions::nothing(),
-            }
-        }
+        Some(actor) => Permissions::for_actor(&*site, &actor.id, actor.admin)
+            .await
+            .map_err(|_| not_found())?,
     };
     Ok(Viewer { site, permissions })
 }

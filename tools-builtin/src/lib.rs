@@ -7,8 +7,9 @@
 //! The tools reach the host only through [`site_model`]: a host puts one
 //! `Arc<dyn site_model::Site>` into the [`ToolContext`](tool_core::ToolContext)
 //! as a service, and the call's actor is matched to the site's user of the
-//! same name. A record that does not exist and one the actor may not see
-//! read the same, byte for byte ([`access::NOT_FOUND`]).
+//! same name ([`site_model::Permissions::for_actor`]). A record that does
+//! not exist and one the actor may not see read the same, byte for byte
+//! ([`site_model::NOT_FOUND`]).
 //!
 //! | group | who | egress | tools |
 //! | --- | --- | --- | --- |

@@ -10,9 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{ADMIN, CLARA, EVERYONE, NILS, PETRA, assert_no_secret, call_with, cx_on, text};
 use serde_json::{Value, json};
-use site_model::MemorySite;
+use site_model::{MemorySite, NOT_FOUND};
 use tool_core::{DataClass, Effect, ScopeKind};
-use tools_builtin::access::NOT_FOUND;
 
 /// A source root made for one test, removed when dropped.
 struct TempRoot(PathBuf);

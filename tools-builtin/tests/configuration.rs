@@ -5,9 +5,8 @@ mod common;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
-use site_model::MemorySite;
+use site_model::{MemorySite, NOT_FOUND};
 use tool_core::{DataClass, Egress, Shipped};
-use tools_builtin::access::NOT_FOUND;
 
 use common::{ADMIN, CLARA, NILS, PETRA, assert_no_secret, call_with, cx_on, registry, text};
 

@@ -7,9 +7,8 @@ use common::*;
 use serde_json::{Value, json};
 use site_model::{
     ContentElement, ElementId, FieldChange, FieldKind, FieldSchema, HistoryAction, HistoryEntry,
-    LanguageId, PageId, Record, Timestamp,
+    LanguageId, NOT_FOUND, PageId, Record, Timestamp,
 };
-use tools_builtin::access::NOT_FOUND;
 
 fn denial(tool: &str, arguments: Value, name: &str) -> tool_core::ToolError {
     let error = call(tool, arguments, name).expect_err("refused");

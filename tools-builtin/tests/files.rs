@@ -8,9 +8,8 @@ use std::sync::Arc;
 
 use common::{ADMIN, CLARA, EVERYONE, NILS, PETRA, assert_no_secret, call_with, cx_on, text};
 use serde_json::{Value, json};
-use site_model::{File, FileId, MemorySite, StorageId};
+use site_model::{File, FileId, MemorySite, NOT_FOUND, StorageId};
 use tool_core::Effect;
-use tools_builtin::access::NOT_FOUND;
 
 const TOOLS: [&str; 6] = [
     "list_storages",

@@ -5,8 +5,7 @@ mod common;
 
 use common::*;
 use serde_json::{Value, json};
-use site_model::{FieldKind, FieldSchema, Page, PageId, PageKind, TableSchema};
-use tools_builtin::access::NOT_FOUND;
+use site_model::{FieldKind, FieldSchema, NOT_FOUND, Page, PageId, PageKind, TableSchema};
 
 fn outline(arguments: Value, name: &str) -> String {
     let text = call("get_pagetree", arguments, name).unwrap();

@@ -10,12 +10,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
-use site_model::{LogEntry, LogId, LogLevel, MemorySite, Site, Timestamp, UserId};
+use site_model::{LogEntry, LogId, LogLevel, MemorySite, NOT_FOUND, Site, Timestamp, UserId};
 use tool_core::gates::{
     Gates, GroupSettings, HostSettings, RunConfig, RunInputs, Selection, Toggle,
 };
 use tool_core::{Actor, DataClass, Egress, Outcome, Shipped, ToolContext};
-use tools_builtin::access::NOT_FOUND;
 
 use common::{ADMIN, CLARA, NILS, PETRA, assert_no_secret, registry, text};
 

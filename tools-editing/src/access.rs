@@ -3,15 +3,11 @@
 
 use std::sync::Arc;
 
-use site_model::{ContentElement, PageId, Permissions, Site, SiteError};
+use site_model::{ContentElement, NOT_FOUND, PageId, Permissions, Site, SiteError};
 use tool_core::approval::Approver;
 use tool_core::{Actor, ToolContext, ToolError};
 
-/// The one text for a record that does not exist *and* for one the actor
-/// may not see or edit, byte for byte, so a refusal never confirms that
-/// something exists.
-pub const NOT_FOUND: &str = "not found or not permitted";
-
+/// The neutral denial ([`NOT_FOUND`]) as an error.
 pub(crate) fn not_found() -> ToolError {
     ToolError::failed(NOT_FOUND)
 }
@@ -50,7 +46,12 @@ impl Editor {
         let site = Arc::clone(cx.service::<Arc<dyn Site>>()?);
         let (name, permissions) = match actor {
             None => (String::new(), Permissions::nothing()),
-            Some(actor) => (actor.id.clone(), permissions(&*site, actor).await?),
+            Some(actor) => {
+                let permissions = Permissions::for_actor(&*site, &actor.id, actor.admin)
+                    .await
+                    .map_err(|_| not_found())?;
+                (actor.id.clone(), permissions)
+            }
         };
         Ok(Editor {
             site,
@@ -89,22 +90,6 @@ impl Editor {
             Err(ToolError::failed(APPROVER_MAY_NOT))
         }
     }
-}
-
-/// A person's permissions: a host administrator has all; anyone else what
-/// the site grants the user of the same name, never administrator rights
-/// the host did not give; an unknown user nothing.
-async fn permissions(site: &dyn Site, actor: &Actor) -> Result<Permissions, ToolError> {
-    if actor.admin {
-        return Ok(Permissions::administrator());
-    }
-    let users = site.users().await.map_err(|_| not_found())?;
-    let Some(user) = users.iter().find(|user| user.name == actor.id) else {
-        return Ok(Permissions::nothing());
-    };
-    let mut permissions = site.permissions(user.id).await.map_err(|_| not_found())?;
-    permissions.admin = false;
-    Ok(permissions)
 }
 
 fn reachable(answer: Result<bool, SiteError>) -> Result<bool, ToolError> {

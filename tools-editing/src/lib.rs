@@ -13,7 +13,7 @@
 //! an administrator enables each. They read the site as the call's actor
 //! (the site's user of the same name; a host administrator is a site
 //! administrator): a record the actor may not see or edit is refused with
-//! the words of one that does not exist, [`NOT_FOUND`].
+//! the words of one that does not exist, [`site_model::NOT_FOUND`].
 //!
 //! # What a host provides
 //!
@@ -105,7 +105,6 @@ mod translation_draft;
 mod words;
 mod write;
 
-pub use access::NOT_FOUND;
 pub use element_draft::CreateContentElementDraft;
 pub use file_text::SetFileAlternativeText;
 pub use move_element::MoveContentElement;

@@ -60,7 +60,7 @@ fn the_actor_needs_edit_rights_on_the_target_page_too() {
             json!({"element": 62, "page": 2, "column": 0}),
         )
         .unwrap_err();
-    assert_eq!(to_products.model_text(), tools_editing::NOT_FOUND);
+    assert_eq!(to_products.model_text(), site_model::NOT_FOUND);
 }
 
 #[test]

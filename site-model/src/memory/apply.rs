@@ -2,13 +2,11 @@
 //! state under the write lock, and swapped in only when all of it applied.
 
 use async_trait::async_trait;
-use serde_json::Value;
 
 use super::{MemorySite, integrity};
-use crate::change_rules::{built, check_expected, check_record_fields, updated};
+use crate::change_rules::{built, check_expected, check_record_fields, soft_delete, updated};
 use crate::{
-    ChangeSet, Changes, FieldKind, Fields, Operation, Record, SiteData, SiteError, TableSchema,
-    Target,
+    ChangeSet, Changes, Fields, Operation, Record, SiteData, SiteError, TableSchema, Target,
 };
 
 #[async_trait]
@@ -35,23 +33,11 @@ fn apply_operation(data: &mut SiteData, operation: &Operation) -> Result<(), Sit
             new,
         } => update(data, target, expected, new),
         Operation::SoftDelete { target, expected } => {
-            let deleted = Fields::from([("deleted".to_owned(), Value::Bool(true))]);
-            if let Target::Record { table, .. } = target {
-                let schema = schema(data, target, table)?;
-                if !matches!(schema.field("deleted"), Some(field) if field.kind == FieldKind::Bool)
-                {
-                    return Err(SiteError::invalid(
-                        target.to_string(),
-                        "its table has no `deleted` field",
-                    ));
-                }
-            }
-            if matches!(target, Target::File(_)) {
-                return Err(SiteError::invalid(
-                    target.to_string(),
-                    "files cannot be soft-deleted",
-                ));
-            }
+            let table = match target {
+                Target::Record { table, .. } => data.tables.iter().find(|t| t.name == *table),
+                _ => None,
+            };
+            let deleted = soft_delete(target, table)?;
             update(data, target, expected, &deleted)
         }
         Operation::Insert { target, values } => insert(data, target, values),

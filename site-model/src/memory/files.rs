@@ -5,20 +5,8 @@ use async_trait::async_trait;
 use super::MemorySite;
 use crate::{
     File, FileId, FileQuery, FileReference, Files, Folder, FolderListing, SiteError, Storage,
-    StorageId, contains_literal,
+    StorageId,
 };
-
-fn matches(file: &File, text: &str) -> bool {
-    contains_literal(&file.path, text)
-        || file
-            .title
-            .as_deref()
-            .is_some_and(|title| contains_literal(title, text))
-        || file
-            .alternative
-            .values()
-            .any(|alt| contains_literal(alt, text))
-}
 
 #[async_trait]
 impl Files for MemorySite {
@@ -82,7 +70,7 @@ impl Files for MemorySite {
             .files
             .iter()
             .filter(|file| query.storage.is_none_or(|storage| file.storage == storage))
-            .filter(|file| matches(file, &query.text))
+            .filter(|file| file.matches_text(&query.text))
             .cloned()
             .collect();
         found.sort_by_key(|file| file.id);

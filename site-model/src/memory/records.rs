@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::MemorySite;
-use crate::{HistoryEntry, Record, Records, SiteData, SiteError, TableSchema, contains_literal};
+use crate::{HistoryEntry, Record, Records, SiteData, SiteError, TableSchema};
 
 fn schema<'a>(data: &'a SiteData, table: &str) -> Result<&'a TableSchema, SiteError> {
     data.tables
@@ -73,16 +73,10 @@ impl Records for MemorySite {
     ) -> Result<Vec<Record>, SiteError> {
         let data = self.read();
         let schema = schema(&data, table)?;
-        let matches = data.records.iter().filter(|record| {
-            record.table == table
-                && schema.search_fields.iter().any(|field| {
-                    record
-                        .values
-                        .get(field)
-                        .and_then(Value::as_str)
-                        .is_some_and(|text| contains_literal(text, needle))
-                })
-        });
+        let matches = data
+            .records
+            .iter()
+            .filter(|record| record.table == table && schema.search_matches(record, needle));
         let mut found = sorted(matches.cloned().collect());
         found.truncate(limit);
         Ok(found)

@@ -4,8 +4,6 @@
 
 use rustc_hash::FxHashMap;
 
-use super::RegisteredTool;
-
 /// Which group each tool is in, by position: groups are numbered in the
 /// order their first tool comes in the registry.
 #[derive(Debug)]
@@ -18,19 +16,19 @@ pub(crate) struct Groups {
 }
 
 impl Groups {
-    pub(super) fn new(tools: &[RegisteredTool]) -> Self {
+    /// The groups of the tools whose groups are `of_tools`, in registry
+    /// order.
+    pub(super) fn new<'a>(of_tools: impl IntoIterator<Item = &'a str>) -> Self {
         let mut numbers: FxHashMap<&str, usize> = FxHashMap::default();
         let mut first_tool = Vec::new();
-        let of_tool = tools
-            .iter()
+        let of_tool = of_tools
+            .into_iter()
             .enumerate()
-            .map(|(position, tool)| {
-                *numbers
-                    .entry(tool.declaration().group.as_ref())
-                    .or_insert_with(|| {
-                        first_tool.push(position);
-                        first_tool.len() - 1
-                    })
+            .map(|(position, group)| {
+                *numbers.entry(group).or_insert_with(|| {
+                    first_tool.push(position);
+                    first_tool.len() - 1
+                })
             })
             .collect();
         Groups {

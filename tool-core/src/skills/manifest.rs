@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use crate::skills::allowed_tools::{self, AllowedTools};
 use crate::skills::description::check_description;
 use crate::skills::diagnostic::{Code, Diagnostic, Position};
+use crate::skills::distance::distance;
 use crate::skills::examples::{self, CallExamples};
-use crate::skills::resolve::distance;
 use crate::skills::yaml::{FrontMatter, Node, NodeKind, ScalarKind, read_front_matter};
 
 const MAX_NAME_CHARS: usize = 64;

@@ -105,8 +105,11 @@ mod allow_list;
 mod allowed_tools;
 mod block;
 #[cfg(feature = "skills")]
+mod check;
+#[cfg(feature = "skills")]
 mod description;
 mod diagnostic;
+mod distance;
 mod effective;
 #[cfg(feature = "skills")]
 mod examples;
@@ -122,18 +125,16 @@ pub use allow_list::Allowance;
 pub(crate) use allow_list::{SkillsVerdicts, allowances};
 pub use allowed_tools::{AllowedTools, ToolPattern, ToolTarget, tokenize};
 pub use block::{Dropped, compose_skill_block};
+#[cfg(feature = "skills")]
+pub use check::{check_examples, check_skill_tools};
 pub use diagnostic::{Code, Diagnostic, Position, Severity};
 #[cfg(feature = "skills")]
 pub use effective::InvalidSkill;
 pub use effective::{EffectiveSkills, SkillRef, TrustLevel};
 #[cfg(feature = "skills")]
-pub use examples::{
-    ADMITS_KEY, CallExample, CallExamples, Expected, KIND_KEY_PREFIX, REFUSES_KEY, check_examples,
-};
+pub use examples::{ADMITS_KEY, CallExample, CallExamples, Expected, KIND_KEY_PREFIX, REFUSES_KEY};
 #[cfg(feature = "skills")]
 pub use manifest::{SkillManifest, SkillReport, read_skill};
-#[cfg(feature = "skills")]
-pub use resolve::check_skill_tools;
 pub use resolve::{KnownTool, check_allowed_tools};
 pub use scope::ScopePattern;
 #[cfg(feature = "skills")]

@@ -2,10 +2,7 @@
 
 use crate::skills::allowed_tools::{AllowedTools, ToolPattern, ToolTarget, mcp_parts};
 use crate::skills::diagnostic::{Code, Diagnostic};
-#[cfg(feature = "skills")]
-use crate::skills::examples::check_examples;
-#[cfg(feature = "skills")]
-use crate::skills::manifest::SkillManifest;
+use crate::skills::distance::distance;
 use crate::{RegisteredTool, ScopeKind};
 
 /// A registered tool, as far as `allowed-tools` cares.
@@ -40,18 +37,6 @@ pub(crate) enum Resolved<'p> {
 /// its server part is `server` exactly, capitals and hyphens kept.
 pub(crate) fn is_tool_of(name: &str, server: &str) -> bool {
     mcp_parts(name).is_some_and(|(s, tool)| s == server && tool.is_some_and(|t| !t.is_empty()))
-}
-
-/// Checks a skill's tool names against the host's tools in one call: its
-/// `allowed-tools` ([`check_allowed_tools`], S040–S042), then its call
-/// examples ([`check_examples`](crate::skills::check_examples), S060–S063).
-/// For a host's registry, `known` is [`Registry::known_tools`](crate::Registry::known_tools).
-#[cfg(feature = "skills")]
-#[must_use = "the diagnostics are the check's only result"]
-pub fn check_skill_tools(manifest: &SkillManifest, known: &[KnownTool<'_>]) -> Vec<Diagnostic> {
-    let mut diagnostics = check_allowed_tools(&manifest.allowed_tools, known);
-    diagnostics.extend(check_examples(manifest, known));
-    diagnostics
 }
 
 /// Reports each token of `allowed-tools` that resolves to no registered tool
@@ -237,27 +222,4 @@ fn suggestion<'k>(written: &str, candidates: impl Iterator<Item = &'k str>) -> S
         }
     }
     best.map_or_else(String::new, |(_, c)| format!(": did you mean `{c}`?"))
-}
-
-/// Levenshtein distance; `None` for names too long to be worth comparing,
-/// which bounds the cost of a hostile token.
-pub(crate) fn distance(a: &str, b: &str) -> Option<usize> {
-    const LIMIT: usize = 128;
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    if a.len() > LIMIT || b.len() > LIMIT {
-        return None;
-    }
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut current = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitute = previous[j] + usize::from(ca != cb);
-            let insert = current[j] + 1;
-            let delete = previous[j + 1] + 1;
-            current.push(substitute.min(insert).min(delete));
-        }
-        previous = current;
-    }
-    previous.last().copied()
 }

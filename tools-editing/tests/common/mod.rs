@@ -200,7 +200,7 @@ pub fn a_forbidden_record_reads_like_a_missing_one(case: &Case) {
     let forbidden = host.propose(case.tool, case.forbidden.clone()).unwrap_err();
     let missing = host.propose(case.tool, case.missing.clone()).unwrap_err();
     assert_eq!(forbidden.model_text(), missing.model_text());
-    assert_eq!(forbidden.model_text(), tools_editing::NOT_FOUND);
+    assert_eq!(forbidden.model_text(), site_model::NOT_FOUND);
 }
 
 pub fn a_change_since_the_proposal_makes_it_stale(case: &Case) {

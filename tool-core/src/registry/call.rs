@@ -1,0 +1,339 @@
+//! The checked call path: a tool's arguments admitted (size and schema),
+//! its attempts bounded by timeouts, the ceiling and the cancel token,
+//! transient failures of an idempotent tool retried, its output checked,
+//! and an approved proposal applied.
+
+use std::future::{Future, ready};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::guard::{Guarded, guarded};
+use super::size::{exact_fits, fits};
+use super::tools::{Kind, RegisteredTool, Registry};
+use crate::approval::ApprovalError;
+use crate::calls::{Bounded, Bounds, CancelToken, ProgressSignal, Timer};
+use crate::context::EgressSlot;
+use crate::either::{Either, race};
+use crate::registration::Handler;
+use crate::validation::{Admission, ArgumentValidator};
+use crate::{ArgumentProblem, Outcome, Proposal, ProposalId, ToolContext, ToolError, ToolOutput};
+
+impl Registry {
+    /// An **ungated** call: validates `arguments` against the schema the
+    /// model was shown, deserializes them, and runs the tool, checking no
+    /// gate and no grant.
+    ///
+    /// For tests and for hosts that gate elsewhere; a host offering tools to
+    /// a model calls through [`Gates::call`](crate::gates::Gates::call).
+    ///
+    /// A read tool returns [`Outcome::Done`]; a write tool returns
+    /// [`Outcome::Proposed`] and writes nothing. Never panics: a tool that
+    /// panics fails this call with [`ToolError::Panicked`].
+    pub fn call_ungated<'a>(
+        &'a self,
+        name: &str,
+        arguments: Value,
+        cx: &'a ToolContext,
+    ) -> impl Future<Output = Result<Outcome, ToolError>> + Send + 'a {
+        // A plain function around the call's future rather than an `async
+        // fn`: one state machine less to build and move on every call.
+        match self.get(name) {
+            Some(tool) => Either::left(self.call_registered(tool, arguments, cx, None)),
+            None => Either::right(ready(Err(ToolError::NotAvailable {
+                tool: name.to_owned(),
+            }))),
+        }
+    }
+
+    /// The checked call of a tool already found (and, on the gated path,
+    /// already admitted by the gates, with the egress guard of its group
+    /// when it reaches only its own site).
+    pub(crate) async fn call_registered(
+        &self,
+        tool: &RegisteredTool,
+        arguments: Value,
+        cx: &ToolContext,
+        egress: Option<&EgressSlot>,
+    ) -> Result<Outcome, ToolError> {
+        self.admit(tool, &arguments)?;
+        let name = tool.name();
+        let retries = if tool.declaration.idempotent {
+            self.retry.retries()
+        } else {
+            0
+        };
+        let plan = self.plan(tool);
+        // One context for every attempt of the call: the egress guard, and
+        // one progress signal for every attempt.
+        let derived = cx.for_call(egress, plan.signal.as_ref());
+        let call_cx = derived.as_ref().unwrap_or(cx);
+        let mut arguments = arguments;
+        let mut attempt = 0;
+        loop {
+            // Checked before the tool starts: a cancelled call runs nothing.
+            if cx.cancel_token().is_some_and(CancelToken::is_cancelled) {
+                return Err(ToolError::Cancelled {
+                    tool: name.to_owned(),
+                });
+            }
+            let last = attempt >= retries;
+            let result = match &tool.kind {
+                Kind::Linked(Handler::Read { execute }) => {
+                    let call = guarded(name, || execute(&arguments, call_cx));
+                    self.attempt(name, &plan, cx, call)
+                        .await
+                        .and_then(|output| self.check_output(tool, output))
+                        .map(Outcome::Done)
+                }
+                Kind::Linked(Handler::Write { propose, .. }) => {
+                    let call = guarded(name, || propose(&arguments, call_cx));
+                    match self.attempt(name, &plan, cx, call).await {
+                        Ok(proposal) => {
+                            let stamped = proposal.stamped(ProposalId::fresh(), name, arguments);
+                            return Ok(Outcome::Proposed(stamped));
+                        }
+                        Err(error) => Err(error),
+                    }
+                }
+                Kind::Dynamic(dynamic) => {
+                    // Copied only when another attempt may need them.
+                    let owned = if last {
+                        std::mem::take(&mut arguments)
+                    } else {
+                        arguments.clone()
+                    };
+                    let call = guarded(name, || dynamic.execute(owned, call_cx));
+                    self.attempt(name, &plan, cx, call)
+                        .await
+                        .and_then(|output| self.check_output(tool, output))
+                        .map(Outcome::Done)
+                }
+            };
+            if last || !matches!(result, Err(ToolError::Transient { .. })) {
+                return result;
+            }
+            // Not kept across the wait: the call's future stays small.
+            drop(result);
+            attempt += 1;
+            tracing::info!(target: "tool_core::call", tool = name, attempt, "transient failure; retrying");
+            // Boxed: only a retry pays for the wait's future.
+            Box::pin(self.back_off(name, attempt, cx)).await?;
+        }
+    }
+
+    /// Refuses arguments over the size limit or against the schema, before
+    /// anything of the tool runs.
+    fn admit(&self, tool: &RegisteredTool, arguments: &Value) -> Result<(), ToolError> {
+        let validator = tool
+            .validator
+            .get_or_init(|| ArgumentValidator::compile(&tool.schema));
+        let Ok(validator) = validator else {
+            // Unreachable for schemars' output; refuse rather than run
+            // unvalidated.
+            tracing::error!(target: "tool_core::call", tool = tool.name(), "the tool's schema does not compile");
+            return Err(ToolError::failed("the tool is not available on this host"));
+        };
+        let too_large = || ToolError::ArgumentsTooLarge {
+            tool: tool.name().to_owned(),
+            limit: self.max_argument_bytes,
+        };
+        // Valid arguments in the compiled subset are bounded by the same
+        // walk that validates them; anything else is measured, then checked.
+        match validator.admit(arguments, self.max_argument_bytes) {
+            Admission::Admitted => return Ok(()),
+            Admission::IfItFits if exact_fits(arguments, self.max_argument_bytes) => return Ok(()),
+            Admission::IfItFits => return Err(too_large()),
+            Admission::Undecided => {}
+        }
+        if !fits(arguments, self.max_argument_bytes) {
+            return Err(too_large());
+        }
+        validator
+            .check(arguments)
+            .map_err(|problems| ToolError::InvalidArguments {
+                tool: tool.name().to_owned(),
+                problems,
+            })
+    }
+
+    /// The wait before another attempt, cut short by the cancel token.
+    async fn back_off(&self, tool: &str, attempt: u32, cx: &ToolContext) -> Result<(), ToolError> {
+        let Some(timer) = &self.timer else {
+            return Ok(());
+        };
+        let backoff = timer.sleep(self.retry.backoff(attempt));
+        match cx.cancel_token() {
+            Some(token) => match race(backoff, token.cancelled()).await {
+                Ok(()) => Ok(()),
+                Err(()) => Err(ToolError::Cancelled {
+                    tool: tool.to_owned(),
+                }),
+            },
+            None => {
+                backoff.await;
+                Ok(())
+            }
+        }
+    }
+
+    /// Checks a result against the tool's declared output schema, when it
+    /// declares one and outputs are checked.
+    #[inline]
+    fn check_output(
+        &self,
+        tool: &RegisteredTool,
+        output: ToolOutput,
+    ) -> Result<ToolOutput, ToolError> {
+        match &tool.output_schema {
+            Some(schema) if self.validate_outputs => {
+                self.check_declared_output(tool, schema, output)
+            }
+            _ => Ok(output),
+        }
+    }
+
+    /// [`check_output`](Self::check_output) for a tool that declares its
+    /// output's schema: out of line, as most tools declare none.
+    #[inline(never)]
+    fn check_declared_output(
+        &self,
+        tool: &RegisteredTool,
+        schema: &Value,
+        output: ToolOutput,
+    ) -> Result<ToolOutput, ToolError> {
+        let mismatch = |problems| ToolError::OutputMismatch {
+            tool: tool.name().to_owned(),
+            problems,
+        };
+        let Some(json) = output.as_json() else {
+            return Err(mismatch(vec![ArgumentProblem {
+                path: String::new(),
+                message: "the tool declares a structured output but returned none".to_owned(),
+            }]));
+        };
+        let validator = tool
+            .output_validator
+            .get_or_init(|| ArgumentValidator::compile(schema));
+        match validator {
+            Ok(validator) => validator.check(json).map_err(mismatch)?,
+            Err(reason) => {
+                return Err(mismatch(vec![ArgumentProblem {
+                    path: String::new(),
+                    message: format!("the declared output schema does not compile: {reason}"),
+                }]));
+            }
+        }
+        Ok(output)
+    }
+
+    /// The bounds of a call of `tool`: none without a timer, so a host
+    /// that sets none pays nothing for them.
+    fn plan(&self, tool: &RegisteredTool) -> CallPlan<'_> {
+        if self.timer.is_none() {
+            return CallPlan::UNBOUNDED;
+        }
+        let (timeout, ceiling) = self.limits.for_tool(tool.declaration.timeout);
+        let timer = self
+            .timer
+            .as_deref()
+            .filter(|_| timeout.is_some() || ceiling.is_some());
+        CallPlan {
+            timer,
+            timeout,
+            ceiling,
+            signal: timeout
+                .and(timer)
+                .map(|_| Arc::new(ProgressSignal::default())),
+        }
+    }
+
+    /// One attempt of a call, within its timeout, the ceiling and the
+    /// cancel token; with none of them, the tool's future alone.
+    ///
+    /// A plain function: the unbounded call, which is every call of a host
+    /// that sets no timeout, moves two words rather than the race.
+    fn attempt<'a, T>(
+        &'a self,
+        name: &'a str,
+        plan: &'a CallPlan<'_>,
+        cx: &'a ToolContext,
+        call: Guarded<'a, T>,
+    ) -> Attempt<'a, T> {
+        let cancel = cx.cancel_token();
+        if plan.timer.is_none() && cancel.is_none() {
+            return Either::left(call);
+        }
+        let bounds = Bounds {
+            timer: plan.timer,
+            timeout: plan.timeout,
+            ceiling: plan.ceiling,
+            cancel: cancel.map(CancelToken::cancelled),
+            progress: plan.signal.as_deref(),
+        };
+        Either::right(Box::pin(Bounded::new(name, call, bounds)))
+    }
+
+    /// Applies an approved proposal with the tool that made it: proposes
+    /// again on the proposal's arguments and refuses the proposal as stale
+    /// unless the fresh one says the same. Only the approval path
+    /// ([`Approval::approve`](crate::approval::Approval::approve)) reaches
+    /// this, after its checks.
+    pub(crate) async fn apply_approved(
+        &self,
+        tool: &RegisteredTool,
+        proposal: &Proposal,
+        cx: &ToolContext,
+    ) -> Result<ToolOutput, ApprovalError> {
+        let Kind::Linked(Handler::Write { apply, .. }) = &tool.kind else {
+            return Err(ToolError::NotAvailable {
+                tool: proposal.tool().to_owned(),
+            }
+            .into());
+        };
+        let fresh = match self
+            .call_registered(tool, proposal.arguments().clone(), cx, None)
+            .await?
+        {
+            Outcome::Proposed(fresh) if proposal.same_change(&fresh) => fresh,
+            _ => return Err(ApprovalError::Stale),
+        };
+        // The fresh proposal carries the approved one's id: one decision.
+        let fresh = fresh.stamped(
+            proposal.id().clone(),
+            tool.name(),
+            proposal.arguments().clone(),
+        );
+        let output = guarded(tool.name(), || apply(&fresh, cx)).await?;
+        // The change is written: failing the call now would tell the model
+        // it was not, and invite it to write again. The host hears of it.
+        if let Err(error) = self.check_output(tool, output.clone()) {
+            tracing::error!(target: "tool_core::call", tool = tool.name(), %error, "an applied change's result breaks the declared output schema");
+        }
+        Ok(output)
+    }
+}
+
+/// One attempt's future: the tool's call alone, or raced (boxed, as the
+/// race is the rarer and larger one).
+type Attempt<'a, T> = Either<Guarded<'a, T>, Pin<Box<Bounded<'a, Guarded<'a, T>>>>>;
+
+/// What bounds the attempts of one call.
+struct CallPlan<'r> {
+    timer: Option<&'r dyn Timer>,
+    timeout: Option<Duration>,
+    ceiling: Option<Duration>,
+    signal: Option<Arc<ProgressSignal>>,
+}
+
+impl CallPlan<'_> {
+    /// No timer: nothing bounds the call but the cancel token.
+    const UNBOUNDED: Self = CallPlan {
+        timer: None,
+        timeout: None,
+        ceiling: None,
+        signal: None,
+    };
+}
