@@ -13,7 +13,7 @@ pub mod batch;
 use std::collections::BTreeSet;
 use std::fmt;
 
-use site_model::{Accounts, ElementId, FileId, Files, PageId, Pages, Permissions, SiteError};
+use site_model::{ElementId, FileId, Files, PageId, Pages, Permissions, SiteError};
 use tool_core::Actor;
 use tool_core::agent::EventSink;
 use tool_core::gates::{Gates, Selection};
@@ -168,17 +168,7 @@ impl Host {
     /// otherwise (never administrator rights the host did not give),
     /// nothing for a name the site does not know.
     pub async fn site_permissions(&self, actor: &Actor) -> Result<Permissions, SiteError> {
-        if actor.admin {
-            return Ok(Permissions::administrator());
-        }
-        let site = self.store().site();
-        let users = site.users().await?;
-        let Some(found) = users.iter().find(|u| u.name == actor.id) else {
-            return Ok(Permissions::nothing());
-        };
-        let mut permissions = site.permissions(found.id).await?;
-        permissions.admin = false;
-        Ok(permissions)
+        Permissions::for_actor(&self.store().site(), &actor.id, actor.admin).await
     }
 
     /// Why `action` cannot be offered to `actor` at all (the tool does not

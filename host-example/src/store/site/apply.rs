@@ -9,11 +9,10 @@
 //! same `Invalid` reasons; and the same links a write may not break.
 
 use serde::de::DeserializeOwned;
-use serde_json::Value;
-use site_model::change_rules::{built, check_expected, check_record_fields, updated};
+use site_model::change_rules::{self, built, check_expected, check_record_fields, updated};
 use site_model::{
-    ChangeSet, Changes, ContentElement, FieldKind, Fields, File, Operation, Page, Record,
-    SiteError, TableSchema, Target, async_trait,
+    ChangeSet, Changes, ContentElement, Fields, File, Operation, Page, Record, SiteError,
+    TableSchema, Target, async_trait,
 };
 use sqlx::{AnyConnection, Row};
 
@@ -52,23 +51,11 @@ async fn apply_operation(
             new,
         } => update(conn, lock, target, expected, new).await,
         Operation::SoftDelete { target, expected } => {
-            if let Target::Record { table, .. } = target {
-                let schema = schema(conn, target, table).await?;
-                if !matches!(schema.field("deleted"), Some(field) if field.kind == FieldKind::Bool)
-                {
-                    return Err(SiteError::invalid(
-                        target.to_string(),
-                        "its table has no `deleted` field",
-                    ));
-                }
-            }
-            if matches!(target, Target::File(_)) {
-                return Err(SiteError::invalid(
-                    target.to_string(),
-                    "files cannot be soft-deleted",
-                ));
-            }
-            let deleted = Fields::from([("deleted".to_owned(), Value::Bool(true))]);
+            let schema = match target {
+                Target::Record { table, .. } => Some(schema(conn, target, table).await?),
+                _ => None,
+            };
+            let deleted = change_rules::soft_delete(target, schema.as_ref())?;
             update(conn, lock, target, expected, &deleted).await
         }
         Operation::Insert { target, values } => insert(conn, target, values).await,

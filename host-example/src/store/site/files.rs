@@ -2,23 +2,11 @@ use std::collections::BTreeSet;
 
 use site_model::{
     File, FileId, FileQuery, FileReference, Files, Folder, FolderListing, SiteError, Storage,
-    StorageId, async_trait, contains_literal,
+    StorageId, async_trait,
 };
 
 use super::rows::db_id;
 use super::{SqlSite, storage};
-
-fn matches(file: &File, text: &str) -> bool {
-    contains_literal(&file.path, text)
-        || file
-            .title
-            .as_deref()
-            .is_some_and(|title| contains_literal(title, text))
-        || file
-            .alternative
-            .values()
-            .any(|alt| contains_literal(alt, text))
-}
 
 #[async_trait]
 impl Files for SqlSite {
@@ -97,7 +85,7 @@ impl Files for SqlSite {
                 .await?
             }
         };
-        found.retain(|file| matches(file, &query.text));
+        found.retain(|file| file.matches_text(&query.text));
         found.truncate(query.limit);
         Ok(found)
     }

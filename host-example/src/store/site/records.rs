@@ -1,9 +1,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
-use site_model::{
-    HistoryEntry, Record, Records, SiteError, TableSchema, async_trait, contains_literal,
-};
+use site_model::{HistoryEntry, Record, Records, SiteError, TableSchema, async_trait};
 
 use super::SqlSite;
 use super::rows::db_id;
@@ -71,15 +69,7 @@ impl Records for SqlSite {
     ) -> Result<Vec<Record>, SiteError> {
         let schema = self.table(table).await?;
         let mut records = self.records_of(table).await?;
-        records.retain(|record| {
-            schema.search_fields.iter().any(|field| {
-                record
-                    .values
-                    .get(field)
-                    .and_then(Value::as_str)
-                    .is_some_and(|text| contains_literal(text, needle))
-            })
-        });
+        records.retain(|record| schema.search_matches(record, needle));
         records.truncate(limit);
         Ok(records)
     }
