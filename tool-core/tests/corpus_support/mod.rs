@@ -9,7 +9,12 @@ use std::path::PathBuf;
 /// still passes; absent under `CI`, it fails the test, since CI has it.
 pub fn corpus() -> Option<PathBuf> {
     let root = std::env::var_os("SKILLS_CORPUS").map_or_else(
-        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/skills")),
+        || {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../shared/corpus/skills"
+            ))
+        },
         PathBuf::from,
     );
     if root.is_dir() {
