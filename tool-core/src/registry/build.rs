@@ -105,9 +105,10 @@ impl RegistryBuilder {
 
     /// Checks each result of a tool that declares its output's schema
     /// against it; a result that breaks it fails the call
-    /// ([`ToolError::OutputMismatch`]). Always on in debug builds (tests
-    /// among them), where `false` is ignored; in release builds off unless
-    /// the host turns it on, since it costs a schema check per result.
+    /// ([`ToolError::OutputMismatch`](crate::ToolError::OutputMismatch)).
+    /// Always on in debug builds (tests among them), where `false` is
+    /// ignored; in release builds off unless the host turns it on, since it
+    /// costs a schema check per result.
     pub fn validate_outputs(mut self, on: bool) -> Self {
         self.validate_outputs = on || cfg!(debug_assertions);
         self

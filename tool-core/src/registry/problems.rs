@@ -26,7 +26,7 @@ impl fmt::Display for RegistryError {
     }
 }
 
-/// One problem found by [`RegistryBuilder::build`].
+/// One problem found by [`RegistryBuilder::build`](crate::RegistryBuilder::build).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, thiserror::Error)]
 #[non_exhaustive]
 pub enum BuildProblem {

@@ -4,7 +4,7 @@
 //! itself: a non-administrator reads only the tables and pages the host
 //! would show them, deleted records and elements stay out of their reach,
 //! and what they may not see reads exactly like what does not exist
-//! ([`NOT_FOUND`](crate::access::NOT_FOUND)). Credential fields are never
+//! ([`NOT_FOUND`](site_model::NOT_FOUND)). Credential fields are never
 //! shown to anyone, and every value passes through [`tool_core::redact`].
 
 mod history;

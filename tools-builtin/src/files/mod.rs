@@ -4,7 +4,7 @@
 //! Self-enforcing: every tool shows only storages the actor may reach
 //! ([`Permissions::may_reach_storage`](site_model::Permissions::may_reach_storage)),
 //! and a file in any other storage reads exactly like one that does not
-//! exist ([`NOT_FOUND`](crate::access::NOT_FOUND)). Paths are always
+//! exist ([`NOT_FOUND`](site_model::NOT_FOUND)). Paths are always
 //! storage-relative: no tool shows where a storage lives on the server.
 
 mod browse;

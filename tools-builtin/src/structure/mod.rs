@@ -4,7 +4,7 @@
 //! Every tool here enforces the caller's [`Permissions`](site_model::Permissions)
 //! itself: a non-administrator sees only the pages and tables the host
 //! would show them, and a page or table they may not see reads exactly like
-//! one that does not exist ([`NOT_FOUND`](crate::access::NOT_FOUND)).
+//! one that does not exist ([`NOT_FOUND`](site_model::NOT_FOUND)).
 
 mod pagetree;
 pub(crate) mod readable;
