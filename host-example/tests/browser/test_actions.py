@@ -80,7 +80,7 @@ def test_an_action_on_a_record_not_yours_does_not_start(page):
         form.locator("button.start").click()
         page.wait_for_url(url("/content/page/21"))
         assert page.inner_text(".notice") == (
-            "the run was not started: not found or not yours to change"
+            "the run was not started: not found or not permitted"
         )
 
 
@@ -139,5 +139,5 @@ def test_a_paste_past_100_ids_is_cut_and_the_skipped_say_why(page):
         "8": "listed before",
         "abc": "not a number",
         # Element 43 is on a news page: not petra's, told as missing.
-        "43": "not found or not yours to change",
+        "43": "not found or not permitted",
     }

@@ -155,7 +155,7 @@ pub enum Unfit {
 impl fmt::Display for Unfit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Unfit::NotFound => f.write_str("not found or not yours to change"),
+            Unfit::NotFound => f.write_str(site_model::NOT_FOUND),
             Unfit::NotOffered(reason) => write!(f, "the tool is not offered to you: {reason}"),
             Unfit::Site(reason) => write!(f, "the site could not be read: {reason}"),
         }
