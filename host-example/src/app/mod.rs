@@ -48,7 +48,7 @@ pub use setup::{DEFAULT_ROUNDS, RunChoices, RunSetup};
 
 use crate::store::Store;
 
-/// The host's one middle layer: every door asks it, and only it reaches
+/// The host's app layer: every door asks it, and only it reaches
 /// the store. Built once per process (or once per test) and shared.
 pub struct Host {
     store: Store,
