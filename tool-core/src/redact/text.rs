@@ -1,11 +1,13 @@
 //! Secrets inside free text: values assigned to secret-looking names
 //! (`KEY=value`, `key: value`, `"key": "value"`, `--password value`,
-//! `Bearer …`), plus everything [`super::values`] finds by shape.
+//! `Bearer …`), credential-shaped values assigned to names that hold a
+//! secret scanner's keyword (`TWITTER_CONSUMER=…`), plus everything
+//! [`super::values`] finds by shape.
 
 use std::borrow::Cow;
 use std::ops::Range;
 
-use super::names::is_secret_name;
+use super::names::{is_keyword_name, is_secret_name};
 use super::{REDACTED, values};
 
 /// Redacts every secret-looking piece of `text`, keeping the rest readable.
@@ -16,7 +18,9 @@ use super::{REDACTED, values};
 /// (`user=bob password=a b ip=1` loses `ip` too); after `:` it runs to the
 /// line end, or, when the line ends there (`password:` or `password: |` in
 /// YAML), over the more-indented lines below; a quoted value runs to its
-/// closing quote. `==`, `!=`, `<=`, `>=`, `=>` and `::` are not assignments.
+/// closing quote. `==`, `!=`, `<=`, `>=`, `=>` and `::` are not assignments,
+/// but for `NAME==value` with no space around the `==` (a value that starts
+/// with `=`).
 ///
 /// ```
 /// use tool_core::redact::redact_text;
@@ -83,16 +87,65 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
         let previous = j.checked_sub(1).map(|p| bytes[p]);
         let next = bytes.get(j + 1).copied();
         let is_assignment = match b {
+            // `NAME==value` with no space: a value that starts with `=`
+            // (`a == b` and `a==` are comparisons).
+            b'=' if next == Some(b'=') => {
+                previous.is_some_and(is_name_byte)
+                    && bytes
+                        .get(j + 2)
+                        .is_some_and(|after| !after.is_ascii_whitespace())
+            }
             b'=' => {
-                !matches!(next, Some(b'=' | b'>' | b'~'))
+                !matches!(next, Some(b'>' | b'~'))
                     && !matches!(previous, Some(b'=' | b'!' | b'<' | b'>'))
             }
             b':' => next != Some(b':') && previous != Some(b':'),
             _ => false,
         };
-        if is_assignment && names_secret(bytes, j) {
-            spans.push(value_span(bytes, j));
+        if !is_assignment {
+            continue;
         }
+        match naming(bytes, j) {
+            Naming::Secret => spans.push(value_span(bytes, j)),
+            Naming::Keyword => {
+                let span = value_span(bytes, j);
+                if values::is_credential_shaped(&String::from_utf8_lossy(&bytes[span.clone()])) {
+                    spans.push(span);
+                }
+            }
+            Naming::Plain => {}
+        }
+    }
+}
+
+/// What a name says of the value assigned to it.
+enum Naming {
+    /// A secret's name ([`is_secret_name`]): the value is secret.
+    Secret,
+    /// A secret scanner's keyword ([`is_keyword_name`]): the value is
+    /// secret when it is shaped like a credential.
+    Keyword,
+    Plain,
+}
+
+/// What the name written just before the separator at `sep` says: the
+/// last word, or the last two words (`Connection String=`).
+fn naming(bytes: &[u8], sep: usize) -> Naming {
+    if names_secret(bytes, sep) {
+        return Naming::Secret;
+    }
+    let mut end = sep;
+    while end > 0 && matches!(bytes[end - 1], b' ' | b'\t') {
+        end -= 1;
+    }
+    if end > 0 && is_quote(bytes[end - 1]) {
+        end -= 1;
+    }
+    let start = name_start(bytes, end);
+    if start < end && is_keyword_name(&String::from_utf8_lossy(&bytes[start..end])) {
+        Naming::Keyword
+    } else {
+        Naming::Plain
     }
 }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 use site_model::TableSchema;
-use tool_core::redact::{redact_json, redact_text};
+use tool_core::redact::{redact_json, redact_named, redact_text};
 
 use crate::structure::readable::is_credential;
 
@@ -72,7 +72,10 @@ pub(crate) fn record_values(
         .fields
         .iter()
         .filter(|field| !is_credential(field))
-        .filter_map(|field| Some((field.name.clone(), shown_value(values.get(&field.name)?))))
+        .filter_map(|field| {
+            let value = redact_named(&field.name, values.get(&field.name)?);
+            Some((field.name.clone(), cut_strings(value)))
+        })
         .collect()
 }
 
