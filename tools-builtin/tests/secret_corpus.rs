@@ -347,12 +347,6 @@ fn every_sample_next_to_its_keyword_is_redacted_by_every_tool() {
         .iter()
         .map(|(rule, (count, example))| format!("{rule}: {count}, e.g. {example}"))
         .collect();
-    assert!(
-        leaks.is_empty(),
-        "{shown} of {keyworded} shown, in {} rules:\n{}",
-        leaks.len(),
-        leaks.join("\n")
-    );
 
     // Without a keyword near it: the share redacted by every tool, per
     // kind of rule and per family.
@@ -397,6 +391,12 @@ fn every_sample_next_to_its_keyword_is_redacted_by_every_tool() {
             share(*counts)
         );
     }
+    assert!(
+        leaks.is_empty(),
+        "{shown} of {keyworded} shown, in {} rules:\n{}",
+        leaks.len(),
+        leaks.join("\n")
+    );
     for (kind, floor) in NO_KEYWORD_FLOORS {
         let rate = share(by_kind[&kind]);
         assert!(
@@ -408,7 +408,7 @@ fn every_sample_next_to_its_keyword_is_redacted_by_every_tool() {
 
 /// The least share (%) of samples redacted with no keyword near them, by
 /// kind of rule: the figures of docs/redaction.md, rounded down.
-const NO_KEYWORD_FLOORS: [(Kind, f64); 2] = [(Kind::KeywordAssigned, 0.0), (Kind::Shaped, 0.0)];
+const NO_KEYWORD_FLOORS: [(Kind, f64); 2] = [(Kind::KeywordAssigned, 57.0), (Kind::Shaped, 44.0)];
 
 /// Ordinary values that are redacted, by kind and place, and why.
 const EXPLAINED: &[(&str, Place, &str)] = &[];
