@@ -210,7 +210,10 @@ const HARMLESS_WORDS: [&str; 19] = [
 /// assert_eq!(redact_pair("API_URL", "https://api.example/v1"), "https://api.example/v1");
 /// ```
 pub fn is_keyword_name(name: &str) -> bool {
-    let words = words(name);
+    holds_keyword(&words(name))
+}
+
+fn holds_keyword(words: &[String]) -> bool {
     let joined = words.concat();
     KEYWORDS.iter().any(|keyword| {
         if keyword.len() <= 4 {
@@ -219,6 +222,30 @@ pub fn is_keyword_name(name: &str) -> bool {
             joined.contains(keyword)
         }
     })
+}
+
+/// What a name says of the value written under it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Naming {
+    /// A secret's name ([`is_secret_name`]): the value is secret.
+    Secret,
+    /// A secret scanner's keyword ([`is_keyword_name`]): the value is
+    /// secret when it is shaped like a credential.
+    Keyword,
+    Plain,
+}
+
+/// [`is_secret_name`] and [`is_keyword_name`] at once, folding the name
+/// once.
+pub(super) fn naming(name: &str) -> Naming {
+    let words = words(name);
+    if secret_words(name, &words) {
+        Naming::Secret
+    } else if holds_keyword(&words) {
+        Naming::Keyword
+    } else {
+        Naming::Plain
+    }
 }
 
 /// Names the shell sets to directories, exempt only as the shell spells
@@ -241,7 +268,10 @@ const HARMLESS_NAMES: [&str; 2] = ["PWD", "OLDPWD"];
 /// assert!(!is_secret_name("COMPASS_HEADING"));
 /// ```
 pub fn is_secret_name(name: &str) -> bool {
-    let words = words(name);
+    secret_words(name, &words(name))
+}
+
+fn secret_words(name: &str, words: &[String]) -> bool {
     if words.is_empty() {
         return false;
     }

@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use super::names::{is_keyword_name, is_secret_name};
+use super::names::{self, Naming, is_secret_name};
 use super::{REDACTED, values};
 
 /// Redacts every secret-looking piece of `text`, keeping the rest readable.
@@ -118,40 +118,9 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
     }
 }
 
-/// What a name says of the value assigned to it.
-enum Naming {
-    /// A secret's name ([`is_secret_name`]): the value is secret.
-    Secret,
-    /// A secret scanner's keyword ([`is_keyword_name`]): the value is
-    /// secret when it is shaped like a credential.
-    Keyword,
-    Plain,
-}
-
 /// What the name written just before the separator at `sep` says: the
 /// last word, or the last two words (`Connection String=`).
 fn naming(bytes: &[u8], sep: usize) -> Naming {
-    if names_secret(bytes, sep) {
-        return Naming::Secret;
-    }
-    let mut end = sep;
-    while end > 0 && matches!(bytes[end - 1], b' ' | b'\t') {
-        end -= 1;
-    }
-    if end > 0 && is_quote(bytes[end - 1]) {
-        end -= 1;
-    }
-    let start = name_start(bytes, end);
-    if start < end && is_keyword_name(&String::from_utf8_lossy(&bytes[start..end])) {
-        Naming::Keyword
-    } else {
-        Naming::Plain
-    }
-}
-
-/// Whether the name written just before the separator at `sep` looks
-/// secret: the last word, or the last two words (`Connection String=`).
-fn names_secret(bytes: &[u8], sep: usize) -> bool {
     let mut end = sep;
     while end > 0 && matches!(bytes[end - 1], b' ' | b'\t') {
         end -= 1;
@@ -161,19 +130,16 @@ fn names_secret(bytes: &[u8], sep: usize) -> bool {
     }
     let start = name_start(bytes, end);
     if start == end {
-        return false;
+        return Naming::Plain;
     }
-    let name = String::from_utf8_lossy(&bytes[start..end]);
-    if is_secret_name(&name) {
-        return true;
-    }
-    if start >= 2 && bytes[start - 1] == b' ' {
+    let naming = names::naming(&String::from_utf8_lossy(&bytes[start..end]));
+    if naming != Naming::Secret && start >= 2 && bytes[start - 1] == b' ' {
         let before = name_start(bytes, start - 1);
-        if before < start - 1 {
-            return is_secret_name(&String::from_utf8_lossy(&bytes[before..end]));
+        if before < start - 1 && is_secret_name(&String::from_utf8_lossy(&bytes[before..end])) {
+            return Naming::Secret;
         }
     }
-    false
+    naming
 }
 
 fn name_start(bytes: &[u8], end: usize) -> usize {
