@@ -3,7 +3,8 @@
 //! ordinary values, each written in the places secrets are written
 //! (`NAME=value`, JSON, YAML, a URL, a log line), run through `get_env`
 //! (as environment variables), `read_source` and `search_code` (as files
-//! of a source root) and `read_records` (as a record's fields).
+//! of a source root) and `read_records` and `search_records` (as a record's
+//! fields).
 //!
 //! - Every sample written next to its keyword is redacted by every tool.
 //! - The share of samples redacted without a keyword near them is
@@ -29,7 +30,13 @@ use corpus::ordinary::{self, Ordinary};
 use corpus::{Kind, Place, Rule, Written, shows, write};
 
 /// The tools each value goes through.
-const TOOLS: [&str; 4] = ["get_env", "read_source", "search_code", "read_records"];
+const TOOLS: [&str; 5] = [
+    "get_env",
+    "read_source",
+    "search_code",
+    "read_records",
+    "search_records",
+];
 
 /// One value written at one place, and what each tool showed of it.
 struct Case {
@@ -181,6 +188,41 @@ fn run(cases: &mut [Case], secret: bool) {
             }
         }
     }
+
+    // search_records: the value as the query, in its group's table; a hit
+    // is a record whose field, redacted, still holds the query. An
+    // excerpt shows at most 120 characters, some 80 of them from the
+    // value: an ordinary value is shown when its first 60 are.
+    let mut searched = BTreeSet::new();
+    let mut search_shown = BTreeSet::new();
+    for case in cases.iter() {
+        let query: String = case.value.chars().take(200).collect();
+        if !searched.insert((case.group, query.clone())) {
+            continue;
+        }
+        let output = json_of(call_with(
+            "search_records",
+            json!({"query": query, "table": table_name(case.group), "limit": 50}),
+            &cx,
+        ));
+        for hit in output["hits"].as_array().expect("hits") {
+            let record = hit["record"].as_str().expect("a record");
+            let i: usize = record.rsplit(':').next().unwrap().parse().unwrap();
+            let excerpt = hit["excerpt"].as_str().expect("an excerpt");
+            let head: String = cases[i].value.chars().take(60).collect();
+            let shown = if secret {
+                shows(excerpt, &cases[i].value, &cases[i].fixed)
+            } else {
+                excerpt.contains(&head)
+            };
+            if shown {
+                search_shown.insert(i);
+            }
+        }
+    }
+    for i in search_shown {
+        cases[i].shown_by.insert("search_records");
+    }
 }
 
 fn table_name(group: usize) -> String {
@@ -221,8 +263,8 @@ fn records_data(cases: &[Case]) -> site_model::SiteData {
         data.tables.push(TableSchema {
             name: table_name(group),
             title: table_name(group),
+            search_fields: fields.iter().map(|field| field.name.clone()).collect(),
             fields,
-            search_fields: vec!["text".into()],
             sensitive: false,
         });
     }
