@@ -40,10 +40,17 @@
 //! `AccountKey=`, `Pwd=`), a PEM block, a webhook URL (Slack, Discord,
 //! Microsoft Teams), a token with the published prefix of a well-known
 //! format (`ghp_`, `github_pat_`, `glpat-`, `xoxb-`, `sk_live_`, `sk-…`,
-//! `AKIA…`, `AIza…`, `npm_`, `pypi-`, `SG.`, `hf_`, …), a JSON Web Token
-//! (`eyJ….eyJ…`), or a long run of letters and digits that looks random
-//! (mixed case and digits, switching often). Paths, versions, hex digests,
-//! UUIDs, ports and flags stay readable.
+//! `AKIA…`, `AIza…`, `npm_`, `pypi-`, `SG.`, `hf_`, …: the fixed prefixes
+//! of gitleaks' default rules), a JSON Web Token (`eyJ….eyJ…`), or a long
+//! run of letters and digits that looks random (mixed case and digits,
+//! switching often; not the base64 of an image's data URL). Paths,
+//! versions, hex digests, UUIDs, ports and flags stay readable.
+//!
+//! Under a name that holds a secret scanner's keyword (a service's name,
+//! `access`, `api`: [`is_keyword_name`]) a value is secret when it is
+//! shaped like a credential: `TWITTER_CONSUMER=xvz1evFS4wEEPTGEFPHBog` is
+//! redacted, `TWITTER_HANDLE=@example` is not. docs/redaction.md measures
+//! all of this against gitleaks' rules.
 //!
 //! ```
 //! use tool_core::redact::{REDACTED, redact_pair};
