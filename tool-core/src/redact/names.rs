@@ -219,9 +219,18 @@ fn holds_keyword(words: &[String]) -> bool {
         if keyword.len() <= 4 {
             words.iter().any(|word| word.starts_with(keyword))
         } else {
-            joined.contains(keyword)
+            holds(&joined, keyword)
         }
     })
+}
+
+/// `haystack.contains(needle)` for a name's few bytes: comparing windows
+/// costs less than setting up a substring searcher per marker.
+fn holds(haystack: &str, needle: &str) -> bool {
+    haystack
+        .as_bytes()
+        .windows(needle.len())
+        .any(|window| window == needle.as_bytes())
 }
 
 /// What a name says of the value written under it.
@@ -229,19 +238,19 @@ fn holds_keyword(words: &[String]) -> bool {
 pub(super) enum Naming {
     /// A secret's name ([`is_secret_name`]): the value is secret.
     Secret,
-    /// A secret scanner's keyword ([`is_keyword_name`]): the value is
-    /// secret when it is shaped like a credential.
+    /// A secret scanner's keyword ([`is_keyword_name`]) over a value
+    /// shaped like a credential: the value is secret.
     Keyword,
     Plain,
 }
 
-/// [`is_secret_name`] and [`is_keyword_name`] at once, folding the name
-/// once.
-pub(super) fn naming(name: &str) -> Naming {
+/// [`is_secret_name`], then, when `credential()` says the value is shaped
+/// like a credential, [`is_keyword_name`], folding the name once.
+pub(super) fn naming(name: &str, credential: impl FnOnce() -> bool) -> Naming {
     let words = words(name);
     if secret_words(name, &words) {
         Naming::Secret
-    } else if holds_keyword(&words) {
+    } else if credential() && holds_keyword(&words) {
         Naming::Keyword
     } else {
         Naming::Plain
@@ -284,7 +293,7 @@ fn secret_words(name: &str, words: &[String]) -> bool {
         .filter(|word| !HARMLESS_WORDS.contains(word))
         .collect();
     let joined = meaningful.concat();
-    LONG_MARKERS.iter().any(|marker| joined.contains(marker))
+    LONG_MARKERS.iter().any(|marker| holds(&joined, marker))
         || meaningful.iter().any(|word| {
             WORD_MARKERS.contains(word) || WORD_ENDINGS.iter().any(|ending| word.ends_with(ending))
         })

@@ -105,22 +105,19 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
         if !is_assignment {
             continue;
         }
-        match naming(bytes, j) {
-            Naming::Secret => spans.push(value_span(bytes, j)),
-            Naming::Keyword => {
-                let span = value_span(bytes, j);
-                if values::is_credential_shaped(&String::from_utf8_lossy(&bytes[span.clone()])) {
-                    spans.push(span);
-                }
-            }
-            Naming::Plain => {}
+        let span = value_span(bytes, j);
+        let credential =
+            || values::is_credential_shaped(&String::from_utf8_lossy(&bytes[span.clone()]));
+        if naming(bytes, j, credential) != Naming::Plain {
+            spans.push(span);
         }
     }
 }
 
-/// What the name written just before the separator at `sep` says: the
+/// What the name written just before the separator at `sep` says of the
+/// value (`credential`: whether the value is shaped like a credential): the
 /// last word, or the last two words (`Connection String=`).
-fn naming(bytes: &[u8], sep: usize) -> Naming {
+fn naming(bytes: &[u8], sep: usize, credential: impl FnOnce() -> bool) -> Naming {
     let mut end = sep;
     while end > 0 && matches!(bytes[end - 1], b' ' | b'\t') {
         end -= 1;
@@ -132,7 +129,7 @@ fn naming(bytes: &[u8], sep: usize) -> Naming {
     if start == end {
         return Naming::Plain;
     }
-    let naming = names::naming(&String::from_utf8_lossy(&bytes[start..end]));
+    let naming = names::naming(&String::from_utf8_lossy(&bytes[start..end]), credential);
     if naming != Naming::Secret && start >= 2 && bytes[start - 1] == b' ' {
         let before = name_start(bytes, start - 1);
         if before < start - 1 && is_secret_name(&String::from_utf8_lossy(&bytes[before..end])) {

@@ -309,16 +309,29 @@ const fn first_index() -> [(u8, u8); 128] {
     index
 }
 
+/// The byte at `at` of a prefix, in lower case.
+fn lower(rule: &Prefix, at: usize) -> u8 {
+    rule.prefix.as_bytes()[at].to_ascii_lowercase()
+}
+
 /// Tokens that start with a published prefix: at each byte, the prefixes
-/// that start with it (in lower case) are compared.
+/// that start with it and the byte after it (in lower case) are compared.
 fn prefixed_tokens(text: &str, spans: &mut Vec<Range<usize>>) {
     let bytes = text.as_bytes();
     for (start, byte) in bytes.iter().enumerate() {
         let Some(&(from, to)) = FIRST.get(usize::from(byte.to_ascii_lowercase())) else {
             continue;
         };
+        let Some(second) = bytes.get(start + 1).map(u8::to_ascii_lowercase) else {
+            continue;
+        };
+        let group = &PREFIXES[usize::from(from)..usize::from(to)];
+        let at = group.partition_point(|rule| lower(rule, 1) < second);
         let word_start = start == 0 || !alnum(bytes[start - 1]);
-        for rule in &PREFIXES[usize::from(from)..usize::from(to)] {
+        for rule in group[at..]
+            .iter()
+            .take_while(|rule| lower(rule, 1) == second)
+        {
             let Some(candidate) = bytes.get(start..start + rule.prefix.len()) else {
                 continue;
             };
@@ -538,15 +551,15 @@ fn word_like(run: &[u8]) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::PREFIXES;
+    use super::{PREFIXES, lower};
 
     #[test]
-    fn prefixes_are_grouped_by_their_first_byte_in_lower_case() {
-        let firsts: Vec<u8> = PREFIXES
+    fn prefixes_are_sorted_by_their_first_two_bytes_in_lower_case() {
+        let keys: Vec<(u8, u8)> = PREFIXES
             .iter()
-            .map(|rule| rule.prefix.as_bytes()[0].to_ascii_lowercase())
+            .map(|rule| (lower(rule, 0), lower(rule, 1)))
             .collect();
-        assert!(firsts.is_sorted(), "{firsts:?}");
+        assert!(keys.is_sorted(), "{keys:?}");
         assert!(PREFIXES.len() < 256);
     }
 }
