@@ -507,7 +507,8 @@ fn at_most_one_percent_of_ordinary_values_is_redacted_each_explained() {
         unexplained.join("\n")
     );
     assert!(rate <= 1.0, "{rate:.2}% of the ordinary corpus redacted");
-    for (kind, place, _) in EXPLAINED {
+    for (kind, place, why) in EXPLAINED {
+        println!("  {kind} at {place:?}: {why}");
         assert!(
             seen.contains(&(*kind, *place)),
             "{kind} at {place:?} is explained but no longer redacted"
