@@ -30,6 +30,7 @@ for path in $paths; do
     [ -n "$binary" ] || exit 1
     case $path in
     resolve | tokenize | regex) n=200 ;;
+    redact-*) n=2000 ;;
     agent-*) n=20 unit="run (5 rounds)" ;;
     *) n=20000 ;;
     esac

@@ -17,6 +17,7 @@ use std::hint::black_box;
 use futures_executor::block_on;
 use regex::Regex;
 use tool_core::gates::{Gates, HostSettings, RunConfig, RunInputs, Selection};
+use tool_core::redact::{redact_json, redact_text};
 use tool_core::skills::tokenize;
 use tool_core::{RunId, ToolContext};
 
@@ -32,6 +33,8 @@ const PATHS: &[&str] = &[
     "resolve",
     "tokenize",
     "regex",
+    "redact-text",
+    "redact-json",
 ];
 
 fn main() {
@@ -137,6 +140,53 @@ fn run(path: &str, count: usize) {
                 }
             });
         }
+        // One kilobyte of tool output (log lines, settings, a path, a
+        // hash; one secret), as text and as JSON (docs/redaction.md).
+        "redact-text" => {
+            let text = kilobyte();
+            repeat(&mut || {
+                black_box(redact_text(black_box(&text)));
+            });
+        }
+        "redact-json" => {
+            let value = kilobyte_json();
+            repeat(&mut || {
+                black_box(redact_json(black_box(&value)));
+            });
+        }
         other => panic!("no path `{other}`; one of {PATHS:?}"),
     }
+}
+
+/// Lines of output as tools show them, 1,024 bytes in all.
+const LINES: [&str; 6] = [
+    "2026-03-01T12:00:00Z INFO mailer sent newsletter 42 to 1204 recipients in 3.2 s",
+    "DATABASE_HOST=db.internal DATABASE_PORT=5432 DATABASE_USER=app",
+    "GET /fileadmin/images/gallery-2026.jpg 200 48213 bytes",
+    "deployed release v1.42.0 (commit 4bf13e873571ce82bb7672a002d0cbaabc549435)",
+    "request 7f3c2a10-9b4e-4d21-a0c3-5e6f7a8b9c0d took 182 ms",
+    "SMTP_PASSWORD=hunter2-but-longer",
+];
+
+fn kilobyte() -> String {
+    let mut text = String::new();
+    for line in LINES.iter().cycle() {
+        if text.len() + line.len() + 1 > 1024 {
+            break;
+        }
+        text.push_str(line);
+        text.push('\n');
+    }
+    let pad = 1024 - text.len();
+    text.push_str(&"x".repeat(pad));
+    text
+}
+
+/// The same lines as the string values of a JSON object, about 1 KiB.
+fn kilobyte_json() -> serde_json::Value {
+    let mut object = serde_json::Map::new();
+    for (i, line) in kilobyte().lines().enumerate() {
+        object.insert(format!("line_{i}"), serde_json::Value::from(line));
+    }
+    serde_json::Value::Object(object)
 }

@@ -333,6 +333,70 @@ const TABLE: &[(&str, &str, bool, &str)] = &[
         "long camelCase identifier",
     ),
     ("SPINNER", "dots", false, "pin inside a word"),
+    // Issue 25: names the table missed, the rule set's keywords, and
+    // lower-case tokens of published formats.
+    (
+        "NPM_CONFIG_REGISTRY_CRED",
+        "val-npm-registry-cred",
+        true,
+        "cred",
+    ),
+    ("SMTP_PWD", "hunter2", true, "pwd"),
+    ("KEY_PASSPHRASE_FILE", "/run/gpg", true, "passphrase"),
+    ("GITLAB_PRIVATE", "abc", true, "private"),
+    ("RELEASE_SIGNING", "abc", true, "signing"),
+    ("CREDIT_LIMIT", "5000", false, "cred only as a word"),
+    ("DESIGNING_TEAM", "ux", false, "signing only as a word"),
+    (
+        "OPENAI",
+        "sk-proj-abcdefghijklmnopqrstuvwxyz012345",
+        true,
+        "sk-proj- in lower case",
+    ),
+    (
+        "HF_HUB",
+        "hf_abcdefghijklmnopqrstuvwxyz",
+        true,
+        "hf_ in lower case",
+    ),
+    (
+        "TWITTER_CONSUMER",
+        "xvz1evFS4wEEPTGEFPHBog",
+        true,
+        "keyword, credential-shaped",
+    ),
+    (
+        "SUMOLOGIC_ACCESS_ID",
+        "suMP3wT8j0tpKd",
+        true,
+        "keyword starting a word",
+    ),
+    (
+        "ASANA_CLIENT",
+        "1204567890123456",
+        true,
+        "keyword, a long number",
+    ),
+    (
+        "TWITTER_HANDLE",
+        "@example",
+        false,
+        "keyword, not credential-shaped",
+    ),
+    ("API_URL", "https://api.example/v1", false, "keyword, a URL"),
+    (
+        "ACCESS_LOG",
+        "/var/log/nginx/access.log",
+        false,
+        "keyword, a path",
+    ),
+    ("API_TIMEOUT", "30000", false, "keyword, a short number"),
+    (
+        "CONSUMO_TOTAL",
+        "a1b2c3d4e5f6g7",
+        false,
+        "a short keyword inside a word",
+    ),
 ];
 
 #[test]
@@ -370,6 +434,35 @@ fn env_lines_of_the_table_redact_the_same_way_in_text() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn keyword_names_redact_credential_shaped_values_in_json_and_text() {
+    let value = json!({
+        "twitter_consumer": "xvz1evFS4wEEPTGEFPHBog",
+        "discord_client": 695192489165589974u64,
+        "twitter_handle": "@example",
+        "api_url": "https://api.example/v1",
+    });
+    assert_eq!(
+        redact_json(&value),
+        json!({
+            "twitter_consumer": REDACTED,
+            "discord_client": REDACTED,
+            "twitter_handle": "@example",
+            "api_url": "https://api.example/v1",
+        })
+    );
+    assert_eq!(
+        redact_text("twitter_consumer: xvz1evFS4wEEPTGEFPHBog\ntwitter_handle: example"),
+        "twitter_consumer: [redacted]\ntwitter_handle: example"
+    );
+    // A value that starts with `=`, glued to the name's `=`.
+    assert_eq!(
+        redact_text("DB_PASSWORD==abc=def"),
+        "DB_PASSWORD=[redacted]"
+    );
+    assert_eq!(redact_text("if a == b"), "if a == b");
 }
 
 #[test]

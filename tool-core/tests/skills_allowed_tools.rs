@@ -133,6 +133,24 @@ fn stray_close_paren_is_error_with_position() {
 }
 
 #[test]
+fn an_empty_scope_before_a_stray_paren_is_reported_too() {
+    let (tokens, diagnostics) = tokenize("Grep Bash())");
+    assert_eq!(
+        tokens.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        ["Grep"]
+    );
+    let positions: Vec<_> = diagnostics.iter().map(|d| (d.code, d.position)).collect();
+    assert_eq!(
+        positions,
+        [(Code::EmptyScope, at(1, 10)), (Code::StrayParen, at(1, 12))]
+    );
+    // A scope that is not empty: only the `)` is wrong.
+    let (_, diagnostics) = tokenize("Bash(git status))");
+    let codes: Vec<_> = diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, [Code::StrayParen]);
+}
+
+#[test]
 fn empty_scope_is_error() {
     let (tokens, diagnostics) = tokenize("Bash() Read( )");
     assert!(tokens.is_empty());

@@ -40,10 +40,17 @@
 //! `AccountKey=`, `Pwd=`), a PEM block, a webhook URL (Slack, Discord,
 //! Microsoft Teams), a token with the published prefix of a well-known
 //! format (`ghp_`, `github_pat_`, `glpat-`, `xoxb-`, `sk_live_`, `sk-…`,
-//! `AKIA…`, `AIza…`, `npm_`, `pypi-`, `SG.`, `hf_`, …), a JSON Web Token
-//! (`eyJ….eyJ…`), or a long run of letters and digits that looks random
-//! (mixed case and digits, switching often). Paths, versions, hex digests,
-//! UUIDs, ports and flags stay readable.
+//! `AKIA…`, `AIza…`, `npm_`, `pypi-`, `SG.`, `hf_`, …: the fixed prefixes
+//! of gitleaks' default rules), a JSON Web Token (`eyJ….eyJ…`), or a long
+//! run of letters and digits that looks random (mixed case and digits,
+//! switching often; not the base64 of an image's data URL). Paths,
+//! versions, hex digests, UUIDs, ports and flags stay readable.
+//!
+//! Under a name that holds a secret scanner's keyword (a service's name,
+//! `access`, `api`: [`is_keyword_name`]) a value is secret when it is
+//! shaped like a credential: `TWITTER_CONSUMER=xvz1evFS4wEEPTGEFPHBog` is
+//! redacted, `TWITTER_HANDLE=@example` is not. docs/redaction.md measures
+//! all of this against gitleaks' rules.
 //!
 //! ```
 //! use tool_core::redact::{REDACTED, redact_pair};
@@ -61,7 +68,7 @@ mod names;
 mod text;
 mod values;
 
-pub use names::is_secret_name;
+pub use names::{is_keyword_name, is_secret_name};
 pub use text::redact_text;
 
 /// What replaces a secret: the whole value, or each secret piece of a text.
@@ -93,7 +100,9 @@ pub fn looks_secret(value: &str) -> bool {
 }
 
 /// The value to show for `name`: [`REDACTED`] when the name or the value
-/// looks secret, the value unchanged otherwise. Never a partial mask.
+/// looks secret, or the name holds a secret scanner's keyword
+/// ([`is_keyword_name`]) and the value is shaped like a credential; the
+/// value unchanged otherwise. Never a partial mask.
 ///
 /// ```
 /// use tool_core::redact::{REDACTED, redact_pair};
@@ -103,7 +112,7 @@ pub fn looks_secret(value: &str) -> bool {
 /// assert_eq!(redact_pair("DATABASE_URL", "postgres://h/db"), "postgres://h/db");
 /// ```
 pub fn redact_pair<'a>(name: &str, value: &'a str) -> Cow<'a, str> {
-    if is_secret_name(name) || looks_secret(value) {
+    if is_secret_name(name) || looks_secret(value) || names_credential(name, value) {
         Cow::Borrowed(REDACTED)
     } else {
         Cow::Borrowed(value)
@@ -113,7 +122,9 @@ pub fn redact_pair<'a>(name: &str, value: &'a str) -> Cow<'a, str> {
 /// A copy of `value` with its secrets redacted.
 ///
 /// Under an object key that looks secret ([`is_secret_name`]) a string,
-/// number, array or object is replaced whole by the string [`REDACTED`];
+/// number, array or object is replaced whole by the string [`REDACTED`], as
+/// is a credential-shaped string or number under a key that holds a secret
+/// scanner's keyword ([`redact_named`]);
 /// `null` and booleans are kept, as they cannot carry a secret
 /// (`"auth_enabled": true` stays readable). Every other string, and every
 /// key, goes through [`redact_text`].
@@ -145,15 +156,44 @@ pub fn redact_json(value: &Value) -> Value {
         Value::Object(object) => {
             let mut redacted = Map::with_capacity(object.len());
             for (key, item) in object {
-                let item = match item {
-                    Value::Null | Value::Bool(_) => item.clone(),
-                    _ if is_secret_name(key) => Value::String(REDACTED.to_owned()),
-                    _ => redact_json(item),
-                };
-                redacted.insert(redact_text(key).into_owned(), item);
+                redacted.insert(redact_text(key).into_owned(), redact_named(key, item));
             }
             Value::Object(redacted)
         }
         Value::Null | Value::Bool(_) | Value::Number(_) => value.clone(),
     }
+}
+
+/// A copy of `value` as [`redact_json`] shows it under the object key
+/// `name`: replaced whole by the string [`REDACTED`] when the name looks
+/// secret, or holds a secret scanner's keyword ([`is_keyword_name`]) and
+/// the value (a string or a number) is shaped like a credential; `null`
+/// and booleans kept; otherwise [`redact_json`] of the value. For a value
+/// shown under its name outside an object, as a record's field.
+///
+/// ```
+/// use serde_json::json;
+/// use tool_core::redact::redact_named;
+///
+/// assert_eq!(redact_named("password", &json!("hunter2")), json!("[redacted]"));
+/// assert_eq!(redact_named("discord_client", &json!(695192489165589974u64)), json!("[redacted]"));
+/// assert_eq!(redact_named("discord_channel", &json!("general")), json!("general"));
+/// ```
+pub fn redact_named(name: &str, value: &Value) -> Value {
+    let credential = || match value {
+        Value::String(text) => names_credential(name, text),
+        Value::Number(number) => names_credential(name, &number.to_string()),
+        _ => false,
+    };
+    match value {
+        Value::Null | Value::Bool(_) => value.clone(),
+        _ if is_secret_name(name) || credential() => Value::String(REDACTED.to_owned()),
+        _ => redact_json(value),
+    }
+}
+
+/// Whether `name` holds a secret scanner's keyword and `value` is shaped
+/// like a credential.
+fn names_credential(name: &str, value: &str) -> bool {
+    values::is_credential_shaped(value) && is_keyword_name(name)
 }

@@ -21,8 +21,9 @@
 //!   `session`, `salt`, `signature`, `jwt`, `dsn`, `pwd`, `webhook`,
 //!   `apikey`, `connectionstring`, `connstr`;
 //! - **short markers** only as whole words, because as substrings they sit
-//!   inside everyday names (`PATH`, `PATTERN`, `SPINNER`): `pass`, `pw`,
-//!   `pat`, `key`, `keys`, `pin`, `otp`, `psk`, `sig`, `creds`;
+//!   inside everyday names (`PATH`, `PATTERN`, `SPINNER`, `CREDIT`,
+//!   `DESIGNING`): `pass`, `pw`, `pat`, `key`, `keys`, `pin`, `otp`, `psk`,
+//!   `sig`, `cred`, `creds`, `signing`;
 //! - **`key` and `pass` also end a word** (`APIKEY`, `MASTERKEY`, `PGPASS`,
 //!   `SMTPPASS`), except in the English words `monkey`, `donkey`, `hockey`,
 //!   `turkey`, `jockey`, `whiskey`, `lackey`, `compass`, `bypass`,
@@ -33,6 +34,10 @@
 //! English words above. The names `PWD` and `OLDPWD`, spelt exactly so, are
 //! the shell's working directories; any other spelling (`Pwd=` in an SQL
 //! Server connection string, `DB_PWD`) is a password.
+//!
+//! Names of a third kind, the keywords of gitleaks' default rules (a
+//! service's name, `access`, `api`), make a value secret only when it is
+//! shaped like a credential: see [`is_keyword_name`].
 //!
 //! Everything else fails closed: where a name is ambiguous it counts as a
 //! secret. Redacting a harmless value costs the reader one detail; a leaked
@@ -69,8 +74,96 @@ const LONG_MARKERS: [&str; 23] = [
     "connstr",
 ];
 
-const WORD_MARKERS: [&str; 10] = [
-    "pass", "pw", "pat", "key", "keys", "pin", "otp", "psk", "sig", "creds",
+const WORD_MARKERS: [&str; 12] = [
+    "pass", "pw", "pat", "key", "keys", "pin", "otp", "psk", "sig", "cred", "creds", "signing",
+];
+
+/// The names gitleaks' default rules (v8.30.1) look for before a value:
+/// the services whose credentials are written under their name
+/// (`ADAFRUIT_…`, `twitterBearer`), and the generic `access` and `api`.
+/// Under such a name a value is secret when it is shaped like a
+/// credential ([`super::values::is_credential_shaped`]); `TWITTER_HANDLE`
+/// and `API_URL` keep a readable value. Keywords of up to four letters
+/// only start a word (`sumologic`, not `consumo`); longer ones match
+/// anywhere, as gitleaks matches them.
+const KEYWORDS: [&str; 77] = [
+    "access",
+    "adafruit",
+    "adobe",
+    "airtable",
+    "algolia",
+    "alibaba",
+    "api",
+    "artifactory",
+    "asana",
+    "atlassian",
+    "beamer",
+    "bintray",
+    "bitbucket",
+    "bittrex",
+    "cloudflare",
+    "codecov",
+    "cohere",
+    "coinbase",
+    "confluence",
+    "confluent",
+    "contentful",
+    "contribsys",
+    "datadog",
+    "discord",
+    "dnkey",
+    "droneci",
+    "dropbox",
+    "etsy",
+    "facebook",
+    "fastly",
+    "finicity",
+    "finnhub",
+    "flickr",
+    "freshbooks",
+    "gitter",
+    "gocardless",
+    "heroku",
+    "hubspot",
+    "intercom",
+    "jfrog",
+    "jira",
+    "kraken",
+    "kucoin",
+    "launchdarkly",
+    "linear",
+    "linkedin",
+    "lob",
+    "looker",
+    "mailchimp",
+    "mailgun",
+    "mapbox",
+    "mattermost",
+    "meraki",
+    "messagebird",
+    "netlify",
+    "newrelic",
+    "newyorktimes",
+    "nytimes",
+    "okta",
+    "plaid",
+    "privateai",
+    "rapidapi",
+    "sendbird",
+    "sentry",
+    "snyk",
+    "sonar",
+    "squarespace",
+    "sumo",
+    "telegr",
+    "travis",
+    "twitch",
+    "twitter",
+    "typeform",
+    "yandex",
+    "zendesk",
+    "xray",
+    "curl",
 ];
 
 const WORD_ENDINGS: [&str; 3] = ["key", "keys", "pass"];
@@ -98,6 +191,72 @@ const HARMLESS_WORDS: [&str; 19] = [
     "surpass",
 ];
 
+/// Whether a name holds one of the keywords secret scanners look for
+/// before a credential (gitleaks' default rules: `ADAFRUIT_KEY_ID`,
+/// `twitterBearer`, `SUMOLOGIC_ACCESS_ID`, `API_CLIENT`): a value under it
+/// is redacted when it is shaped like a credential (one word of at least
+/// ten characters that is not a path or a URL, and has a digit, mixed case
+/// or letters as varied as a random string's). Folded and split as
+/// [`is_secret_name`] folds and splits names.
+///
+/// ```
+/// use tool_core::redact::{is_keyword_name, redact_pair};
+///
+/// assert!(is_keyword_name("TWITTER_CONSUMER"));
+/// assert!(is_keyword_name("sumologicId"));
+/// assert!(!is_keyword_name("CONSUMO_TOTAL"));
+/// assert_eq!(redact_pair("TWITTER_CONSUMER", "xvz1evFS4wEEPTGEFPHBog"), "[redacted]");
+/// assert_eq!(redact_pair("TWITTER_HANDLE", "@example"), "@example");
+/// assert_eq!(redact_pair("API_URL", "https://api.example/v1"), "https://api.example/v1");
+/// ```
+pub fn is_keyword_name(name: &str) -> bool {
+    holds_keyword(&words(name))
+}
+
+fn holds_keyword(words: &[String]) -> bool {
+    let joined = words.concat();
+    KEYWORDS.iter().any(|keyword| {
+        if keyword.len() <= 4 {
+            words.iter().any(|word| word.starts_with(keyword))
+        } else {
+            holds(&joined, keyword)
+        }
+    })
+}
+
+/// `haystack.contains(needle)` for a name's few bytes: comparing windows
+/// costs less than setting up a substring searcher per marker.
+fn holds(haystack: &str, needle: &str) -> bool {
+    haystack
+        .as_bytes()
+        .windows(needle.len())
+        .any(|window| window == needle.as_bytes())
+}
+
+/// What a name says of the value written under it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Naming {
+    /// A secret's name ([`is_secret_name`]): the value is secret.
+    Secret,
+    /// A secret scanner's keyword ([`is_keyword_name`]) over a value
+    /// shaped like a credential: the value is secret.
+    Keyword,
+    Plain,
+}
+
+/// [`is_secret_name`], then, when `credential()` says the value is shaped
+/// like a credential, [`is_keyword_name`], folding the name once.
+pub(super) fn naming(name: &str, credential: impl FnOnce() -> bool) -> Naming {
+    let words = words(name);
+    if secret_words(name, &words) {
+        Naming::Secret
+    } else if credential() && holds_keyword(&words) {
+        Naming::Keyword
+    } else {
+        Naming::Plain
+    }
+}
+
 /// Names the shell sets to directories, exempt only as the shell spells
 /// them: `Pwd=` in a connection string is a password.
 const HARMLESS_NAMES: [&str; 2] = ["PWD", "OLDPWD"];
@@ -118,7 +277,10 @@ const HARMLESS_NAMES: [&str; 2] = ["PWD", "OLDPWD"];
 /// assert!(!is_secret_name("COMPASS_HEADING"));
 /// ```
 pub fn is_secret_name(name: &str) -> bool {
-    let words = words(name);
+    secret_words(name, &words(name))
+}
+
+fn secret_words(name: &str, words: &[String]) -> bool {
     if words.is_empty() {
         return false;
     }
@@ -131,7 +293,7 @@ pub fn is_secret_name(name: &str) -> bool {
         .filter(|word| !HARMLESS_WORDS.contains(word))
         .collect();
     let joined = meaningful.concat();
-    LONG_MARKERS.iter().any(|marker| joined.contains(marker))
+    LONG_MARKERS.iter().any(|marker| holds(&joined, marker))
         || meaningful.iter().any(|word| {
             WORD_MARKERS.contains(word) || WORD_ENDINGS.iter().any(|ending| word.ends_with(ending))
         })

@@ -1,11 +1,13 @@
 //! Secrets inside free text: values assigned to secret-looking names
 //! (`KEY=value`, `key: value`, `"key": "value"`, `--password value`,
-//! `Bearer …`), plus everything [`super::values`] finds by shape.
+//! `Bearer …`), credential-shaped values assigned to names that hold a
+//! secret scanner's keyword (`TWITTER_CONSUMER=…`), plus everything
+//! [`super::values`] finds by shape.
 
 use std::borrow::Cow;
 use std::ops::Range;
 
-use super::names::is_secret_name;
+use super::names::{self, Naming, is_secret_name};
 use super::{REDACTED, values};
 
 /// Redacts every secret-looking piece of `text`, keeping the rest readable.
@@ -16,7 +18,9 @@ use super::{REDACTED, values};
 /// (`user=bob password=a b ip=1` loses `ip` too); after `:` it runs to the
 /// line end, or, when the line ends there (`password:` or `password: |` in
 /// YAML), over the more-indented lines below; a quoted value runs to its
-/// closing quote. `==`, `!=`, `<=`, `>=`, `=>` and `::` are not assignments.
+/// closing quote. `==`, `!=`, `<=`, `>=`, `=>` and `::` are not assignments,
+/// but for `NAME==value` with no space around the `==` (a value that starts
+/// with `=`).
 ///
 /// ```
 /// use tool_core::redact::redact_text;
@@ -83,22 +87,37 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
         let previous = j.checked_sub(1).map(|p| bytes[p]);
         let next = bytes.get(j + 1).copied();
         let is_assignment = match b {
+            // `NAME==value` with no space: a value that starts with `=`
+            // (`a == b` and `a==` are comparisons).
+            b'=' if next == Some(b'=') => {
+                previous.is_some_and(is_name_byte)
+                    && bytes
+                        .get(j + 2)
+                        .is_some_and(|after| !after.is_ascii_whitespace())
+            }
             b'=' => {
-                !matches!(next, Some(b'=' | b'>' | b'~'))
+                !matches!(next, Some(b'>' | b'~'))
                     && !matches!(previous, Some(b'=' | b'!' | b'<' | b'>'))
             }
             b':' => next != Some(b':') && previous != Some(b':'),
             _ => false,
         };
-        if is_assignment && names_secret(bytes, j) {
-            spans.push(value_span(bytes, j));
+        if !is_assignment {
+            continue;
+        }
+        let span = value_span(bytes, j);
+        let credential =
+            || values::is_credential_shaped(&String::from_utf8_lossy(&bytes[span.clone()]));
+        if naming(bytes, j, credential) != Naming::Plain {
+            spans.push(span);
         }
     }
 }
 
-/// Whether the name written just before the separator at `sep` looks
-/// secret: the last word, or the last two words (`Connection String=`).
-fn names_secret(bytes: &[u8], sep: usize) -> bool {
+/// What the name written just before the separator at `sep` says of the
+/// value (`credential`: whether the value is shaped like a credential): the
+/// last word, or the last two words (`Connection String=`).
+fn naming(bytes: &[u8], sep: usize, credential: impl FnOnce() -> bool) -> Naming {
     let mut end = sep;
     while end > 0 && matches!(bytes[end - 1], b' ' | b'\t') {
         end -= 1;
@@ -108,19 +127,16 @@ fn names_secret(bytes: &[u8], sep: usize) -> bool {
     }
     let start = name_start(bytes, end);
     if start == end {
-        return false;
+        return Naming::Plain;
     }
-    let name = String::from_utf8_lossy(&bytes[start..end]);
-    if is_secret_name(&name) {
-        return true;
-    }
-    if start >= 2 && bytes[start - 1] == b' ' {
+    let naming = names::naming(&String::from_utf8_lossy(&bytes[start..end]), credential);
+    if naming != Naming::Secret && start >= 2 && bytes[start - 1] == b' ' {
         let before = name_start(bytes, start - 1);
-        if before < start - 1 {
-            return is_secret_name(&String::from_utf8_lossy(&bytes[before..end]));
+        if before < start - 1 && is_secret_name(&String::from_utf8_lossy(&bytes[before..end])) {
+            return Naming::Secret;
         }
     }
-    false
+    naming
 }
 
 fn name_start(bytes: &[u8], end: usize) -> usize {

@@ -2,10 +2,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use site_model::{Record, TableSchema, contains_literal};
-use tool_core::redact::redact_text;
 use tool_core::{Execute, Tool, ToolContext, ToolError, ToolOutput};
 
-use super::shown::excerpt_around;
+use super::shown::{excerpt_around, field_text};
 use crate::access::{Viewer, limit, shown_of, viewer};
 use crate::structure::readable::{
     is_credential, is_deleted, open_table, readable_tables, site_failed,
@@ -73,10 +72,11 @@ impl Execute for SearchRecords {
             .iter()
             .map(|hit| {
                 let text = hit.record.values[&hit.field].as_str().unwrap_or_default();
+                let text = field_text(&hit.field, text);
                 json!({
                     "record": format!("{}:{}", hit.record.table, hit.record.id),
                     "field": hit.field,
-                    "excerpt": excerpt_around(text, &self.query, MAX_EXCERPT_CHARS),
+                    "excerpt": excerpt_around(&text, &self.query, MAX_EXCERPT_CHARS),
                 })
             })
             .collect();
@@ -115,7 +115,7 @@ async fn search(viewer: &Viewer, table: &TableSchema, query: &str) -> Result<Vec
                     .values
                     .get(**field)
                     .and_then(Value::as_str)
-                    .is_some_and(|text| contains_literal(&redact_text(text), query))
+                    .is_some_and(|text| contains_literal(&field_text(field, text), query))
             })?;
             Some(Hit {
                 field: (*field).to_owned(),

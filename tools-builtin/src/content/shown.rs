@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 use site_model::TableSchema;
-use tool_core::redact::{redact_json, redact_text};
+use tool_core::redact::{REDACTED, redact_json, redact_named, redact_text};
 
 use crate::structure::readable::is_credential;
 
@@ -61,6 +61,16 @@ pub(crate) fn excerpt_around(text: &str, needle: &str, max: usize) -> String {
     if start > 0 { format!("…{cut}") } else { cut }
 }
 
+/// A text field's value as the model may see it, redacted under the
+/// field's name ([`redact_named`]: a credential-shaped value of a field
+/// named for a service, `twitter_consumer`, is redacted whole).
+pub(crate) fn field_text(name: &str, text: &str) -> String {
+    redact_named(name, &Value::from(text))
+        .as_str()
+        .unwrap_or(REDACTED)
+        .to_owned()
+}
+
 /// A record's values as the model may see them: the table's fields only,
 /// credential fields (and fields the schema does not know) left out, every
 /// value redacted and long text cut.
@@ -72,7 +82,10 @@ pub(crate) fn record_values(
         .fields
         .iter()
         .filter(|field| !is_credential(field))
-        .filter_map(|field| Some((field.name.clone(), shown_value(values.get(&field.name)?))))
+        .filter_map(|field| {
+            let value = redact_named(&field.name, values.get(&field.name)?);
+            Some((field.name.clone(), cut_strings(value)))
+        })
         .collect()
 }
 

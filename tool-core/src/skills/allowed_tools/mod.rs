@@ -291,7 +291,13 @@ impl Tokens {
                 }
                 return;
             }
-            Tail::AfterScope { at, found, .. } => {
+            Tail::AfterScope {
+                scope, at, found, ..
+            } => {
+                // `Bash())`: the empty scope is as malformed as the `)`.
+                if trim(&scope).is_empty() {
+                    self.empty_scope(name, open.unwrap_or(Position::START));
+                }
                 let at = loc.locate(at, found.encode_utf8(&mut [0; 4]));
                 if found == ')' {
                     return self.stray_paren(at);
@@ -310,17 +316,7 @@ impl Tokens {
         let at_open = open.unwrap_or(Position::START);
         let scope = match scope.as_deref().map(trim) {
             None | Some("*") => None,
-            Some("") => {
-                let shown = if name.is_empty() { "Tool" } else { name };
-                return self.error(
-                    Code::EmptyScope,
-                    at_open,
-                    format!(
-                        "`{shown}()` has an empty scope: write `{shown}` or `{shown}(*)` for the \
-                         whole tool, or put the allowed argument between the parentheses"
-                    ),
-                );
-            }
+            Some("") => return self.empty_scope(name, at_open),
             Some(scoped) => {
                 if let Some(ToolTarget::McpServer(server)) = &target {
                     return self.error(
@@ -354,6 +350,18 @@ impl Tokens {
             position,
             format!("`{pattern}` is listed more than once: remove the repetition"),
         ));
+    }
+
+    fn empty_scope(&mut self, name: &str, at_open: Position) {
+        let shown = if name.is_empty() { "Tool" } else { name };
+        self.error(
+            Code::EmptyScope,
+            at_open,
+            format!(
+                "`{shown}()` has an empty scope: write `{shown}` or `{shown}(*)` for the \
+                 whole tool, or put the allowed argument between the parentheses"
+            ),
+        );
     }
 
     fn stray_paren(&mut self, at: Position) {

@@ -107,6 +107,7 @@ pub(super) enum Tail<'t> {
     },
     /// A scope, then the character `found` at `at` with no separator.
     AfterScope {
+        scope: Cow<'t, str>,
         open: Position,
         at: Position,
         found: char,
@@ -235,7 +236,12 @@ impl<'t> Scanner<'t> {
                         Some(found) if !is_separator(found) => {
                             let at = self.position();
                             self.skip_to_separator();
-                            Tail::AfterScope { open, at, found }
+                            Tail::AfterScope {
+                                scope,
+                                open,
+                                at,
+                                found,
+                            }
                         }
                         _ => Tail::Scope { scope, open },
                     },
