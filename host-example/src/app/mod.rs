@@ -100,7 +100,7 @@ impl Host {
     }
 
     /// The store, for the app layer's own modules only: no door holds it.
-    pub(crate) fn store(&self) -> &Store {
+    pub(in crate::app) fn store(&self) -> &Store {
         &self.store
     }
 

@@ -155,7 +155,7 @@ impl Host {
     }
 
     /// The newest `limit` runs `viewer` may see, newest first: their own,
-    /// or everyone's for an administrator ([`Host::may_see_run`]).
+    /// or everyone's for an administrator ([`may_see_run`]).
     pub async fn runs(&self, viewer: &str, limit: usize) -> Result<Vec<RunSummary>, HostError> {
         let viewer = self.actor(viewer).await?;
         let whose = (!viewer.admin).then_some(viewer.id.as_str());

@@ -166,8 +166,8 @@ fn http_extension<T: Send + Sync + 'static>(cx: &RequestContext<RoleServer>) -> 
         .and_then(|parts| parts.extensions.get::<T>())
 }
 
-fn store_failed(error: impl std::fmt::Display) -> ErrorData {
-    tracing::error!(target: "host_example::mcp", %error, "the host's store failed");
+fn host_failed(error: impl std::fmt::Display) -> ErrorData {
+    tracing::error!(target: "host_example::mcp", %error, "the host failed");
     ErrorData::internal_error("the host could not answer; try again later", None)
 }
 
@@ -191,14 +191,14 @@ impl ServerHandler for McpServer {
         cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let actor = self.actor(&cx)?;
-        let grant = self.host.grant(&actor).await.map_err(store_failed)?;
+        let grant = self.host.grant(&actor).await.map_err(host_failed)?;
         // The cursor is the last name of the previous page: the grant is in
         // name order, so a page never repeats or skips a tool that stays.
         let cursor = request.and_then(|r| r.cursor);
         let page = self
             .listings
             .page(self.host.registry(), &actor, &grant, cursor.as_deref())
-            .map_err(store_failed)?;
+            .map_err(host_failed)?;
         Ok(page.result().clone())
     }
 
@@ -249,7 +249,7 @@ impl ServerHandler for McpServer {
                 let (result, decision) = results::answer(Err(error));
                 (Ok(result), decision)
             }
-            Err(CallError::Host(error)) => (Err(store_failed(error)), CallDecision::Failed),
+            Err(CallError::Host(error)) => (Err(host_failed(error)), CallDecision::Failed),
         };
         self.host
             .record_call(caller, tool, &decision, started.elapsed())

@@ -3,7 +3,7 @@
 //! per settings generation), the call checked against it and the gates as
 //! they are now, a write tool's proposal kept for the one approval path,
 //! settings changes announced to whoever listens, and every call in the
-//! audit trail ([`audit_writer`]: calls finishing together share one
+//! audit trail (`audit_writer.rs`: calls finishing together share one
 //! commit).
 
 mod audit_writer;
