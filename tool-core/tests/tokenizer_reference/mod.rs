@@ -1,6 +1,8 @@
 //! The `allowed-tools` tokenizer as it was before it was rewritten for speed
 //! (a frozen copy, public API only): `tokenizer_differential.rs` checks that
 //! `tool_core::skills::tokenize` still returns exactly what this returns.
+//! One deliberate change since: an empty scope followed by a stray `)` or
+//! text (`Bash())`) is reported too (issue 25).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -118,6 +120,7 @@ enum Tail<'t> {
     },
     /// A scope, then the character `found` at `offset` with no separator.
     AfterScope {
+        scope: Cow<'t, str>,
         open: usize,
         offset: usize,
         found: char,
@@ -221,7 +224,25 @@ impl Tokens {
                 }
                 return;
             }
-            Tail::AfterScope { offset, found, .. } => {
+            Tail::AfterScope {
+                scope,
+                offset,
+                found,
+                ..
+            } => {
+                // Issue 25 (the one change since the freeze): `Bash())`
+                // reports the empty scope as well as what follows it.
+                if scope.trim().is_empty() {
+                    let shown = if name.is_empty() { "Tool" } else { name };
+                    self.error(
+                        Code::EmptyScope,
+                        open.unwrap_or(Position::START),
+                        format!(
+                            "`{shown}()` has an empty scope: write `{shown}` or `{shown}(*)` for \
+                             the whole tool, or put the allowed argument between the parentheses"
+                        ),
+                    );
+                }
                 let at = loc.locate(offset, found.encode_utf8(&mut [0; 4]));
                 if found == ')' {
                     return self.stray_paren(at);
@@ -446,6 +467,7 @@ fn scan_token<'t>(text: &'t str, i: &mut usize) -> (&'t str, Tail<'t>) {
                         let offset = *i;
                         skip_to_separator(text, i);
                         Tail::AfterScope {
+                            scope,
                             open,
                             offset,
                             found,
