@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
-use tool_core::gates::{Gates, HostSettings, RunConfig, RunInputs, Selection, Toggle};
+use tool_core::gates::{HostSettings, Toggle};
 use tool_core::{Actor, Egress};
 
 use crate::app::{Host, HostError};
@@ -28,27 +28,21 @@ impl Offer {
 }
 
 impl Host {
-    /// `user`, if an administrator; otherwise the refusal, audited (who
-    /// asked, for what) so every door leaves the same trace.
+    /// [`Host::require_admin`] for a change: the refusal is audited too
+    /// (who asked, for what), so every door leaves the same trace.
     pub(in crate::app) async fn administrator(
         &self,
         user: &str,
         doing: &str,
-    ) -> Result<HostUser, HostError> {
-        let found = self.store().user(user).await?;
-        match found {
-            Some(found) if found.admin => Ok(found),
-            _ => {
-                let mut entry = AuditEntry::new(AuditKind::Write, user, "refused");
-                entry.tool = Some(doing.to_owned());
-                entry.detail = Some("needs an administrator".to_owned());
-                self.store().audit(&entry).await?;
-                Err(HostError::NotAdmin {
-                    doing: doing.to_owned(),
-                    user: user.to_owned(),
-                })
-            }
+    ) -> Result<(), HostError> {
+        let checked = self.require_admin(user, doing).await;
+        if let Err(HostError::NotAdmin { .. }) = &checked {
+            let mut entry = AuditEntry::new(AuditKind::Write, user, "refused");
+            entry.tool = Some(doing.to_owned());
+            entry.detail = Some("needs an administrator".to_owned());
+            self.store().audit(&entry).await?;
         }
+        checked
     }
 
     /// Whether `user` is an administrator, for what only administrators
@@ -88,6 +82,12 @@ impl Host {
     /// Returns the value stored.
     pub async fn set_setting(&self, user: &str, key: &str, json: &str) -> Result<Value, HostError> {
         self.administrator(user, "settings").await?;
+        self.store_setting(user, key, json).await
+    }
+
+    /// Stores, audits and reads back a setting for `user`, whom the caller
+    /// checked is an administrator.
+    async fn store_setting(&self, user: &str, key: &str, json: &str) -> Result<Value, HostError> {
         let stored = self.store().set_setting(key, json).await?;
         self.audit_change(user, "settings", format!("{key} = {stored}"))
             .await?;
@@ -119,7 +119,7 @@ impl Host {
         let entry = groups.entry(group.to_owned()).or_default();
         entry.state = state;
         entry.egress = egress;
-        self.set_setting(user, SettingKey::Groups.name(), &json(&groups))
+        self.store_setting(user, SettingKey::Groups.name(), &json(&groups))
             .await
             .map(drop)
     }
@@ -137,7 +137,7 @@ impl Host {
         }
         let mut tools = self.store().host_settings().await?.tools;
         tools.entry(tool.to_owned()).or_default().state = state;
-        self.set_setting(user, SettingKey::Tools.name(), &json(&tools))
+        self.store_setting(user, SettingKey::Tools.name(), &json(&tools))
             .await
             .map(drop)
     }
@@ -198,21 +198,12 @@ impl Host {
 
     /// What the gates offer `actor` now (the settings, the trust zone and
     /// their administrator flag as they are now, no skill): the tools a run
-    /// of theirs, started from any door, may be offered.
+    /// of theirs, started from any door, may be offered, and the ones an
+    /// MCP client of theirs lists.
     pub async fn offer(&self, actor: &Actor) -> Result<Offer, HostError> {
-        let settings = self.store().host_settings().await?;
-        let config = RunConfig {
-            trust_zone: self.store().trust_zone().await?,
-            ..RunConfig::default()
-        };
-        let inputs = RunInputs {
-            settings: &settings,
-            actor: Some(actor),
-            config: &config,
-            skills: &[],
-            selection: &Selection::All,
-        };
-        let grant = Gates::new(self.registry(), inputs).resolve().grant;
+        // The grant a single call of theirs gets: the same resolution,
+        // cached per settings generation.
+        let grant = self.grant(actor).await?;
         let mut offer = Offer::default();
         for name in grant.tool_names() {
             if let Some(tool) = self.registry().get(name) {

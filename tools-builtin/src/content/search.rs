@@ -38,6 +38,9 @@ pub struct SearchRecords {
 struct Hit {
     record: Record,
     field: String,
+    /// The field's text as the model may see it ([`field_text`]), made
+    /// once for the match and the excerpt.
+    text: String,
 }
 
 impl Execute for SearchRecords {
@@ -71,12 +74,10 @@ impl Execute for SearchRecords {
         let shown: Vec<Value> = hits
             .iter()
             .map(|hit| {
-                let text = hit.record.values[&hit.field].as_str().unwrap_or_default();
-                let text = field_text(&hit.field, text);
                 json!({
                     "record": format!("{}:{}", hit.record.table, hit.record.id),
                     "field": hit.field,
-                    "excerpt": excerpt_around(&text, &self.query, MAX_EXCERPT_CHARS),
+                    "excerpt": excerpt_around(&hit.text, &self.query, MAX_EXCERPT_CHARS),
                 })
             })
             .collect();
@@ -110,16 +111,14 @@ async fn search(viewer: &Viewer, table: &TableSchema, query: &str) -> Result<Vec
         .into_iter()
         .filter(|record| viewer.is_admin() || !is_deleted(&record.values))
         .filter_map(|record| {
-            let field = fields.iter().find(|field| {
-                record
-                    .values
-                    .get(**field)
-                    .and_then(Value::as_str)
-                    .is_some_and(|text| contains_literal(&field_text(field, text), query))
+            let (field, text) = fields.iter().find_map(|field| {
+                let text = field_text(field, record.values.get(*field)?.as_str()?);
+                contains_literal(&text, query).then_some((*field, text))
             })?;
             Some(Hit {
-                field: (*field).to_owned(),
+                field: field.to_owned(),
                 record,
+                text,
             })
         })
         .collect())

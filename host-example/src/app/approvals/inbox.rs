@@ -183,11 +183,7 @@ impl Host {
         calls: &[String],
         watch: &mut (dyn EventSink + Send),
     ) -> Result<Vec<DecidedTogether>, HostError> {
-        if let Verdict::Reject(reason) = &verdict
-            && reason.trim().is_empty()
-        {
-            return Err(HostError::ReasonRequired);
-        }
+        verdict.check_reason()?;
         if matches!(verdict, Verdict::ApproveEdited(_)) {
             return Err(HostError::Refused(
                 "an edit is made on one proposal, not on a run's".to_owned(),

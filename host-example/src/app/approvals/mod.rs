@@ -148,13 +148,7 @@ impl Host {
         watch: &mut (dyn EventSink + Send),
     ) -> Result<Decided, HostError> {
         let view = self.proposal(id).await?;
-        // The person whose run asked is owed a reason, and the model
-        // reads it: a rejection without one decides nothing.
-        if let Verdict::Reject(reason) = &verdict
-            && reason.trim().is_empty()
-        {
-            return Err(HostError::ReasonRequired);
-        }
+        verdict.check_reason()?;
         if let Some(decided) = view.decision {
             return Err(HostError::AlreadyDecided(decided));
         }
@@ -468,6 +462,18 @@ pub enum Verdict {
     ApproveEdited(Value),
     /// Do not apply it; the model reads the reason.
     Reject(String),
+}
+
+impl Verdict {
+    /// The person whose run asked is owed a reason, and the model reads
+    /// it: a rejection without one decides nothing
+    /// ([`HostError::ReasonRequired`]), whichever door asked.
+    pub fn check_reason(&self) -> Result<(), HostError> {
+        match self {
+            Verdict::Reject(reason) if reason.trim().is_empty() => Err(HostError::ReasonRequired),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// The durable store, remembering how its claim went.
