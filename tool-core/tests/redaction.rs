@@ -681,3 +681,12 @@ proptest! {
         let _ = is_secret_name(&text);
     }
 }
+
+/// Found by the property above: a PEM block whose `-----BEGIN` follows
+/// another dash was missed, as matches of `-----` do not overlap.
+#[test]
+fn a_pem_block_after_a_dash_is_redacted() {
+    let text = "------BEGIN RSA PRIVATE KEY-----\nA+A00aaa0a/aAAaaaaaA++0aA0+aaAaA++AaaAAa\n------END RSA PRIVATE KEY-----";
+    let redacted = tool_core::redact::redact_text(text);
+    assert!(!redacted.contains("A+A00aaa0a"), "{redacted}");
+}

@@ -263,26 +263,30 @@ pub(super) fn shape_spans(text: &str, spans: &mut Vec<Range<usize>>) {
 /// PEM blocks (`-----BEGIN`, in any case, to the matching `-----END …-----`)
 /// and PuTTY key files.
 fn pem_blocks(text: &str, spans: &mut Vec<Range<usize>>) {
-    let bytes = text.as_bytes();
-    let mut starts: Vec<usize> = text
-        .match_indices("-----")
-        .map(|(at, _)| at)
-        .filter(|&at| starts_with_ignore_case(&bytes[at + 5..], b"BEGIN"))
-        .collect();
+    let mut starts: Vec<usize> = dashes_before(text, b"BEGIN").collect();
     starts.extend(text.match_indices("PuTTY-User-Key-File-").map(|(at, _)| at));
     for start in starts {
-        let end = text[start + 5..]
-            .match_indices("-----")
-            .map(|(at, _)| start + 5 + at)
-            .find(|&at| starts_with_ignore_case(&bytes[at + 5..], b"END"))
+        let end = dashes_before(&text[start + 5..], b"END")
+            .next()
             .and_then(|end| {
-                let after = end + "-----END".len();
+                let after = start + 5 + end + "-----END".len();
                 text[after..].find("-----").map(|close| after + close + 5)
             })
             // An unterminated block is secret to the end of the text.
             .unwrap_or(text.len());
         spans.push(start..end);
     }
+}
+
+/// Where `-----` stands right before `word` (in any case): the last five
+/// dashes of a longer run count too (`------BEGIN`), which matches of
+/// `-----` that do not overlap would miss.
+fn dashes_before<'t>(text: &'t str, word: &'t [u8]) -> impl Iterator<Item = usize> + 't {
+    let bytes = text.as_bytes();
+    text.match_indices("-----").filter_map(move |(at, _)| {
+        let run_end = at + 5 + bytes[at + 5..].iter().take_while(|&&b| b == b'-').count();
+        starts_with_ignore_case(&bytes[run_end..], word).then_some(run_end - 5)
+    })
 }
 
 fn starts_with_ignore_case(bytes: &[u8], start: &[u8]) -> bool {
