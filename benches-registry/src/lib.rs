@@ -88,6 +88,7 @@ impl DynTool for Filler {
             shipped: Shipped::Enabled,
             scope: None,
             data: tool_core::DataClass::Public,
+            content: tool_core::Content::Trusted,
             timeout: None,
             idempotent: true,
         }

@@ -8,7 +8,7 @@ mod mcp_support;
 use std::sync::Arc;
 
 use host_example::HostError;
-use host_example::app::calls::CallError;
+use host_example::app::calls::{CallError, CallScope};
 use mcp_support::{Demo, actor};
 use serde_json::json;
 use tool_core::calls::CancelToken;
@@ -39,6 +39,7 @@ async fn the_grant_is_cached_until_the_settings_change() {
             "list_tables",
             json!({}),
             RunId("r".into()),
+            &CallScope::Stateless,
             CancelToken::new(),
         )
         .await
@@ -60,6 +61,7 @@ async fn a_proposal_is_stored_and_approved_once() {
             "update_page_metadata",
             json!({"page": 20, "title": "Workshop"}),
             RunId("r".into()),
+            &CallScope::Stateless,
             CancelToken::new(),
         )
         .await

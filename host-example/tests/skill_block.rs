@@ -33,6 +33,7 @@ fn setup(skills: Vec<SkillRef>) -> RunSetup {
         skills,
         selection: Selection::All,
         notes: Vec::new(),
+        mark_results: true,
     }
 }
 

@@ -16,7 +16,7 @@ driver() { # the path of the built bench binary named $1
     [ -n "$found" ] || { echo "could not build the $1 driver" >&2; exit 1; }
     echo "$found"
 }
-paths=${*:-bare registry gated check granted-3 granted-1000 unscoped scoped resolve tokenize regex}
+paths=${*:-bare registry gated gated-exposed check granted-3 granted-1000 unscoped scoped resolve tokenize regex}
 count() {
     valgrind --tool=callgrind --callgrind-out-file=/dev/null "$binary" "$1" "$2" 2>&1 |
         sed -n 's/.*Collected : \([0-9]*\).*/\1/p'

@@ -25,6 +25,7 @@ const PATHS: &[&str] = &[
     "bare",
     "registry",
     "gated",
+    "gated-exposed",
     "check",
     "granted-3",
     "granted-1000",
@@ -63,6 +64,24 @@ fn run(path: &str, count: usize) {
             let registry = common::registry(1);
             repeat(&mut || {
                 let call = registry.call_ungated("read_file", black_box(arguments.clone()), &cx);
+                black_box(block_on(call)).unwrap();
+            });
+        }
+        "gated-exposed" => {
+            // A run that has read personal data and untrusted content: gate
+            // 9 looks at every call, and lets this one (no egress) through.
+            let registry = common::registry(1);
+            let (gates, grant) = common::gates(&registry, &[]);
+            let mut exposure = tool_core::exposure::Exposure::default();
+            let _ = exposure.record(
+                "list_users",
+                "call-1",
+                tool_core::DataClass::Personal,
+                tool_core::Content::Untrusted,
+            );
+            let cx = cx.clone().with_exposure(std::sync::Arc::new(exposure));
+            repeat(&mut || {
+                let call = gates.call(&grant, "read_file", black_box(arguments.clone()), &cx);
                 black_box(block_on(call)).unwrap();
             });
         }

@@ -8,7 +8,10 @@
 //!    the proposal's arguments pass that grant's scope, exactly as a call
 //!    made now would be checked;
 //! 2. the approver passes the gates for that tool (an approver who could
-//!    not call it cannot approve it);
+//!    not call it cannot approve it), and is not the person whose run
+//!    asked when the proposal needs another approver (it was made after
+//!    untrusted content entered the run: gate 9,
+//!    [`Proposal::exposure_hold`]);
 //! 3. the proposal has not expired: it was made less than its
 //!    [`ProposalLifetime`] ago (default [`DEFAULT_PROPOSAL_LIFETIME`]); an
 //!    expired one is recorded as [`Decision::Expired`] and refused with
@@ -457,6 +460,18 @@ impl Approval<'_> {
         let tool = run_gates
             .check_call(&grant, proposal.tool(), arguments, cx)
             .map_err(|denial| ApprovalError::RunRefused { denial })?;
+        if let Some(raised_by) = proposal.exposure_hold()
+            && self
+                .run
+                .actor
+                .is_some_and(|requester| requester.id == approver.id)
+        {
+            return Err(ApprovalError::ApproverRefused {
+                denial: Denial::OwnProposal {
+                    raised_by: raised_by.clone(),
+                },
+            });
+        }
         let as_approver = RunInputs {
             actor: Some(approver),
             ..self.run

@@ -14,6 +14,8 @@ use crate::calls::{CancelToken, Cancelled};
 use crate::calls::{DecisionSink, ProgressSignal};
 #[cfg(feature = "egress")]
 use crate::egress::EgressGuard;
+#[cfg(feature = "host")]
+use crate::exposure::Exposure;
 
 /// The egress guard a call hands its tool: the guard of the tool's group.
 #[cfg(all(feature = "host", feature = "egress"))]
@@ -72,6 +74,10 @@ pub struct ToolContext {
     /// restarts it.
     #[cfg(feature = "host")]
     progress: Option<Arc<ProgressSignal>>,
+    /// What the run (or the caller) has read so far, for gate 9; set by
+    /// the host per call.
+    #[cfg(feature = "host")]
+    exposure: Option<Arc<Exposure>>,
 }
 
 #[derive(Clone)]
@@ -104,7 +110,24 @@ impl ToolContext {
             egress: None,
             #[cfg(feature = "host")]
             progress: None,
+            #[cfg(feature = "host")]
+            exposure: None,
         }
+    }
+
+    /// Sets what the run (or the caller) has read so far: gate 9 checks the
+    /// call against it ([`Gates::call`](crate::gates::Gates::call)). A
+    /// context without one has read nothing.
+    #[cfg(feature = "host")]
+    pub fn with_exposure(mut self, exposure: Arc<Exposure>) -> Self {
+        self.exposure = Some(exposure);
+        self
+    }
+
+    /// What the run has read so far, as the host set it.
+    #[cfg(feature = "host")]
+    pub fn exposure(&self) -> Option<&Exposure> {
+        self.exposure.as_deref()
     }
 
     /// Sets the acting user.
@@ -172,6 +195,7 @@ impl ToolContext {
             shared: Arc::clone(&self.shared),
             egress: egress.cloned().or_else(|| self.egress.clone()),
             progress: progress.cloned().or_else(|| self.progress.clone()),
+            exposure: self.exposure.clone(),
         })
     }
 }

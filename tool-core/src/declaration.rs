@@ -32,6 +32,11 @@ pub struct Declaration {
     pub scope: Option<Scope>,
     /// The class of data the tool returns (gate 8).
     pub data: DataClass,
+    /// Whether what the tool returns can carry text written by others
+    /// (gate 9). Absent in declarations stored before it existed: read as
+    /// [`Content::Untrusted`], the strictest.
+    #[serde(default)]
+    pub content: Content,
     /// How long a call may run without progress
     /// ([`calls`](crate::calls)); `None` takes the host's default.
     #[serde(default)]
@@ -104,6 +109,37 @@ impl fmt::Display for DataClass {
             DataClass::Internal => "internal",
             DataClass::Confidential => "confidential",
             DataClass::Personal => "personal",
+        })
+    }
+}
+
+/// Whether what a tool returns can carry text written by someone other
+/// than the host: a page body, a log line, a file name, a search hit, a
+/// fetched response. Such text may try to instruct the model (prompt
+/// injection), so a run that has read it is exposed (gate 9,
+/// [`Exposure`](crate::exposure::Exposure)). A tool that declares none
+/// counts as [`Content::Untrusted`], the strictest, as an undeclared data
+/// class counts as [`DataClass::Personal`].
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Content {
+    /// Only what the host itself composes: numbers, states, names it
+    /// chose, structure. Nothing a visitor, an editor or another site
+    /// wrote.
+    Trusted,
+    /// May carry text others wrote; the default.
+    #[default]
+    Untrusted,
+}
+
+impl fmt::Display for Content {
+    /// The word of its serialized form: `trusted`, `untrusted`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Content::Trusted => "trusted",
+            Content::Untrusted => "untrusted",
         })
     }
 }

@@ -172,6 +172,7 @@ pub mod egress;
 mod either;
 #[cfg(feature = "host")]
 pub mod export;
+pub mod exposure;
 #[cfg(feature = "host")]
 pub mod gates;
 mod output;
@@ -189,7 +190,7 @@ mod validation;
 
 pub use context::{Actor, RunId, ToolContext};
 pub use declaration::{
-    DataClass, Declaration, DefinitionSite, Effect, Egress, Scope, ScopeKind, Shipped,
+    Content, DataClass, Declaration, DefinitionSite, Effect, Egress, Scope, ScopeKind, Shipped,
     is_valid_group_name, is_valid_tool_name,
 };
 pub use output::{ArgumentProblem, Change, Outcome, Proposal, ProposalId, ToolError, ToolOutput};
@@ -210,7 +211,7 @@ pub mod __private {
     pub use inventory;
 
     pub use crate::registration::Registration;
-    use crate::{DataClass, Declaration, Effect, Egress, Shipped};
+    use crate::{Content, DataClass, Declaration, Effect, Egress, Shipped};
 
     /// Not public API; used by generated code. Stands in for the
     /// declaration of a type whose derive failed, so the user sees only the
@@ -226,6 +227,7 @@ pub mod __private {
         shipped: Shipped::Disabled,
         scope: None,
         data: DataClass::Personal,
+        content: Content::Untrusted,
         timeout: None,
         idempotent: false,
     };

@@ -103,6 +103,11 @@ pub struct Proposal {
     pub changes: Vec<Change>,
     /// One human sentence: what approving does.
     pub summary: String,
+    /// Set by the gated call path when the run had read untrusted content
+    /// before it proposed (gate 9): the call that brought it in. Such a
+    /// proposal needs an approver other than the person whose run asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    exposure_hold: Option<crate::exposure::RaisedBy>,
 }
 
 impl Proposal {
@@ -120,7 +125,21 @@ impl Proposal {
             record: record.into(),
             changes,
             summary: summary.into(),
+            exposure_hold: None,
         }
+    }
+
+    /// The call whose untrusted content makes this proposal need an
+    /// approver other than its requester (gate 9), if any.
+    pub fn exposure_hold(&self) -> Option<&crate::exposure::RaisedBy> {
+        self.exposure_hold.as_ref()
+    }
+
+    /// Marks it as made after untrusted content `by` entered the run.
+    #[cfg(feature = "host")]
+    pub(crate) fn held_by_exposure(mut self, by: crate::exposure::RaisedBy) -> Self {
+        self.exposure_hold = Some(by);
+        self
     }
 
     /// Its id, unique per proposal; each is decided once.

@@ -156,7 +156,7 @@ fn read_calls_of_one_response_run_at_once_and_answer_in_the_models_order() {
     let model = Scripted::new([calls(three_naps()), answer("rested")]);
     let (settings, config) = (settings(), RunConfig::default());
     let cx = ToolContext::new(RunId("run".into())).with_service(timer.clone());
-    let agent = Agent::new(&registry, &model);
+    let agent = Agent::new(&registry, &model).mark_results(false);
     let driven = drive(
         &timer,
         agent.start(
@@ -189,7 +189,9 @@ fn one_parallel_call_runs_them_one_after_another() {
     let model = Scripted::new([calls(three_naps()), answer("rested")]);
     let (settings, config) = (settings(), RunConfig::default());
     let cx = ToolContext::new(RunId("run".into())).with_service(timer.clone());
-    let agent = Agent::new(&registry, &model).parallel_calls(1);
+    let agent = Agent::new(&registry, &model)
+        .mark_results(false)
+        .parallel_calls(1);
     let driven = drive(
         &timer,
         agent.start(vec![], inputs(&settings, &config), &cx, &mut ()),
@@ -208,7 +210,9 @@ fn the_limit_bounds_how_many_run_at_once() {
     let model = Scripted::new([calls(naps), answer("rested")]);
     let (settings, config) = (settings(), RunConfig::default());
     let cx = ToolContext::new(RunId("run".into())).with_service(timer.clone());
-    let agent = Agent::new(&registry, &model).parallel_calls(2);
+    let agent = Agent::new(&registry, &model)
+        .mark_results(false)
+        .parallel_calls(2);
     let driven = drive(
         &timer,
         agent.start(vec![], inputs(&settings, &config), &cx, &mut ()),
@@ -229,7 +233,7 @@ fn a_write_call_runs_alone_after_the_reads_before_it_and_suspends() {
     ])]);
     let (settings, config) = (settings(), RunConfig::default());
     let cx = ToolContext::new(RunId("run".into())).with_service(timer.clone());
-    let agent = Agent::new(&registry, &model);
+    let agent = Agent::new(&registry, &model).mark_results(false);
     let driven = drive(
         &timer,
         agent.start(vec![], inputs(&settings, &config), &cx, &mut ()),
@@ -262,7 +266,7 @@ fn a_refused_call_does_not_stop_the_others() {
     ]);
     let (settings, config) = (settings(), RunConfig::default());
     let cx = ToolContext::new(RunId("run".into())).with_service(timer.clone());
-    let agent = Agent::new(&registry, &model);
+    let agent = Agent::new(&registry, &model).mark_results(false);
     let driven = drive(
         &timer,
         agent.start(vec![], inputs(&settings, &config), &cx, &mut ()),
@@ -290,7 +294,7 @@ fn cancelling_mid_call_ends_the_run_cancelled_and_keeps_its_state() {
     let cx = ToolContext::new(RunId("run".into()))
         .with_service(timer.clone())
         .with_cancel(token.clone());
-    let agent = Agent::new(&registry, &model);
+    let agent = Agent::new(&registry, &model).mark_results(false);
     let driven = drive_with(
         &timer,
         agent.start(
@@ -341,7 +345,7 @@ fn a_run_cancelled_before_a_round_asks_nothing() {
     let token = CancelToken::new();
     token.cancel();
     let cx = ToolContext::new(RunId("run".into())).with_cancel(token);
-    let agent = Agent::new(&registry, &model);
+    let agent = Agent::new(&registry, &model).mark_results(false);
     let driven = drive(
         &timer,
         agent.start(
@@ -381,7 +385,7 @@ fn cancelling_while_the_model_thinks_ends_the_run() {
     let (settings, config) = (settings(), RunConfig::default());
     let token = CancelToken::new();
     let cx = ToolContext::new(RunId("run".into())).with_cancel(token.clone());
-    let agent = Agent::new(&registry, &model);
+    let agent = Agent::new(&registry, &model).mark_results(false);
     let driven = drive_with(
         &timer,
         agent.start(

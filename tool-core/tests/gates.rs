@@ -182,6 +182,7 @@ fn gate4_network_tool_needs_its_group_granted_own_site() {
         GroupSettings {
             state: Toggle::Unset,
             egress: Egress::OwnSite,
+            ..GroupSettings::default()
         },
     );
     assert!(run.offered().contains(&"a_net".to_owned()));
@@ -560,6 +561,7 @@ fn tool_gets_the_egress_guard_of_its_group() {
         GroupSettings {
             state: Toggle::Unset,
             egress: Egress::OwnSite,
+            ..GroupSettings::default()
         },
     );
     let gates = run.gates(&registry);

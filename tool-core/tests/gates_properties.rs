@@ -65,7 +65,16 @@ fn settings() -> impl Strategy<Value = HostSettings> {
         .prop_map(|(groups, tools, floor)| HostSettings {
             groups: groups
                 .into_iter()
-                .map(|(g, (state, egress))| (g.to_owned(), GroupSettings { state, egress }))
+                .map(|(g, (state, egress))| {
+                    (
+                        g.to_owned(),
+                        GroupSettings {
+                            state,
+                            egress,
+                            ..GroupSettings::default()
+                        },
+                    )
+                })
                 .collect(),
             tools: tools
                 .into_iter()
@@ -73,6 +82,7 @@ fn settings() -> impl Strategy<Value = HostSettings> {
                 .collect(),
             sites: Vec::new(),
             skill_trust_floor: TrustLevel(floor),
+            ..HostSettings::default()
         })
 }
 

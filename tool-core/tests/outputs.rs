@@ -116,6 +116,7 @@ impl DynTool for ListOutput {
             shipped: Shipped::Enabled,
             scope: None,
             data: DataClass::Public,
+            content: tool_core::Content::Trusted,
             timeout: None,
             idempotent: true,
         }

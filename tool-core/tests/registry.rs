@@ -363,6 +363,7 @@ impl DynTool for Proxied {
             shipped: Shipped::Enabled,
             scope: None,
             data: tool_core::DataClass::Public,
+            content: tool_core::Content::Trusted,
             timeout: None,
             idempotent: true,
         }

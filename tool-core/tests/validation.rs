@@ -27,6 +27,7 @@ impl DynTool for Formats {
             shipped: Shipped::Enabled,
             scope: None,
             data: DataClass::Public,
+            content: tool_core::Content::Trusted,
             timeout: None,
             idempotent: true,
         }

@@ -20,6 +20,7 @@ pub const SCOPE: &str = "scope";
 pub const TITLE: &str = "title";
 pub const CRATE: &str = "crate";
 pub const DATA: &str = "data";
+pub const CONTENT: &str = "content";
 pub const TIMEOUT: &str = "timeout";
 pub const IDEMPOTENT: &str = "idempotent";
 pub const OUTPUT: &str = "output";
@@ -35,6 +36,7 @@ const KEYS: &[&str] = &[
     TITLE,
     CRATE,
     DATA,
+    CONTENT,
     TIMEOUT,
     IDEMPOTENT,
     OUTPUT,
@@ -92,6 +94,13 @@ pub enum DataClass {
     Personal,
 }
 
+/// Whether the output can carry text written by others (gate 9).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Content {
+    Trusted,
+    Untrusted,
+}
+
 /// `scope(kind = "field")`: the argument scoped grants are matched against.
 pub struct ScopeSpec {
     pub kind: ScopeKind,
@@ -127,6 +136,14 @@ impl Choice for DataClass {
         ("internal", DataClass::Internal),
         ("confidential", DataClass::Confidential),
         ("personal", DataClass::Personal),
+    ];
+}
+
+impl Choice for Content {
+    const KEY: &'static str = CONTENT;
+    const CHOICES: &'static [(&'static str, Self)] = &[
+        ("trusted", Content::Trusted),
+        ("untrusted", Content::Untrusted),
     ];
 }
 
@@ -198,6 +215,7 @@ pub struct ToolAttrs {
     pub title: Key<LitStr>,
     pub krate: Key<Path>,
     pub data: Key<Spanned<DataClass>>,
+    pub content: Key<Spanned<Content>>,
     /// In milliseconds; its range is checked in `validate.rs`.
     pub timeout: Key<Spanned<u64>>,
     pub idempotent: Key<LitBool>,
@@ -222,6 +240,7 @@ impl ToolAttrs {
             title: Key::new(TITLE),
             krate: Key::new(CRATE),
             data: Key::new(DATA),
+            content: Key::new(CONTENT),
             timeout: Key::new(TIMEOUT),
             idempotent: Key::new(IDEMPOTENT),
             output: Key::new(OUTPUT),
@@ -283,6 +302,7 @@ impl ToolAttrs {
             EFFECT => self.effect.set(cx, path, parse_choice::<Effect>(meta)),
             EGRESS => self.egress.set(cx, path, parse_choice::<Egress>(meta)),
             DATA => self.data.set(cx, path, parse_choice::<DataClass>(meta)),
+            CONTENT => self.content.set(cx, path, parse_choice::<Content>(meta)),
             TIMEOUT => self.timeout.set(cx, path, parse_timeout(meta)),
             IDEMPOTENT => self.idempotent.set(cx, path, parse_bool(meta, IDEMPOTENT)),
             OUTPUT => self.output.set(cx, path, parse_output(meta)),

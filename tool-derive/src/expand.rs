@@ -2,7 +2,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::{DeriveInput, spanned::Spanned};
 
-use crate::attr::{DataClass, Effect, Egress, ScopeKind, ToolAttrs};
+use crate::attr::{Content, DataClass, Effect, Egress, ScopeKind, ToolAttrs};
 use crate::ctxt::Ctxt;
 use crate::fallback;
 use crate::validate::{self, Model};
@@ -90,6 +90,10 @@ fn expand(model: &Model) -> TokenStream {
         DataClass::Confidential => quote!(#krate::DataClass::Confidential),
         DataClass::Personal => quote!(#krate::DataClass::Personal),
     };
+    let content = match model.content {
+        Content::Trusted => quote!(#krate::Content::Trusted),
+        Content::Untrusted => quote!(#krate::Content::Untrusted),
+    };
     let timeout = match model.timeout {
         Some(millis) => {
             quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#millis)))
@@ -134,6 +138,7 @@ fn expand(model: &Model) -> TokenStream {
                     shipped: #shipped,
                     scope: #scope,
                     data: #data,
+                    content: #content,
                     timeout: #timeout,
                     idempotent: #idempotent,
                 };

@@ -6,7 +6,7 @@ use quote::ToTokens;
 use syn::ext::IdentExt;
 use syn::{Data, DeriveInput, Expr, Fields, Ident, Lit, LitBool, LitStr, Meta, Path, Type};
 
-use crate::attr::{DataClass, Effect, Egress, ScopeKind, Spanned, ToolAttrs};
+use crate::attr::{Content, DataClass, Effect, Egress, ScopeKind, Spanned, ToolAttrs};
 use crate::ctxt::Ctxt;
 
 // The rules themselves are tool-rules', which tool-core checks run-time
@@ -32,6 +32,9 @@ pub struct Model<'a> {
     /// Absent: the strictest class, so an unclassified tool is never
     /// offered to a zone that may not see personal data.
     pub data: DataClass,
+    /// Absent: untrusted, the strictest, so a tool that forgets to say
+    /// raises a run's exposure as far as a result can (gate 9).
+    pub content: Content,
     /// In milliseconds, more than zero and at most an hour.
     pub timeout: Option<u64>,
     /// As written, else reads are and writes are not.
@@ -126,6 +129,10 @@ pub fn model<'a>(cx: &Ctxt, input: &'a DeriveInput, attrs: ToolAttrs) -> Option<
         disabled: attrs.disabled.value().is_some(),
         scope,
         data: attrs.data.value().map_or(DataClass::Personal, |d| d.value),
+        content: attrs
+            .content
+            .value()
+            .map_or(Content::Untrusted, |c| c.value),
         timeout: attrs.timeout.value().map(|t| t.value),
         idempotent: attrs
             .idempotent

@@ -286,6 +286,7 @@ async fn probe(port: u16, url: &str, site: Arc<dyn Site>) -> String {
         GroupSettings {
             state: Toggle::Unset,
             egress: Egress::OwnSite,
+            ..GroupSettings::default()
         },
     );
     let actor = Actor {

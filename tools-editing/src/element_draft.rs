@@ -21,7 +21,12 @@ const BODY_MAX: usize = 20_000;
 /// to review and publish. Its type must be one the site allows. Nothing is
 /// written until a person approves the proposal.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "editing", effect = "write", data = "internal")]
+#[tool(
+    group = "editing",
+    effect = "write",
+    data = "internal",
+    content = "trusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct CreateContentElementDraft {
     /// The id of the page to put it on.

@@ -18,7 +18,12 @@ const TEXT_MAX: usize = 1_000;
 /// and optionally its title, in one language of the site. Nothing is
 /// written until a person approves the proposal.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "editing", effect = "write", data = "internal")]
+#[tool(
+    group = "editing",
+    effect = "write",
+    data = "internal",
+    content = "trusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct SetFileAlternativeText {
     /// The file's id.

@@ -15,7 +15,12 @@ use crate::{invalid, words};
 /// given element, or first. The actor needs edit rights on both pages.
 /// Nothing is written until a person approves the proposal.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "editing", effect = "write", data = "internal")]
+#[tool(
+    group = "editing",
+    effect = "write",
+    data = "internal",
+    content = "trusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct MoveContentElement {
     /// The element's id.

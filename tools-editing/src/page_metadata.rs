@@ -22,7 +22,12 @@ const SLUG_MAX: usize = 100;
 /// the fields to change; an empty navigation title or description removes
 /// it. Nothing is written until a person approves the proposal.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "editing", effect = "write", data = "internal")]
+#[tool(
+    group = "editing",
+    effect = "write",
+    data = "internal",
+    content = "trusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct UpdatePageMetadata {
     /// The page's id.

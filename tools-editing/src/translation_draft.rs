@@ -33,7 +33,12 @@ pub enum Translated {
 /// replaced: it goes to the recycle bin with its history, so it can be
 /// restored. Nothing is written until a person approves the proposal.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "editing", effect = "write", data = "internal")]
+#[tool(
+    group = "editing",
+    effect = "write",
+    data = "internal",
+    content = "trusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTranslationDraft {
     /// Whether `id` is a page or a content element.

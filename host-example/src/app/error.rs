@@ -5,6 +5,7 @@
 
 use tool_core::RegistryError;
 use tool_core::approval::Decision;
+use tool_core::exposure::Exposure;
 
 use crate::app::skills::SkillsError;
 use crate::app::skills::approval::ApproveError;
@@ -101,4 +102,21 @@ pub fn describe(decision: &Decision) -> String {
         Decision::Rejected { approver, .. } => format!("rejected by {}", approver.id),
         _ => "expired".to_owned(),
     }
+}
+
+/// A rise of a run's exposure in words (gate 9): `read untrusted content
+/// and internal data through get_page_content (call c1); no longer
+/// offered: probe_url`.
+pub fn describe_exposure(
+    tool: &str,
+    call_id: &str,
+    exposure: &Exposure,
+    withdrawn: &[String],
+) -> String {
+    let mut text = format!("exposure after {tool} (call {call_id}): {exposure}");
+    if !withdrawn.is_empty() {
+        text.push_str("; no longer offered: ");
+        text.push_str(&withdrawn.join(", "));
+    }
+    text
 }

@@ -43,7 +43,7 @@ use tool_core::{Actor, Registry};
 /// [`HostError`]. (The store itself stays beneath this layer.)
 pub use crate::store::{DEFAULT_DATABASE_URL, LATEST_VERSION, RunRequest, SettingKey, StoreError};
 pub use admin::Offer;
-pub use error::{HostError, describe};
+pub use error::{HostError, describe, describe_exposure};
 pub use setup::{DEFAULT_ROUNDS, RunChoices, RunSetup};
 
 use crate::store::Store;

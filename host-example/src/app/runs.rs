@@ -98,7 +98,8 @@ impl Host {
         let agent = request
             .agent(self.registry(), &model)
             .context_window(model.config().window())
-            .skill_bytes(setup.skill_bytes());
+            .skill_bytes(setup.skill_bytes())
+            .mark_results(setup.mark_results);
         let log = EventLog::new(self.store().clone(), run.clone(), user);
         let mut recorder = Recorder::new(log, watch);
         let end = agent

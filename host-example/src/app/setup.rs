@@ -45,6 +45,9 @@ pub struct RunSetup {
     pub notes: Vec<RunNote>,
     /// Every tool that passes the gates.
     pub selection: Selection,
+    /// Whether tool results reach the model marked as data (the setting
+    /// `mark_tool_results`).
+    pub mark_results: bool,
 }
 
 impl RunSetup {
@@ -117,6 +120,7 @@ impl Host {
             skills: loaded.skills,
             notes: loaded.notes,
             selection: Selection::All,
+            mark_results: self.store().mark_tool_results().await?,
         })
     }
 

@@ -92,6 +92,18 @@ impl EventSink for Progress {
                     duration.as_millis()
                 ));
             }
+            Event::ExposureRaised {
+                call_id,
+                tool,
+                exposure,
+                withdrawn,
+                ..
+            } => {
+                self.line(format!(
+                    "  {}",
+                    host_example::app::describe_exposure(tool, call_id, exposure, withdrawn)
+                ));
+            }
             Event::Resumed { decision, .. } => {
                 self.line(format!(
                     "resumed: {}",

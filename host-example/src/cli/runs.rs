@@ -128,6 +128,13 @@ fn summary(event: &Event) -> String {
         Event::Suspended { proposal, .. } => {
             format!("suspended for proposal {}", proposal.id().as_str())
         }
+        Event::ExposureRaised {
+            call_id,
+            tool,
+            exposure,
+            withdrawn,
+            ..
+        } => host_example::app::describe_exposure(tool, call_id, exposure, withdrawn),
         Event::Resumed { decision, .. } => {
             format!("resumed: {}", host_example::app::describe(decision))
         }

@@ -21,7 +21,7 @@ use super::hangup::Hangup;
 use super::listing::Listings;
 use super::results;
 use crate::app::Host;
-use crate::app::calls::{CallDecision, CallError, Caller, SETTINGS_POLL_INTERVAL};
+use crate::app::calls::{CallDecision, CallError, CallScope, Caller, SETTINGS_POLL_INTERVAL};
 
 /// How many tools one `tools/list` page holds unless set otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 50;
@@ -34,9 +34,10 @@ pub(crate) struct Authenticated(pub(crate) Actor);
 /// Who a request acts for.
 #[derive(Debug, Clone)]
 enum Identity {
-    /// stdio: the local user the process was started for, and the token
-    /// cancelled when the client closes the connection.
-    Fixed(Actor, CancellationToken),
+    /// stdio: the local user the process was started for, the token
+    /// cancelled when the client closes the connection, and the
+    /// connection's own id: one connection is one session.
+    Fixed(Actor, CancellationToken, String),
     /// HTTP: each request's bearer token, checked before rmcp sees it.
     PerRequest,
 }
@@ -69,7 +70,7 @@ impl McpServer {
     pub fn for_user(host: Arc<Host>, actor: Actor, hangup: CancellationToken) -> Self {
         McpServer {
             host,
-            identity: Identity::Fixed(actor, hangup),
+            identity: Identity::Fixed(actor, hangup, stdio_session_id()),
             listings: Arc::new(Listings::new(DEFAULT_PAGE_SIZE)),
             calls: TaskTracker::new(),
         }
@@ -94,7 +95,7 @@ impl McpServer {
 
     fn actor(&self, cx: &RequestContext<RoleServer>) -> Result<Actor, ErrorData> {
         match &self.identity {
-            Identity::Fixed(actor, _) => Ok(actor.clone()),
+            Identity::Fixed(actor, ..) => Ok(actor.clone()),
             Identity::PerRequest => http_extension::<Authenticated>(cx)
                 .map(|authenticated| authenticated.0.clone())
                 // Unreachable behind the bearer layer; fails closed without it.
@@ -106,7 +107,7 @@ impl McpServer {
     /// the request, or the connection's own signal ([`super::hangup`]).
     async fn gone(&self, cx: &RequestContext<RoleServer>) {
         let hangup = match &self.identity {
-            Identity::Fixed(_, hangup) => Some(hangup.clone()),
+            Identity::Fixed(_, hangup, _) => Some(hangup.clone()),
             Identity::PerRequest => http_extension::<Hangup>(cx).map(|hangup| hangup.0.clone()),
         };
         match hangup {
@@ -115,6 +116,21 @@ impl McpServer {
                 () = hangup.cancelled() => {}
             },
             None => cx.ct.cancelled().await,
+        }
+    }
+
+    /// Where this request's reads are kept: the stdio connection, the HTTP
+    /// session rmcp checked (`Mcp-Session-Id`), or, with no session
+    /// (2026-07-28), the caller over a window.
+    fn scope(&self, cx: &RequestContext<RoleServer>) -> CallScope {
+        match &self.identity {
+            Identity::Fixed(_, _, session) => CallScope::Session(session.clone()),
+            Identity::PerRequest => cx
+                .extensions
+                .get::<axum::http::request::Parts>()
+                .and_then(|parts| parts.headers.get("mcp-session-id"))
+                .and_then(|id| id.to_str().ok())
+                .map_or(CallScope::Stateless, |id| CallScope::Session(id.to_owned())),
         }
     }
 
@@ -164,6 +180,15 @@ fn http_extension<T: Send + Sync + 'static>(cx: &RequestContext<RoleServer>) -> 
     cx.extensions
         .get::<axum::http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<T>())
+}
+
+/// A stdio connection's id: the process and the moment it started, so two
+/// connections (two processes) never share what they read.
+fn stdio_session_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("stdio-{}-{nanos}", std::process::id())
 }
 
 fn host_failed(error: impl std::fmt::Display) -> ErrorData {
@@ -220,9 +245,10 @@ impl ServerHandler for McpServer {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let run = RunId(format!("mcp-{}-{}", caller.actor.id, cx.id));
         let cancel = CancelToken::new();
+        let scope = self.scope(&cx);
         let call = self
             .host
-            .call(&caller.actor, &tool, arguments, run, cancel.clone());
+            .call(&caller.actor, &tool, arguments, run, &scope, cancel.clone());
         // A client that cancels, or whose connection drops, cancels the
         // call: the tool is told through its context's token and the call
         // path stops waiting for it. The call still ends here, so a

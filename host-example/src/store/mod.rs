@@ -17,6 +17,7 @@
 
 mod audit;
 mod error;
+mod exposures;
 mod migrate;
 mod proposals;
 mod run_notes;
@@ -37,6 +38,7 @@ use sqlx::{Any, AnyPool, Row, Transaction};
 
 pub use audit::{AuditEntry, AuditKind, McpClient};
 pub use error::StoreError;
+pub use exposures::StoredExposure;
 pub use migrate::LATEST_VERSION;
 pub use proposals::{ProposalStatus, SqlApprovals, StoredProposal};
 pub use run_notes::RunNote;

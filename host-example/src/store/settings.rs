@@ -12,7 +12,7 @@ use serde_json::Value;
 use sqlx::{Any, Row, Transaction};
 use tool_core::DataClass;
 use tool_core::egress::Site;
-use tool_core::gates::{GroupSettings, HostSettings, RunConfig, ToolSettings};
+use tool_core::gates::{ExposurePolicy, GroupSettings, HostSettings, RunConfig, ToolSettings};
 use tool_core::skills::TrustLevel;
 
 use super::{OAuthSettings, UnapprovedSkills};
@@ -45,11 +45,42 @@ pub enum SettingKey {
     /// The OAuth issuer whose access tokens MCP over HTTP accepts (an
     /// `OAuthSettings`), or `null`.
     OAuth,
+    /// What a raised exposure takes away (gate 9, docs/exposure.md):
+    /// `{"enabled": true, "egress_after_data": "confidential",
+    /// "egress_after_untrusted": true, "writes_after_untrusted": "others"}`.
+    Exposure,
+    /// How long an MCP caller without a session keeps what it read, in
+    /// minutes since its last raised exposure: `30`.
+    ExposureWindowMinutes,
+    /// Whether tool results reach the model marked as data: `true`.
+    MarkToolResults,
+}
+
+/// The window of [`SettingKey::ExposureWindowMinutes`] when none is set.
+pub const DEFAULT_EXPOSURE_WINDOW_MINUTES: u32 = 30;
+
+/// A window of 1 minute to 30 days: a window of 0 would forget at once
+/// what a caller read, which gate 9 must not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(transparent)]
+struct ExposureWindowMinutes(u32);
+
+impl<'de> serde::Deserialize<'de> for ExposureWindowMinutes {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let minutes = u32::deserialize(deserializer)?;
+        if (1..=30 * 24 * 60).contains(&minutes) {
+            Ok(ExposureWindowMinutes(minutes))
+        } else {
+            Err(serde::de::Error::custom(
+                "the window is a number of minutes from 1 to 43200 (30 days)",
+            ))
+        }
+    }
 }
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 10] = [
+    pub const ALL: [SettingKey; 13] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -60,6 +91,9 @@ impl SettingKey {
         SettingKey::Models,
         SettingKey::UnapprovedSkills,
         SettingKey::OAuth,
+        SettingKey::Exposure,
+        SettingKey::ExposureWindowMinutes,
+        SettingKey::MarkToolResults,
     ];
 
     /// Its name in the table and on the command line.
@@ -75,6 +109,9 @@ impl SettingKey {
             SettingKey::Models => "models",
             SettingKey::UnapprovedSkills => "unapproved_skills",
             SettingKey::OAuth => "oauth",
+            SettingKey::Exposure => "exposure",
+            SettingKey::ExposureWindowMinutes => "exposure_window_minutes",
+            SettingKey::MarkToolResults => "mark_tool_results",
         }
     }
 
@@ -102,6 +139,9 @@ impl SettingKey {
             SettingKey::Model | SettingKey::OAuth => Ok(Value::Null),
             SettingKey::Models => Ok(Value::Object(serde_json::Map::new())),
             SettingKey::UnapprovedSkills => serde_json::to_value(UnapprovedSkills::default()),
+            SettingKey::Exposure => serde_json::to_value(settings.exposure),
+            SettingKey::ExposureWindowMinutes => Ok(Value::from(DEFAULT_EXPOSURE_WINDOW_MINUTES)),
+            SettingKey::MarkToolResults => Ok(Value::Bool(true)),
         };
         value.expect("defaults serialize")
     }
@@ -125,6 +165,9 @@ impl SettingKey {
             SettingKey::Models => canonical::<BTreeMap<String, ModelConfig>>(value),
             SettingKey::UnapprovedSkills => canonical::<UnapprovedSkills>(value),
             SettingKey::OAuth => canonical::<Option<OAuthSettings>>(value),
+            SettingKey::Exposure => canonical::<ExposurePolicy>(value),
+            SettingKey::ExposureWindowMinutes => canonical::<ExposureWindowMinutes>(value),
+            SettingKey::MarkToolResults => canonical::<bool>(value),
         }
     }
 }
@@ -178,6 +221,7 @@ impl Store {
                 SettingKey::SkillTrustFloor,
                 serde_json::to_value(host.skill_trust_floor),
             ),
+            (SettingKey::Exposure, serde_json::to_value(&host.exposure)),
         ];
         let mut tx = self.begin_write().await?;
         for (key, value) in values {
@@ -251,7 +295,28 @@ impl Store {
                 .setting(SettingKey::SkillTrustFloor)
                 .await?
                 .unwrap_or_default(),
+            exposure: self
+                .setting(SettingKey::Exposure)
+                .await?
+                .unwrap_or_default(),
         })
+    }
+
+    /// How long an MCP caller without a session keeps what it read.
+    pub async fn exposure_window(&self) -> Result<std::time::Duration, StoreError> {
+        let minutes = self
+            .setting::<ExposureWindowMinutes>(SettingKey::ExposureWindowMinutes)
+            .await?
+            .map_or(DEFAULT_EXPOSURE_WINDOW_MINUTES, |window| window.0);
+        Ok(std::time::Duration::from_secs(u64::from(minutes) * 60))
+    }
+
+    /// Whether tool results reach the model marked as data.
+    pub async fn mark_tool_results(&self) -> Result<bool, StoreError> {
+        Ok(self
+            .setting(SettingKey::MarkToolResults)
+            .await?
+            .unwrap_or(true))
     }
 
     /// The trust-zone ceiling of the model provider (`internal` unless set).

@@ -103,6 +103,17 @@ impl EventSink for Inspector {
                 self.summary.tool_calls += 1;
                 step["duration_ms"] = json!(duration.as_secs_f64() * 1000.0);
             }
+            Event::ExposureRaised {
+                call_id,
+                tool,
+                exposure,
+                withdrawn,
+                ..
+            } => {
+                step["text"] = json!(crate::app::describe_exposure(
+                    tool, call_id, exposure, withdrawn
+                ));
+            }
             Event::Finished { status, .. } => self.summary.status = status_word(status),
             _ => {}
         }

@@ -135,6 +135,13 @@ fn step(event: &Event) -> Option<String> {
         Event::Suspended { proposal, .. } => {
             format!("Waiting for approval: {}", proposal.summary)
         }
+        Event::ExposureRaised {
+            call_id,
+            tool,
+            exposure,
+            withdrawn,
+            ..
+        } => crate::app::describe_exposure(tool, call_id, exposure, withdrawn),
         Event::Resumed { decision, .. } => format!("Resumed: {}", describe(decision)),
         Event::Finished { status, .. } => format!("Finished: {}", status_text(status)),
         _ => return None,

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use host_example::app::calls::CallScope;
 use host_example::app::skills::approval::UnapprovedSkills;
 use host_example::store::{
     AuditEntry, AuditKind, DEMO_PASSWORD, LATEST_VERSION, SettingKey, Store, StoreError,
@@ -17,11 +18,6 @@ use site_model::{
 use sqlx::Row;
 use tool_core::approval::{ApprovalStore, ClaimError, Decision};
 use tool_core::{Actor, DataClass, ProposalId, RunId};
-
-pub use crate::skill_approvals::{
-    a_hand_edited_skill_approval_is_corrupt_not_trusted, run_notes_round_trip_in_order,
-    skill_approvals_round_trip_and_approving_again_replaces,
-};
 
 fn demo() -> SiteData {
     SiteData::from_json(site_model::demo::DATA).unwrap()
@@ -489,10 +485,17 @@ pub async fn settings_round_trip(url: &str) {
         Err(StoreError::UnknownSetting { .. })
     ));
     assert_eq!(store.settings().await.unwrap(), before);
+    // Gate 9's settings have their own round trip (`exposures.rs`).
+    let elsewhere = [
+        SettingKey::Tools,
+        SettingKey::Exposure,
+        SettingKey::ExposureWindowMinutes,
+        SettingKey::MarkToolResults,
+    ];
     assert!(
         before
             .iter()
-            .all(|s| !s.is_default || s.key == SettingKey::Tools)
+            .all(|s| !s.is_default || elsewhere.contains(&s.key))
     );
 }
 
@@ -653,6 +656,7 @@ pub async fn runs_events_proposals_and_audit_round_trip(url: &str) {
         rounds: 2,
         messages: vec![],
         decisions: vec![],
+        exposure: Default::default(),
     };
     store.finish_run(&run, &finished).await.unwrap();
     let ended = store.run(&run).await.unwrap().unwrap();
@@ -718,6 +722,7 @@ pub async fn the_app_layer_sees_settings_proposals_and_audit_of_other_processes(
             "list_tables",
             json!({}),
             RunId("r".into()),
+            &CallScope::Stateless,
             CancelToken::new(),
         )
         .await
@@ -746,6 +751,7 @@ pub async fn the_app_layer_sees_settings_proposals_and_audit_of_other_processes(
             "update_page_metadata",
             json!({"page": 20, "title": "Workshop"}),
             RunId("r".into()),
+            &CallScope::Stateless,
             CancelToken::new(),
         )
         .await

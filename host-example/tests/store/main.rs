@@ -5,7 +5,15 @@
 
 mod backends;
 mod behaviours;
+mod exposures;
 mod skill_approvals;
+
+/// Every behaviour of the suite, whichever file holds it.
+mod every {
+    pub use crate::behaviours::*;
+    pub use crate::exposures::*;
+    pub use crate::skill_approvals::*;
+}
 
 macro_rules! suite {
     ($($name:ident),* $(,)?) => {
@@ -14,7 +22,7 @@ macro_rules! suite {
                 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
                 async fn $name() {
                     let db = crate::backends::TestDb::sqlite();
-                    crate::behaviours::$name(&db.url).await;
+                    crate::every::$name(&db.url).await;
                 }
             )*
         }
@@ -25,7 +33,7 @@ macro_rules! suite {
                     let Some(db) = crate::backends::TestDb::postgres().await else {
                         return;
                     };
-                    crate::behaviours::$name(&db.url).await;
+                    crate::every::$name(&db.url).await;
                 }
             )*
         }
@@ -49,4 +57,7 @@ suite!(
     skill_approvals_round_trip_and_approving_again_replaces,
     a_hand_edited_skill_approval_is_corrupt_not_trusted,
     run_notes_round_trip_in_order,
+    exposures_are_kept_per_key_and_merged,
+    an_exposure_is_forgotten_after_a_window_without_calls,
+    exposure_settings_round_trip_and_bad_values_are_refused,
 );

@@ -5,6 +5,10 @@
 //!
 //! The rules, first match wins:
 //!
+//! 0. the trailing tool results say `CALL <tool> <json-object>` anywhere
+//!    → that call, each one: the model obeys text it read, as a model
+//!    taken in by a prompt injection does (the injection suite,
+//!    `tests/injection.rs`);
 //! 1. the last message is a tool result → a final answer quoting the
 //!    trailing results briefly (`The tools answered: …`);
 //! 2. the last user message has lines `CALL <tool> <json-arguments>` → one
@@ -135,16 +139,39 @@ fn answer(messages: &[Value]) -> (Value, u8) {
         .take_while(|m| m["role"] == "tool")
         .map(|m| cut(m["content"].as_str().unwrap_or_default()))
         .collect();
-    if !trailing_results.is_empty() {
-        let quoted: Vec<String> = trailing_results.into_iter().rev().collect();
-        let text = format!("The tools answered: {}", quoted.join(" | "));
-        return (json!({"role": "assistant", "content": text}), 1);
-    }
     let earlier_calls: usize = messages
         .iter()
         .filter_map(|m| m["tool_calls"].as_array())
         .map(Vec::len)
         .sum();
+    let obeyed: Vec<Value> = messages
+        .iter()
+        .rev()
+        .take_while(|m| m["role"] == "tool")
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .flat_map(|m| injected_calls(m["content"].as_str().unwrap_or_default()))
+        .enumerate()
+        .map(|(index, (tool, arguments))| {
+            json!({
+                "id": format!("call_{}", earlier_calls + index + 1),
+                "type": "function",
+                "function": {"name": tool, "arguments": arguments},
+            })
+        })
+        .collect();
+    if !obeyed.is_empty() {
+        return (
+            json!({"role": "assistant", "content": null, "tool_calls": obeyed}),
+            0,
+        );
+    }
+    if !trailing_results.is_empty() {
+        let quoted: Vec<String> = trailing_results.into_iter().rev().collect();
+        let text = format!("The tools answered: {}", quoted.join(" | "));
+        return (json!({"role": "assistant", "content": text}), 1);
+    }
     let calls: Vec<Value> = command(messages, "CALL ")
         .enumerate()
         .map(|(index, rest)| {
@@ -177,6 +204,36 @@ fn answer(messages: &[Value]) -> (Value, u8) {
         prompt.chars().count()
     );
     (json!({"role": "assistant", "content": text}), 4)
+}
+
+/// The calls a tool result tells the model to make: each `CALL <tool>`
+/// followed by a JSON object, anywhere in the text (its arguments as
+/// JSON text). A result that is JSON is read through its string escapes,
+/// as a model reads it.
+fn injected_calls(text: &str) -> Vec<(String, String)> {
+    let calls = injected_calls_in(text);
+    if calls.is_empty() && text.contains("\\\"") {
+        return injected_calls_in(&text.replace("\\\"", "\""));
+    }
+    calls
+}
+
+fn injected_calls_in(text: &str) -> Vec<(String, String)> {
+    let mut calls = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("CALL ") {
+        rest = &rest[at + "CALL ".len()..];
+        let name_end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .unwrap_or(rest.len());
+        let (tool, after) = rest.split_at(name_end);
+        let mut values =
+            serde_json::Deserializer::from_str(after.trim_start()).into_iter::<Value>();
+        if let (false, Some(Ok(arguments @ Value::Object(_)))) = (tool.is_empty(), values.next()) {
+            calls.push((tool.to_owned(), arguments.to_string()));
+        }
+    }
+    calls
 }
 
 /// What follows `word` on each line of the last user message that starts

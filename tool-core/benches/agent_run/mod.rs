@@ -55,6 +55,7 @@ impl DynTool for SearchTool {
             shipped: Shipped::Enabled,
             scope: None,
             data: DataClass::Public,
+            content: tool_core::Content::Trusted,
             timeout: None,
             idempotent: true,
         }

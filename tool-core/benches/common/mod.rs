@@ -64,6 +64,7 @@ impl DynTool for Generated {
             shipped: Shipped::Enabled,
             scope: None,
             data: tool_core::DataClass::Public,
+            content: tool_core::Content::Trusted,
             timeout: None,
             idempotent: true,
         }

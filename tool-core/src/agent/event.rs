@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{ContextBudget, Decision, Message, RunStatus, ToolCall, Usage};
+use crate::exposure::Exposure;
 use crate::gates::Denial;
 use crate::{Proposal, ToolError, ToolOutput};
 
@@ -87,6 +88,21 @@ pub enum Event<'a> {
         call_id: String,
         /// What approving would do.
         proposal: Proposal,
+    },
+    /// A call's result raised what the run has read (gate 9): the
+    /// exposure as it is now, and the granted tools it takes away from the
+    /// next round's offer.
+    ExposureRaised {
+        /// The round.
+        round: u32,
+        /// The call whose result raised it.
+        call_id: String,
+        /// Its tool.
+        tool: String,
+        /// The run's exposure after the call.
+        exposure: Exposure,
+        /// The granted tools no longer offered, by name.
+        withdrawn: Vec<String>,
     },
     /// A decision arrived and the run goes on.
     Resumed {
@@ -165,6 +181,19 @@ impl Event<'_> {
                 round,
                 call_id,
                 proposal,
+            },
+            Event::ExposureRaised {
+                round,
+                call_id,
+                tool,
+                exposure,
+                withdrawn,
+            } => Event::ExposureRaised {
+                round,
+                call_id,
+                tool,
+                exposure,
+                withdrawn,
             },
             Event::Resumed {
                 round,

@@ -81,8 +81,10 @@
 //!         // `request.tools` holds `add_numbers` in Anthropic's form.
 //!         assert_eq!(request.tools.map(<[_]>::len), Some(1));
 //!         Ok(match request.messages.last() {
+//!             // The result arrives marked as data (`mark_tool_result`):
+//!             // `<tool_result tool="add_numbers">`, a note, `5`, the end.
 //!             Some(Message::Tool { content, .. }) => ModelResponse {
-//!                 text: format!("2 + 3 = {content}"),
+//!                 text: format!("2 + 3 = {}", content.lines().rev().nth(1).unwrap_or_default()),
 //!                 ..ModelResponse::default()
 //!             },
 //!             _ => ModelResponse {
@@ -185,7 +187,11 @@
 //!     fn provider(&self) -> Provider { Provider::OpenAi }
 //!     async fn complete(&self, request: ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
 //!         Ok(match request.messages.last() {
-//!             Some(Message::Tool { content, .. }) => ModelResponse { text: content.clone(), ..Default::default() },
+//!             Some(Message::Tool { content, .. }) => ModelResponse {
+//!                 // The applied result, inside its mark.
+//!                 text: content.lines().rev().nth(1).unwrap_or_default().to_owned(),
+//!                 ..Default::default()
+//!             },
 //!             _ => ModelResponse {
 //!                 calls: vec![ToolCall {
 //!                     id: "call-1".into(),
@@ -251,13 +257,16 @@
 //! [`Approval::approve`]: crate::approval::Approval::approve
 
 mod event;
+mod exposure;
 mod model;
 mod resume;
 mod state;
+mod steps;
 mod window;
 
 use std::borrow::Cow;
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::future::{Either, select};
@@ -270,11 +279,15 @@ pub use state::{
     Budget, BudgetExceeded, Decision, Finished, PendingApproval, ProposalDecision,
     RUN_STATE_FORMAT, RunEnd, RunState, RunStatus, Spent,
 };
+pub use steps::{TOOL_RESULT_NOTE, mark_tool_result};
 pub use window::{ContextBudget, ContextWindow, MESSAGE_OVERHEAD_TOKENS, estimate_tokens};
 
+use steps::{cancelled, distinct_ids, finish, tool_message};
+
 use crate::export;
+use crate::exposure::Exposure;
 use crate::gates::{Gates, Grant, RunInputs};
-use crate::{BoxFuture, Effect, Outcome, Registry, ToolContext, ToolError, ToolOutput};
+use crate::{BoxFuture, Effect, Outcome, Registry, ToolContext, ToolError};
 
 /// The round cap when none is set.
 pub const DEFAULT_MAX_ROUNDS: u32 = 5;
@@ -298,6 +311,7 @@ pub struct Agent<'a, M> {
     parallel_calls: usize,
     window: ContextWindow,
     skill_bytes: usize,
+    mark_results: bool,
 }
 
 /// What the first request of a run would send ([`Agent::dry_run`]).
@@ -321,6 +335,11 @@ struct Run {
     round: u32,
     usage: Usage,
     decisions: Vec<ProposalDecision>,
+    /// What its tool results have brought in (gate 9); shared with each
+    /// call's context, copied only when it rises.
+    exposure: Arc<Exposure>,
+    /// Whether its tool results reach the model marked as data.
+    marked: bool,
 }
 
 impl<'a, M: Model> Agent<'a, M> {
@@ -336,7 +355,17 @@ impl<'a, M: Model> Agent<'a, M> {
             parallel_calls: DEFAULT_PARALLEL_CALLS,
             window: ContextWindow::default(),
             skill_bytes: 0,
+            mark_results: true,
         }
+    }
+
+    /// Whether each tool result reaches the model marked as data (default
+    /// on): between `<tool_result tool="NAME">` and `</tool_result>`,
+    /// after [`TOOL_RESULT_NOTE`] ([`mark_tool_result`]), in every provider
+    /// form alike. A host that marks results its own way turns it off.
+    pub fn mark_results(mut self, marked: bool) -> Self {
+        self.mark_results = marked;
+        self
     }
 
     /// Sets the model's context window, which every
@@ -420,6 +449,8 @@ impl<'a, M: Model> Agent<'a, M> {
             round: 0,
             usage: Usage::default(),
             decisions: Vec::new(),
+            exposure: Arc::default(),
+            marked: self.mark_results,
         };
         self.drive(run, VecDeque::new(), &gates, cx, events).await
     }
@@ -434,15 +465,10 @@ impl<'a, M: Model> Agent<'a, M> {
         cx: &ToolContext,
         events: &mut impl EventSink,
     ) -> RunEnd {
-        let provider = self.model.provider();
-        let offered = export::offered_tools(self.registry, &run.grant, provider);
-        // The offered tools are the same every round: their part of the
-        // context estimate is counted once, and only for a sink that reads it.
-        let offered_tokens = if events.is_listening() {
-            window::tool_schema_tokens(offered.as_deref())
-        } else {
-            0
-        };
+        // The offered tools change only when the exposure rises: their part
+        // of the context estimate is counted then, and only for a sink that
+        // reads it.
+        let mut offer = self.offer(&run, gates, events);
         loop {
             while let Some(first) = queue.front() {
                 if cx.is_cancelled() {
@@ -452,10 +478,11 @@ impl<'a, M: Model> Agent<'a, M> {
                     // The read calls up to the next write call, at once.
                     let reads = queue.iter().take_while(|c| !self.runs_alone(c)).count();
                     let batch: Vec<ToolCall> = queue.drain(..reads).collect();
-                    let outcomes = self.run_reads(&run.grant, &batch, gates, cx).await;
+                    let call_cx = exposed(cx, &run.exposure);
+                    let outcomes = self.run_reads(&run.grant, &batch, gates, &call_cx).await;
                     for (call, (outcome, duration)) in batch.iter().zip(outcomes) {
                         if let Some(proposal) =
-                            self.settle(&mut run, call, outcome, duration, events)
+                            self.settle(&mut run, call, outcome, duration, gates, events)
                         {
                             // Only a write tool proposes, and none is in the batch.
                             tracing::error!(target: "tool_core::agent", run = %cx.run(), tool = call.name.as_str(), proposal = %proposal.id(), "a read call proposed; the proposal is dropped");
@@ -464,32 +491,35 @@ impl<'a, M: Model> Agent<'a, M> {
                                 Err(&ToolError::NotAvailable {
                                     tool: call.name.clone(),
                                 }),
+                                run.marked,
                             ));
                         }
                     }
                     continue;
                 }
                 let Some(call) = queue.pop_front() else { break };
-                let (outcome, duration) = self.execute(&run.grant, &call, gates, cx).await;
-                if let Some(proposal) = self.settle(&mut run, &call, outcome, duration, events) {
+                let call_cx = exposed(cx, &run.exposure);
+                let (outcome, duration) = self.execute(&run.grant, &call, gates, &call_cx).await;
+                if let Some(proposal) =
+                    self.settle(&mut run, &call, outcome, duration, gates, events)
+                {
                     emit(events, || Event::Suspended {
                         round: run.round,
                         call_id: call.id.clone(),
                         proposal: proposal.clone(),
                     });
-                    return RunEnd::Suspended(RunState::new(
-                        run.messages,
-                        run.grant,
-                        run.round,
-                        run.usage,
+                    return RunEnd::Suspended(RunState::suspend(
+                        run,
                         PendingApproval { call, proposal },
                         queue.into(),
-                        run.decisions,
                     ));
                 }
             }
             if cx.is_cancelled() {
                 return cancelled(run, queue, events);
+            }
+            if offer.exposure != run.exposure {
+                offer = self.offer(&run, gates, events);
             }
 
             if let Some(budget) = &self.budget {
@@ -515,7 +545,7 @@ impl<'a, M: Model> Agent<'a, M> {
                     .push(Message::user(self.closing_prompt.clone()));
                 (None, 0)
             } else {
-                (offered.as_deref(), offered_tokens)
+                (offer.tools.as_deref(), offer.tokens)
             };
             emit(events, || Event::ContextBudget {
                 round,
@@ -648,8 +678,12 @@ impl<'a, M: Model> Agent<'a, M> {
         call: &ToolCall,
         outcome: Result<Outcome, ToolError>,
         duration: Duration,
+        gates: &Gates<'_>,
         events: &mut impl EventSink,
     ) -> Option<crate::Proposal> {
+        if crate::exposure::brings_in(&outcome) {
+            self.record_exposure(run, call, gates, events);
+        }
         let round = run.round;
         let executed = |result| Event::ToolExecuted {
             round,
@@ -661,7 +695,8 @@ impl<'a, M: Model> Agent<'a, M> {
         };
         match outcome {
             Ok(Outcome::Done(output)) => {
-                run.messages.push(tool_message(call, Ok(&output)));
+                run.messages
+                    .push(tool_message(call, Ok(&output), run.marked));
                 emit(events, || executed(CallResult::Output { output }));
                 None
             }
@@ -674,7 +709,8 @@ impl<'a, M: Model> Agent<'a, M> {
                 Some(proposal)
             }
             Err(error) => {
-                run.messages.push(tool_message(call, Err(&error)));
+                run.messages
+                    .push(tool_message(call, Err(&error), run.marked));
                 emit(events, || executed(CallResult::from_error(&error)));
                 None
             }
@@ -703,39 +739,14 @@ impl<M> std::fmt::Debug for Agent<'_, M> {
     }
 }
 
-fn finish(
-    run: Run,
-    answer: Option<String>,
-    status: RunStatus,
-    events: &mut impl EventSink,
-) -> RunEnd {
-    emit(events, || Event::Finished {
-        answer: answer.clone(),
-        status: status.clone(),
-        usage: run.usage,
-        rounds: run.round,
-    });
-    RunEnd::Finished(Finished {
-        answer,
-        status,
-        usage: run.usage,
-        rounds: run.round,
-        messages: run.messages,
-        decisions: run.decisions,
-    })
-}
-
-/// Ends a cancelled run: each call not yet answered is answered "cancelled"
-/// (so the kept conversation has one result per call id and can be
-/// continued), nothing more runs.
-fn cancelled(mut run: Run, queue: VecDeque<ToolCall>, events: &mut impl EventSink) -> RunEnd {
-    for call in queue {
-        let error = ToolError::Cancelled {
-            tool: call.name.clone(),
-        };
-        run.messages.push(tool_message(&call, Err(&error)));
+/// `cx` carrying the run's exposure for gate 9; `cx` as it is while the
+/// run has read nothing.
+fn exposed(cx: &ToolContext, exposure: &Arc<Exposure>) -> ToolContext {
+    if exposure.is_empty() {
+        cx.clone()
+    } else {
+        cx.clone().with_exposure(Arc::clone(exposure))
     }
-    finish(run, None, RunStatus::Cancelled, events)
 }
 
 /// Tells `events` of a step, building the event only for a sink that
@@ -744,50 +755,4 @@ fn emit<'e>(events: &mut impl EventSink, event: impl FnOnce() -> Event<'e>) {
     if events.is_listening() {
         events.event(&event());
     }
-}
-
-/// The model-facing answer to one call.
-fn tool_message(call: &ToolCall, answer: Result<&ToolOutput, &ToolError>) -> Message {
-    let (content, is_error) = match answer {
-        Ok(output) => (output.to_model_text(), false),
-        Err(error) => (error.model_text(), true),
-    };
-    Message::Tool {
-        call_id: call.id.clone(),
-        name: call.name.clone(),
-        content,
-        is_error,
-    }
-}
-
-/// Keeps the first call of each id: providers answer each id once.
-fn distinct_ids(calls: Vec<ToolCall>, cx: &ToolContext) -> Vec<ToolCall> {
-    if calls.len() < 2 {
-        return calls;
-    }
-    // Ids repeat only in a faulty response: check by reference first.
-    let distinct = {
-        let mut seen = HashSet::with_capacity(calls.len());
-        calls.iter().all(|call| seen.insert(call.id.as_str()))
-    };
-    if distinct {
-        return calls;
-    }
-    let mut seen = HashSet::new();
-    calls
-        .into_iter()
-        .filter(|call| {
-            let first = seen.insert(call.id.clone());
-            if !first {
-                tracing::warn!(
-                    target: "tool_core::agent",
-                    run = %cx.run(),
-                    call_id = call.id.as_str(),
-                    tool = call.name.as_str(),
-                    "the response repeats a call id; the later call is dropped",
-                );
-            }
-            first
-        })
-        .collect()
 }

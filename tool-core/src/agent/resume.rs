@@ -2,13 +2,14 @@
 //! one approval path, then the rest of the run.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
 
 use super::{
     Agent, CallResult, Decision, Event, EventSink, Message, Model, PendingApproval,
-    ProposalDecision, Run, RunEnd, RunState, ToolCall, emit, tool_message,
+    ProposalDecision, Run, RunEnd, RunState, ToolCall, emit, exposed, tool_message,
 };
 use crate::approval::{Approval, ApprovalError, ApprovalStore};
 use crate::gates::{Gates, Grant, RunInputs};
@@ -93,6 +94,7 @@ impl<M: Model> Agent<'_, M> {
             pending,
             remaining,
             decisions,
+            exposure,
             ..
         } = state;
         let mut run = Run {
@@ -101,6 +103,8 @@ impl<M: Model> Agent<'_, M> {
             round,
             usage,
             decisions,
+            exposure: Arc::new(exposure),
+            marked: self.mark_results,
         };
         let PendingApproval { call, proposal } = pending;
         let approval = Approval {
@@ -117,8 +121,16 @@ impl<M: Model> Agent<'_, M> {
         match &decision {
             Decision::Approved { approver } => {
                 let started = Instant::now();
+                let call_cx = exposed(cx, &run.exposure);
                 let applied = self
-                    .approve(&approval, &call, &proposal, approver, edit.clone(), cx)
+                    .approve(
+                        &approval,
+                        &call,
+                        &proposal,
+                        approver,
+                        edit.clone(),
+                        &call_cx,
+                    )
                     .await
                     .map_err(|error| match error {
                         ApprovalError::Tool(error) => error,
@@ -131,7 +143,11 @@ impl<M: Model> Agent<'_, M> {
                         other => ToolError::failed(other.model_text()),
                     });
                 let duration = started.elapsed();
-                run.messages.push(tool_message(&call, applied.as_ref()));
+                if applied.is_ok() {
+                    self.record_exposure(&mut run, &call, &gates, events);
+                }
+                run.messages
+                    .push(tool_message(&call, applied.as_ref(), run.marked));
                 emit(events, || Event::ToolExecuted {
                     round,
                     call_id: Cow::Borrowed(&call.id),

@@ -3,8 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Message, ModelError, ToolCall, Usage};
+use super::{Message, ModelError, Run, ToolCall, Usage};
 use crate::Proposal;
+use crate::exposure::Exposure;
 use crate::gates::Grant;
 use crate::stored_format::{Format, Versioned};
 
@@ -41,6 +42,9 @@ pub struct Finished {
     pub messages: Vec<Message>,
     /// Every approval decision the run waited for, in order.
     pub decisions: Vec<ProposalDecision>,
+    /// What its tool results brought in (gate 9).
+    #[serde(default)]
+    pub exposure: Exposure,
 }
 
 /// How a run ended.
@@ -113,6 +117,9 @@ pub struct RunState {
     pub(super) pending: PendingApproval,
     pub(super) remaining: Vec<ToolCall>,
     pub(super) decisions: Vec<ProposalDecision>,
+    /// Absent in states stored before it existed: read as nothing read.
+    #[serde(default)]
+    pub(super) exposure: Exposure,
 }
 
 impl Versioned for RunState {
@@ -121,25 +128,26 @@ impl Versioned for RunState {
 }
 
 impl RunState {
-    pub(super) fn new(
-        messages: Vec<Message>,
-        grant: Grant,
-        round: u32,
-        usage: Usage,
-        pending: PendingApproval,
-        remaining: Vec<ToolCall>,
-        decisions: Vec<ProposalDecision>,
-    ) -> Self {
+    /// `run`, suspended on `pending` with `remaining` calls of the same
+    /// response still to answer.
+    pub(super) fn suspend(run: Run, pending: PendingApproval, remaining: Vec<ToolCall>) -> Self {
         RunState {
             format: Format::CURRENT,
-            messages,
-            grant,
-            round,
-            usage,
+            messages: run.messages,
+            grant: run.grant,
+            round: run.round,
+            usage: run.usage,
             pending,
             remaining,
-            decisions,
+            decisions: run.decisions,
+            exposure: std::sync::Arc::unwrap_or_clone(run.exposure),
         }
+    }
+
+    /// What the run's tool results have brought in so far (gate 9); a
+    /// resume goes on from it.
+    pub fn exposure(&self) -> &Exposure {
+        &self.exposure
     }
 
     /// The conversation so far, up to the suspended call's response.

@@ -5,7 +5,10 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::exposure::RaisedBy;
 use crate::{DataClass, Egress};
+
+use super::ExposureRule;
 
 /// Why a tool is not offered, or a call refused: the first gate that said
 /// no. For the host's logs and an administrator's view only; the model is
@@ -61,6 +64,25 @@ pub enum Denial {
         /// The run's ceiling.
         ceiling: DataClass,
     },
+    /// Gate 9: what the run has read takes the tool away (a tool with
+    /// egress after personal data or untrusted content, by default).
+    #[error("what the run has read takes it away ({rule}; raised by {raised_by})")]
+    Exposure {
+        /// The policy's rule.
+        #[serde(flatten)]
+        rule: ExposureRule,
+        /// The call whose result raised the exposure the rule looks at.
+        raised_by: RaisedBy,
+    },
+    /// Gate 9, at approval: the proposal was made after untrusted content
+    /// entered the run, and the person whose run asked tries to approve it.
+    #[error(
+        "the change needs an approver other than the person who asked for it: their run read untrusted content (from {raised_by}) before proposing it"
+    )]
+    OwnProposal {
+        /// The call that brought the untrusted content in.
+        raised_by: RaisedBy,
+    },
     /// At call time: the run's grant (resolved when it started) does not
     /// hold the tool.
     #[error("the run's grant does not hold it")]
@@ -79,8 +101,8 @@ pub enum Denial {
 
 /// The gate a [`Denial`] comes from. Its `Display` and serialized form are
 /// one word each (`registered`, `enabled`, `admin`, `egress`,
-/// `configuration`, `skills`, `selection`, `trust_zone`, `grant`, `scope`,
-/// `actor`),
+/// `configuration`, `skills`, `selection`, `trust_zone`, `exposure`,
+/// `grant`, `scope`, `actor`),
 /// stable, for logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -102,6 +124,8 @@ pub enum Gate {
     Selection,
     /// Gate 8: the data class against the run's trust-zone ceiling.
     TrustZone,
+    /// Gate 9: what the run has read against the host's exposure policy.
+    Exposure,
     /// At call time: the run's grant holds the tool.
     Grant,
     /// At call time: the call's scope argument is within what is granted.
@@ -121,6 +145,7 @@ impl fmt::Display for Gate {
             Gate::Skills => "skills",
             Gate::Selection => "selection",
             Gate::TrustZone => "trust_zone",
+            Gate::Exposure => "exposure",
             Gate::Grant => "grant",
             Gate::Scope => "scope",
             Gate::Actor => "actor",
@@ -140,6 +165,7 @@ impl Denial {
             Denial::NotAllowedBySkills => Gate::Skills,
             Denial::NotSelected => Gate::Selection,
             Denial::TrustZone { .. } => Gate::TrustZone,
+            Denial::Exposure { .. } | Denial::OwnProposal { .. } => Gate::Exposure,
             Denial::NotInGrant => Gate::Grant,
             Denial::OutOfScope => Gate::Scope,
             Denial::OtherActor => Gate::Actor,

@@ -12,7 +12,12 @@
 //! 6. the skills' `allowed-tools`;
 //! 7. the run's selection;
 //! 8. the trust zone (the class of data the tool returns against the
-//!    ceiling of the run's model provider).
+//!    ceiling of the run's model provider);
+//! 9. exposure: what the run has already read ([`Exposure`], carried by
+//!    the call's context) against the host's [`ExposurePolicy`]. Unlike the
+//!    eight, it changes during a run: it is checked at every call and when
+//!    each round's offer is made ([`Gates::offer`]), never folded into the
+//!    grant.
 //!
 //! ```
 //! use tool_core::gates::{Gates, Grant, HostSettings, RunConfig, Selection, RunInputs};
@@ -30,6 +35,7 @@
 
 mod cascade;
 mod denial;
+mod exposure;
 mod grant;
 mod settings;
 mod verdicts;
@@ -44,18 +50,21 @@ use serde_json::Value;
 use crate::calls::{DecisionRecord, GateDecision, OutcomeKind};
 use crate::context::EgressSlot;
 use crate::either::Either;
+use crate::exposure::Exposure;
 use crate::redact::redact_json;
 use crate::skills::{AllowedTools, EffectiveSkills, allowances};
 use crate::{Actor, Egress, Outcome, RegisteredTool, Registry, ToolContext, ToolError};
 
 pub use crate::skills::Allowance;
 pub use denial::{Denial, Gate};
+pub use exposure::{Approvers, ExposurePolicy, ExposureRule, GroupExposure};
 pub use grant::{GRANT_FORMAT, Grant};
 pub use settings::{
     AllowedEffects, GroupSettings, HostSettings, RunConfig, RunInputs, Selection, Toggle,
     ToolSettings,
 };
 
+use exposure::ExposureGate;
 use verdicts::Verdicts;
 
 /// What [`Gates::resolve`] found: the grant, and for every registered tool
@@ -100,6 +109,8 @@ pub struct Gates<'r> {
     /// The effective skills that declare `allowed-tools`: the allow-lists
     /// gate 6 consults, named in decision records.
     consulted_skills: Vec<String>,
+    /// Gate 9's policy and exempt groups.
+    exposure: ExposureGate,
 }
 
 impl<'r> Gates<'r> {
@@ -131,6 +142,7 @@ impl<'r> Gates<'r> {
             guards: egress_guards(inputs.settings),
             actor: inputs.actor.cloned(),
             consulted_skills,
+            exposure: ExposureGate::new(registry, inputs.settings),
         }
     }
 
@@ -179,7 +191,7 @@ impl<'r> Gates<'r> {
     ) -> Result<&'r RegisteredTool, Denial> {
         let decision = match cx.actor() {
             Some(actor) if self.actor.as_ref() != Some(actor) => Err(Denial::OtherActor),
-            _ => self.decide(grant, tool, arguments),
+            _ => self.decide(grant, tool, arguments, cx.exposure()),
         };
         match &decision {
             Ok(_) => tracing::info!(
@@ -205,6 +217,7 @@ impl<'r> Gates<'r> {
         grant: &Grant,
         tool: &str,
         arguments: &Value,
+        exposure: Option<&Exposure>,
     ) -> Result<&'r RegisteredTool, Denial> {
         let index = self.registry.index_of(tool).ok_or(Denial::NotRegistered)?;
         let now = self
@@ -227,7 +240,65 @@ impl<'r> Gates<'r> {
                 return Err(Denial::OutOfScope);
             }
         }
+        // 9. Exposure, last: it is the only gate that reads what the run
+        // has done, and the cheapest to skip (nothing read, no egress).
+        if let Some(exposure) = exposure
+            && let Some(denial) = self.exposure.denial(
+                registered.declaration().egress,
+                self.registry.groups().of_tools()[index],
+                exposure,
+            )
+        {
+            return Err(denial);
+        }
         Ok(registered)
+    }
+
+    /// Gate 9 for `tool` alone: why a run exposed to `exposure` may not
+    /// call it now, if it may not (the other gates aside).
+    pub fn exposure_denial(&self, tool: &str, exposure: &Exposure) -> Option<Denial> {
+        let index = self.registry.index_of(tool)?;
+        let registered = &self.registry.tools()[index];
+        self.exposure.denial(
+            registered.declaration().egress,
+            self.registry.groups().of_tools()[index],
+            exposure,
+        )
+    }
+
+    /// What of `grant` a run exposed to `exposure` is offered this round:
+    /// `None` when gate 9 takes nothing away (the grant as it is), else the
+    /// grant without the tools it takes away, each with its denial.
+    pub fn offer(
+        &self,
+        grant: &Grant,
+        exposure: &Exposure,
+    ) -> Option<(Grant, Vec<(String, Denial)>)> {
+        if exposure.is_empty() {
+            return None;
+        }
+        let mut withdrawn = Vec::new();
+        let kept: Vec<_> = grant
+            .tools
+            .entries()
+            .iter()
+            .filter(|(name, _)| match self.exposure_denial(name, exposure) {
+                Some(denial) => {
+                    withdrawn.push((name.to_string(), denial));
+                    false
+                }
+                None => true,
+            })
+            .cloned()
+            .collect();
+        if withdrawn.is_empty() {
+            return None;
+        }
+        let narrowed = Grant {
+            format: crate::stored_format::Format::CURRENT,
+            tools: grant::GrantedTools::new(kept),
+        };
+        Some((narrowed, withdrawn))
     }
 
     /// A gated call: [`check_call`](Self::check_call), then the checked
@@ -310,16 +381,51 @@ impl<'r> Gates<'r> {
                     Egress::OwnSite => self.guards.get(declaration.group.as_ref()),
                     _ => None,
                 };
-                Either::left(
-                    self.registry
-                        .call_registered(registered, arguments, cx, egress),
-                )
+                let call = self
+                    .registry
+                    .call_registered(registered, arguments, cx, egress);
+                match cx
+                    .exposure()
+                    .and_then(|exposure| self.hold(registered, exposure))
+                {
+                    None => Either::left(Either::left(call)),
+                    // Only a write after untrusted content: its proposal
+                    // needs another approver.
+                    Some(by) => Either::left(Either::right(async move {
+                        call.await.map(|outcome| match outcome {
+                            Outcome::Proposed(proposal) => {
+                                Outcome::Proposed(proposal.held_by_exposure(by))
+                            }
+                            done => done,
+                        })
+                    })),
+                }
             }
             Err(denial) => Either::right(ready(Err(ToolError::Refused {
                 tool: tool.to_owned(),
                 denial,
             }))),
         }
+    }
+}
+
+impl Gates<'_> {
+    /// The call that makes a proposal of `tool` need another approver.
+    fn hold(
+        &self,
+        tool: &RegisteredTool,
+        exposure: &Exposure,
+    ) -> Option<crate::exposure::RaisedBy> {
+        // Reads, nearly every call, stop here.
+        if tool.declaration().effect != crate::Effect::Write {
+            return None;
+        }
+        let index = self.registry.index_of(&tool.declaration().name)?;
+        self.exposure.hold(
+            tool.declaration().effect,
+            self.registry.groups().of_tools()[index],
+            exposure,
+        )
     }
 }
 

@@ -9,6 +9,8 @@ use crate::egress::Site;
 use crate::skills::{SkillRef, TrustLevel};
 use crate::{Actor, DataClass, Egress};
 
+use super::{ExposurePolicy, GroupExposure};
+
 /// An administrator's switch for a group or a tool. `Unset` keeps the
 /// default (a group: enabled; a tool: its shipped state).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -31,6 +33,9 @@ pub struct GroupSettings {
     pub state: Toggle,
     /// The network reach granted to the group's tools; `none` unless granted.
     pub egress: Egress,
+    /// Whether gate 9 applies to the group's tools; enforced unless an
+    /// administrator exempts the group.
+    pub exposure: GroupExposure,
 }
 
 /// A host's settings for one tool.
@@ -58,6 +63,8 @@ pub struct HostSettings {
     pub sites: Vec<Site>,
     /// Skills trusted less than this are not effective.
     pub skill_trust_floor: TrustLevel,
+    /// What a run's exposure takes away (gate 9).
+    pub exposure: ExposurePolicy,
 }
 
 /// Which effects a run's configuration allows.

@@ -18,14 +18,16 @@ fn budget_check_runs_before_every_round_and_can_end_the_run() {
         answer("never asked"),
     ]);
     let checks = Mutex::new(Vec::new());
-    let agent = Agent::new(&registry, &model).budget(|spent: &Spent| {
-        checks.lock().unwrap().push(*spent);
-        if spent.usage.total() >= 100 {
-            Err(BudgetExceeded::new("the run's 100 tokens are spent"))
-        } else {
-            Ok(())
-        }
-    });
+    let agent = Agent::new(&registry, &model)
+        .mark_results(false)
+        .budget(|spent: &Spent| {
+            checks.lock().unwrap().push(*spent);
+            if spent.usage.total() >= 100 {
+                Err(BudgetExceeded::new("the run's 100 tokens are spent"))
+            } else {
+                Ok(())
+            }
+        });
     let (end, events) = Host::new().start(&agent, "Go");
     let finished = finished(end);
     assert_eq!(
@@ -56,6 +58,7 @@ fn budget_spent_before_the_first_round_sends_nothing() {
     let registry = registry();
     let model = Scripted::new([]);
     let agent = Agent::new(&registry, &model)
+        .mark_results(false)
         .budget(|_: &Spent| Err(BudgetExceeded::new("the daily budget is spent")));
     let (end, _) = Host::new().start(&agent, "Go");
     let finished = finished(end);
@@ -71,7 +74,7 @@ fn model_error_ends_the_run_as_failed() {
         message: "connection reset".into(),
     };
     let model = Scripted::new([calls([call("c1", "a_read", json!({}))]), Err(error.clone())]);
-    let (end, events) = Host::new().start(&Agent::new(&registry, &model), "Go");
+    let (end, events) = Host::new().start(&Agent::new(&registry, &model).mark_results(false), "Go");
     let finished = finished(end);
     assert_eq!(finished.status, RunStatus::Failed { error });
     assert_eq!(finished.answer, None);
@@ -106,7 +109,7 @@ fn usage_is_summed_over_the_run_and_saturates() {
             ..ModelResponse::default()
         }),
     ]);
-    let (end, events) = Host::new().start(&Agent::new(&registry, &model), "Go");
+    let (end, events) = Host::new().start(&Agent::new(&registry, &model).mark_results(false), "Go");
     let finished = finished(end);
     assert_eq!(
         finished.usage,
@@ -138,7 +141,7 @@ fn odd_model_input_never_panics_and_every_call_id_gets_one_result() {
         ]),
         answer("Sorry."),
     ]);
-    let (end, events) = Host::new().start(&Agent::new(&registry, &model), "Go");
+    let (end, events) = Host::new().start(&Agent::new(&registry, &model).mark_results(false), "Go");
     assert_eq!(finished(end).status, RunStatus::Completed);
     let seen = model.seen();
     let Message::Assistant { calls, .. } = &seen[1].messages[1] else {
@@ -164,7 +167,7 @@ fn events_are_serializable_and_stream_live_to_a_closure() {
         call("c1", "a_admin", json!({})),
         write_call("w1", "r1", "v"),
     ])]);
-    let agent = Agent::new(&registry, &model);
+    let agent = Agent::new(&registry, &model).mark_results(false);
     let mut live = Vec::new();
     let mut sink = |event: &Event| live.push(event.clone().into_owned());
     let end = block_on(agent.start(
@@ -202,7 +205,9 @@ fn run_futures_are_send() {
     let registry = registry();
     let host = Host::writer();
     let model = Scripted::new([]);
-    let agent = Agent::new(&registry, &model).budget(|_: &Spent| Ok(()));
+    let agent = Agent::new(&registry, &model)
+        .mark_results(false)
+        .budget(|_: &Spent| Ok(()));
     let cx = host.cx();
     let mut events: Vec<Event> = Vec::new();
     let start = agent.start(Vec::new(), host.inputs(), &cx, &mut events);
@@ -250,8 +255,8 @@ fn a_sink_that_is_not_listening_gets_no_event_and_the_run_is_the_same() {
     };
     let (heard, deaf) = (script(), script());
     let host = Host::new();
-    let (listened, events) = host.start(&Agent::new(&registry, &heard), "Go");
-    let unheard = block_on(Agent::new(&registry, &deaf).start(
+    let (listened, events) = host.start(&Agent::new(&registry, &heard).mark_results(false), "Go");
+    let unheard = block_on(Agent::new(&registry, &deaf).mark_results(false).start(
         vec![Message::user("Go")],
         host.inputs(),
         &host.cx(),

@@ -8,7 +8,9 @@ fn a_dry_run_assembles_the_first_request_exactly_without_asking_the_model() {
     let host = Host::new();
     let messages = vec![Message::system("Be brief."), Message::user("Count")];
     let idle = Scripted::new([]).openai();
-    let dry = Agent::new(&registry, &idle).dry_run(messages.clone(), host.inputs());
+    let dry = Agent::new(&registry, &idle)
+        .mark_results(false)
+        .dry_run(messages.clone(), host.inputs());
     assert!(idle.seen().is_empty(), "a dry run asks no model");
     assert_eq!(dry.messages, messages);
     let names: Vec<&str> = dry.grant.tool_names().collect();
@@ -16,8 +18,12 @@ fn a_dry_run_assembles_the_first_request_exactly_without_asking_the_model() {
 
     // A real run sends exactly that as its first request.
     let model = Scripted::new([answer("Three.")]).openai();
-    let end =
-        block_on(Agent::new(&registry, &model).start(messages, host.inputs(), &host.cx(), &mut ()));
+    let end = block_on(Agent::new(&registry, &model).mark_results(false).start(
+        messages,
+        host.inputs(),
+        &host.cx(),
+        &mut (),
+    ));
     let _ = finished(end);
     let seen = model.seen();
     assert_eq!(seen[0].messages, dry.messages);
@@ -36,7 +42,9 @@ fn a_dry_run_with_nothing_granted_offers_no_tools_field() {
     let mut host = Host::new();
     host.selection = Selection::Only(BTreeSet::new());
     let model = Scripted::new([]);
-    let dry = Agent::new(&registry, &model).dry_run(vec![Message::user("Hi")], host.inputs());
+    let dry = Agent::new(&registry, &model)
+        .mark_results(false)
+        .dry_run(vec![Message::user("Hi")], host.inputs());
     assert_eq!(dry.tools, None);
     assert_eq!(dry.budget.tool_schemas, 0);
 }
@@ -50,6 +58,7 @@ fn every_round_opens_with_a_context_budget_whose_parts_sum_to_its_total() {
     let system = format!("You work on a site.\n\n{skills}");
     let window = ContextWindow::new(10_000, 1_000);
     let agent = Agent::new(&registry, &model)
+        .mark_results(false)
         .context_window(window)
         .skill_bytes(skills.len());
     let mut events = Vec::new();

@@ -34,7 +34,13 @@ use common::{Store, admin, registry, user};
 /// Counts up to a limit; the limit is optional with a default, so strict
 /// mode makes the model send `null` for it.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(data = "public", name = "a_count", group = "alpha", effect = "read")]
+#[tool(
+    data = "public",
+    content = "trusted",
+    name = "a_count",
+    group = "alpha",
+    effect = "read"
+)]
 struct ACount {
     /// How far to count; 3 when absent.
     #[serde(default = "three")]
@@ -312,7 +318,10 @@ fn write_call(id: &str, record: &str, value: &str) -> ToolCall {
 fn suspend(host: &Host, first: Reply) -> (String, Vec<Event<'static>>) {
     let registry = registry();
     let model = Scripted::new([first]);
-    let (end, events) = host.start(&Agent::new(&registry, &model), "Set r1 to v");
+    let (end, events) = host.start(
+        &Agent::new(&registry, &model).mark_results(false),
+        "Set r1 to v",
+    );
     let state = suspended(end);
     (serde_json::to_string(&state).unwrap(), events)
 }
@@ -327,6 +336,10 @@ fn resume_fresh(
     let registry: Registry = registry();
     let model = Scripted::new(script);
     let state: RunState = serde_json::from_str(stored).unwrap();
-    let (end, events) = host.resume(&Agent::new(&registry, &model), state, decision);
+    let (end, events) = host.resume(
+        &Agent::new(&registry, &model).mark_results(false),
+        state,
+        decision,
+    );
     (end, events, model.seen())
 }

@@ -6,7 +6,7 @@ use super::*;
 fn plain_answer_without_tool_calls_completes_in_one_round() {
     let registry = registry();
     let model = Scripted::new([answer("Hello.")]);
-    let agent = Agent::new(&registry, &model);
+    let agent = Agent::new(&registry, &model).mark_results(false);
     let (end, events) = Host::new().start(&agent, "Hi");
     let finished = finished(end);
     assert_eq!(finished.status, RunStatus::Completed);
@@ -54,7 +54,7 @@ fn one_round_of_calls_sends_every_result_back_with_its_call_id() {
         ]),
         answer("Both read."),
     ]);
-    let agent = Agent::new(&registry, &model);
+    let agent = Agent::new(&registry, &model).mark_results(false);
     let (end, events) = Host::new().start(&agent, "Read both");
     let finished = finished(end);
     assert_eq!(finished.status, RunStatus::Completed);
@@ -118,7 +118,7 @@ fn call_to_a_tool_never_offered_is_refused_with_the_neutral_text_and_the_others_
         ]),
         answer("Done."),
     ]);
-    let agent = Agent::new(&registry, &model);
+    let agent = Agent::new(&registry, &model).mark_results(false);
     let (end, events) = Host::new().start(&agent, "Go");
     assert_eq!(finished(end).status, RunStatus::Completed);
     assert_eq!(
@@ -144,7 +144,7 @@ fn bad_arguments_come_back_with_the_path_and_the_model_can_retry() {
         calls([call("c2", "a_scoped", json!({"path": "docs/a.md"}))]),
         answer("Read it."),
     ]);
-    let agent = Agent::new(&registry, &model);
+    let agent = Agent::new(&registry, &model).mark_results(false);
     let (end, _) = Host::new().start(&agent, "Read docs/a.md");
     assert_eq!(finished(end).status, RunStatus::Completed);
     let seen = model.seen();
@@ -171,7 +171,7 @@ fn openai_arguments_are_normalized_before_the_call() {
         ]
     };
     let openai = Scripted::new(script()).openai();
-    let (end, _) = Host::new().start(&Agent::new(&registry, &openai), "Count");
+    let (end, _) = Host::new().start(&Agent::new(&registry, &openai).mark_results(false), "Count");
     assert_eq!(finished(end).status, RunStatus::Completed);
     let seen = openai.seen();
     assert!(
@@ -185,7 +185,10 @@ fn openai_arguments_are_normalized_before_the_call() {
 
     // Other providers' arguments pass unchanged: `null` is not a number.
     let anthropic = Scripted::new(script());
-    let (end, _) = Host::new().start(&Agent::new(&registry, &anthropic), "Count");
+    let (end, _) = Host::new().start(
+        &Agent::new(&registry, &anthropic).mark_results(false),
+        "Count",
+    );
     assert_eq!(finished(end).status, RunStatus::Completed);
     let (_, text, is_error) = &tool_results(&anthropic.seen()[1].messages)[0];
     assert!(*is_error && text.contains("/limit"), "{text}");
@@ -207,7 +210,9 @@ fn cap_reached_with_calls_pending_ends_truncated_after_a_tool_free_closing_reque
             ..ModelResponse::default()
         }),
     ]);
-    let agent = Agent::new(&registry, &model).max_rounds(2);
+    let agent = Agent::new(&registry, &model)
+        .mark_results(false)
+        .max_rounds(2);
     let (end, events) = Host::new().start(&agent, "Dig");
     let finished = finished(end);
     assert_eq!(finished.status, RunStatus::Truncated);
@@ -246,7 +251,7 @@ fn default_round_cap_is_five() {
         .collect();
     script.push(answer("Enough."));
     let model = Scripted::new(script);
-    let (end, _) = Host::new().start(&Agent::new(&registry, &model), "Loop");
+    let (end, _) = Host::new().start(&Agent::new(&registry, &model).mark_results(false), "Loop");
     assert_eq!(finished(end).status, RunStatus::Truncated);
     let seen = model.seen();
     assert_eq!(seen.len(), 6);
@@ -258,7 +263,9 @@ fn default_round_cap_is_five() {
 fn answer_in_the_last_round_completes_without_a_closing_request() {
     let registry = registry();
     let model = Scripted::new([calls([call("c1", "a_read", json!({}))]), answer("Done.")]);
-    let agent = Agent::new(&registry, &model).max_rounds(2);
+    let agent = Agent::new(&registry, &model)
+        .mark_results(false)
+        .max_rounds(2);
     let (end, _) = Host::new().start(&agent, "Go");
     assert_eq!(finished(end).status, RunStatus::Completed);
     assert_eq!(model.seen().len(), 2);
@@ -274,7 +281,7 @@ fn empty_grant_sends_no_tools_field() {
         calls([call("c1", "a_read", json!({}))]),
         answer("Plain."),
     ]);
-    let (end, events) = host.start(&Agent::new(&registry, &model), "Hi");
+    let (end, events) = host.start(&Agent::new(&registry, &model).mark_results(false), "Hi");
     assert_eq!(finished(end).status, RunStatus::Completed);
     let seen = model.seen();
     assert!(seen.iter().all(|s| s.tools.is_none()));

@@ -71,7 +71,7 @@ fn edited_approval_applies_the_edit_and_an_edit_of_another_record_writes_nothing
     // is written and nothing is decided, so the proposal can still be.
     let registry: Registry = registry();
     let model = Scripted::new([answer("Saved.")]);
-    let agent = Agent::new(&registry, &model);
+    let agent = Agent::new(&registry, &model).mark_results(false);
     let state: RunState = serde_json::from_str(&stored).unwrap();
     let proposal = state.proposal().id().clone();
     let mut events = Vec::new();
@@ -91,7 +91,7 @@ fn edited_approval_applies_the_edit_and_an_edit_of_another_record_writes_nothing
     drop(end);
 
     let model = Scripted::new([answer("Saved.")]);
-    let agent = Agent::new(&registry, &model);
+    let agent = Agent::new(&registry, &model).mark_results(false);
     let state: RunState = serde_json::from_str(&stored).unwrap();
     let mut events = Vec::new();
     let edit = json!({"record": "r1", "value": "w"});

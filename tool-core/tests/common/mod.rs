@@ -29,11 +29,18 @@ macro_rules! read_tool {
 }
 
 read_tool!(
-    #[tool(data = "public", name = "a_read", group = "alpha", effect = "read")]
+    #[tool(
+        data = "public",
+        content = "trusted",
+        name = "a_read",
+        group = "alpha",
+        effect = "read"
+    )]
     ARead
 );
 read_tool!(
     #[tool(
+        content = "trusted",
         data = "public",
         name = "a_off",
         group = "alpha",
@@ -44,6 +51,7 @@ read_tool!(
 );
 read_tool!(
     #[tool(
+        content = "trusted",
         data = "public",
         name = "a_admin",
         group = "alpha",
@@ -53,11 +61,18 @@ read_tool!(
     AAdmin
 );
 read_tool!(
-    #[tool(data = "public", name = "b_read", group = "beta", effect = "read")]
+    #[tool(
+        data = "public",
+        content = "trusted",
+        name = "b_read",
+        group = "beta",
+        effect = "read"
+    )]
     BRead
 );
 read_tool!(
     #[tool(
+        content = "trusted",
         data = "public",
         name = "b_admin_net",
         group = "beta",
@@ -68,13 +83,20 @@ read_tool!(
     BAdminNet
 );
 read_tool!(
-    #[tool(data = "public", name = "g_read", group = "gamma", effect = "read")]
+    #[tool(
+        data = "public",
+        content = "trusted",
+        name = "g_read",
+        group = "gamma",
+        effect = "read"
+    )]
     GRead
 );
 
 /// Reads a file below the workspace.
 #[derive(Tool, Deserialize, JsonSchema)]
 #[tool(
+    content = "trusted",
     data = "public",
     name = "a_scoped",
     group = "alpha",
@@ -95,6 +117,7 @@ impl Execute for AScoped {
 /// Fetches a page of the host's own site.
 #[derive(Tool, Deserialize, JsonSchema)]
 #[tool(
+    content = "trusted",
     data = "public",
     name = "a_net",
     group = "alpha",
@@ -122,6 +145,7 @@ pub struct Store(pub Mutex<Map<String, Value>>);
 /// Sets a record's value.
 #[derive(Tool, Deserialize, JsonSchema)]
 #[tool(
+    content = "trusted",
     data = "public",
     name = "b_write",
     group = "beta",
@@ -202,6 +226,7 @@ impl DynTool for Late {
             shipped: Shipped::Enabled,
             scope: None,
             data: tool_core::DataClass::Public,
+            content: tool_core::Content::Trusted,
             timeout: None,
             idempotent: true,
         }

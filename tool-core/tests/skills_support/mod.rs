@@ -106,6 +106,7 @@ impl DynTool for Named {
                 kind,
             }),
             data: DataClass::Public,
+            content: tool_core::Content::Trusted,
             timeout: None,
             idempotent: true,
         }

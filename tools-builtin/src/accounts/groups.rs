@@ -20,7 +20,8 @@ use crate::access::{limit, not_found, shown_of, viewer};
     group = "accounts",
     effect = "read",
     data = "confidential",
-    requires_admin
+    requires_admin,
+    content = "trusted"
 )]
 #[serde(deny_unknown_fields)]
 pub struct ListGroups {

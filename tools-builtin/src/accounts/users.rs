@@ -17,7 +17,13 @@ use crate::access::{limit, not_found, shown_of, viewer};
 /// 50 users unless `limit` says otherwise, never more than 200. Never shows
 /// a credential (password hash, second-factor secret) nor e-mail addresses.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "accounts", effect = "read", data = "personal", requires_admin)]
+#[tool(
+    group = "accounts",
+    effect = "read",
+    data = "personal",
+    requires_admin,
+    content = "untrusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct ListUsers {
     /// How many users, by id. Default 50, at most 200.
@@ -42,7 +48,8 @@ impl Execute for ListUsers {
     effect = "read",
     data = "personal",
     requires_admin,
-    disabled
+    disabled,
+    content = "untrusted"
 )]
 #[serde(deny_unknown_fields)]
 pub struct ListUsersRaw {

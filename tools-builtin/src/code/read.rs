@@ -27,7 +27,8 @@ const MAX_LINE_CHARS: usize = 1000;
     effect = "read",
     data = "confidential",
     requires_admin,
-    scope(path = "path")
+    scope(path = "path"),
+    content = "untrusted"
 )]
 #[serde(deny_unknown_fields)]
 pub struct ReadSource {

@@ -31,7 +31,13 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 /// `node_modules`, `target`, `build` and `dist` folders, binary files,
 /// symbolic links, key material and credential files (as `read_source`).
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "code", effect = "read", data = "confidential", requires_admin)]
+#[tool(
+    group = "code",
+    effect = "read",
+    data = "confidential",
+    requires_admin,
+    content = "untrusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct SearchCode {
     /// The text to find (or the regular expression, with `regex`).

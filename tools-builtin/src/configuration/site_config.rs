@@ -32,7 +32,8 @@ const MAX_VALUE_CHARS: usize = 300;
     group = "configuration",
     effect = "read",
     data = "confidential",
-    requires_admin
+    requires_admin,
+    content = "trusted"
 )]
 #[serde(deny_unknown_fields)]
 pub struct GetSiteConfig {

@@ -20,7 +20,12 @@ use crate::structure::readable::{is_credential_name, is_deleted, readable_table,
 /// like one that does not exist. At most 50 entries (default 20); `total`
 /// counts every entry.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "content", effect = "read", data = "personal")]
+#[tool(
+    group = "content",
+    effect = "read",
+    data = "personal",
+    content = "untrusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct GetRecordHistory {
     /// The table, e.g. `news`, or `pages`, `content` or `files`.

@@ -28,7 +28,12 @@ const MAX_BODY_CHARS: usize = 300;
 /// read like a page that does not exist. At most 100 elements; `summary`
 /// reports the total.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "content", effect = "read", data = "confidential")]
+#[tool(
+    group = "content",
+    effect = "read",
+    data = "confidential",
+    content = "untrusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct GetPageContent {
     /// The page's id (see `get_pagetree`).

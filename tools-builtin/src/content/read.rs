@@ -18,7 +18,12 @@ use crate::structure::readable::{is_credential, is_deleted, readable_table, site
 /// A table you may not read reads like one that does not exist. At most 50
 /// records (default 20); `total` counts every match.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "content", effect = "read", data = "personal")]
+#[tool(
+    group = "content",
+    effect = "read",
+    data = "personal",
+    content = "untrusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct ReadRecords {
     /// The table, e.g. `news` (see `list_tables`).

@@ -24,7 +24,12 @@ const MAX_QUERY_CHARS: usize = 200;
 /// searched, nor are credential fields. At most 50 hits (default 20);
 /// `total` counts every hit.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "content", effect = "read", data = "personal")]
+#[tool(
+    group = "content",
+    effect = "read",
+    data = "personal",
+    content = "untrusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct SearchRecords {
     /// The text to find, 1 to 200 characters.

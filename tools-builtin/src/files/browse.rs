@@ -13,7 +13,12 @@ const MAX_ENTRIES: usize = 100;
 /// List the file storages you may reach (for example `fileadmin`), by id,
 /// with their names. Storages you may not reach are not listed.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "files", effect = "read", data = "internal")]
+#[tool(
+    group = "files",
+    effect = "read",
+    data = "internal",
+    content = "trusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct ListStorages {}
 
@@ -39,7 +44,12 @@ impl Execute for ListStorages {
 /// the storage, never server paths. A storage or folder you may not reach
 /// reads like one that does not exist.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "files", effect = "read", data = "internal")]
+#[tool(
+    group = "files",
+    effect = "read",
+    data = "internal",
+    content = "untrusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct BrowseFolder {
     /// The storage's name, as `list_storages` gives it (e.g. `fileadmin`).

@@ -25,7 +25,12 @@ const UNTRACKED: &str = "Links to the file inside text (rich-text fields, HTML, 
 /// A file in a storage you may not reach reads exactly like a file that
 /// does not exist. Never shows server paths or the file's contents.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "files", effect = "read", data = "internal")]
+#[tool(
+    group = "files",
+    effect = "read",
+    data = "internal",
+    content = "untrusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct ReadFileMeta {
     /// The file's id, as the other `files` tools give it.
@@ -54,7 +59,12 @@ impl Execute for ReadFileMeta {
 /// shown. At most 100 references; the total is always reported. A file in a
 /// storage you may not reach reads like one that does not exist.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "files", effect = "read", data = "internal")]
+#[tool(
+    group = "files",
+    effect = "read",
+    data = "internal",
+    content = "trusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct GetFileReferences {
     /// The file's id, as the other `files` tools give it.

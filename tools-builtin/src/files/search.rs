@@ -16,7 +16,12 @@ use crate::access::{limit, shown_of, viewer};
 /// Only storages you may reach are searched. At most `limit` files (default
 /// 20, at most 50), by id; the total number of matches is always reported.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "files", effect = "read", data = "internal")]
+#[tool(
+    group = "files",
+    effect = "read",
+    data = "internal",
+    content = "untrusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct SearchFiles {
     /// The text to find in the file name, title or alternative text.
@@ -93,7 +98,12 @@ fn matches(file: &File, text: &str) -> bool {
 /// At most `limit` files (default 50, at most 100); the total number of
 /// missing files is always reported next to the list.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "files", effect = "read", data = "internal")]
+#[tool(
+    group = "files",
+    effect = "read",
+    data = "internal",
+    content = "untrusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct FindMissingFiles {
     /// The most files to return: default 50, at most 100.

@@ -18,7 +18,12 @@ const MAX_LINES: usize = 200;
 /// them, nor any page you may not see. At most 200 lines; the last line
 /// reports the total.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "structure", effect = "read", data = "public")]
+#[tool(
+    group = "structure",
+    effect = "read",
+    data = "public",
+    content = "untrusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct GetPagetree {
     /// The id of the page to start from. Default: the top of every tree

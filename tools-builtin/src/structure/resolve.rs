@@ -18,7 +18,12 @@ use crate::access::{not_found, viewer};
 /// host, a path no page serves, and a page you may not see all give the
 /// same answer. Hidden and deleted pages serve nothing.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "structure", effect = "read", data = "public")]
+#[tool(
+    group = "structure",
+    effect = "read",
+    data = "public",
+    content = "untrusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct ResolveUrl {
     /// A full URL (`https://www.example.com/products/`), or a path

@@ -14,7 +14,12 @@ use crate::access::viewer;
 /// its name and type only. Tables that hold credentials (sensitive tables)
 /// are not shown to anyone: they read like a table that does not exist.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "structure", effect = "read", data = "internal")]
+#[tool(
+    group = "structure",
+    effect = "read",
+    data = "internal",
+    content = "trusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct GetTableSchema {
     /// The table's name, e.g. `news` (see `list_tables`).

@@ -15,7 +15,12 @@ const MAX_TABLES: usize = 200;
 /// administrators only, marked `"sensitive": true`. At most 200 tables;
 /// `summary` reports the total.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "structure", effect = "read", data = "internal")]
+#[tool(
+    group = "structure",
+    effect = "read",
+    data = "internal",
+    content = "trusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct ListTables {}
 

@@ -26,7 +26,12 @@ const ENTITIES: [&str; 5] = ["pages", "content", "files", "users", "groups"];
 /// schema keys only, never record values. At most 200 findings; `summary`
 /// reports the total.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "structure", effect = "read", data = "internal")]
+#[tool(
+    group = "structure",
+    effect = "read",
+    data = "internal",
+    content = "trusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct ValidateSchema {
     /// Only this table (one you may read). Default: every table you may read.

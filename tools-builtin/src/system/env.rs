@@ -41,7 +41,8 @@ impl Environment {
     group = "system",
     effect = "read",
     data = "confidential",
-    requires_admin
+    requires_admin,
+    content = "trusted"
 )]
 #[serde(deny_unknown_fields)]
 pub struct GetEnv {
@@ -65,7 +66,8 @@ impl Execute for GetEnv {
     effect = "read",
     data = "confidential",
     requires_admin,
-    disabled
+    disabled,
+    content = "trusted"
 )]
 #[serde(deny_unknown_fields)]
 pub struct GetEnvRaw {

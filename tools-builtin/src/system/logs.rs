@@ -61,7 +61,13 @@ impl From<Severity> for LogLevel {
 /// Never shows the client address, the user or the payload of an entry
 /// (`get_last_error` shows an error's payload, redacted).
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "system", effect = "read", data = "personal", requires_admin)]
+#[tool(
+    group = "system",
+    effect = "read",
+    data = "personal",
+    requires_admin,
+    content = "untrusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct FetchLogs {
     /// Only entries at least this severe (`warning` includes `error`).
@@ -115,7 +121,13 @@ impl Execute for FetchLogs {
 /// The message is cut at 500 characters and the payload at 1,000, after
 /// redaction. Never shows the client address or the user of the entry.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "system", effect = "read", data = "personal", requires_admin)]
+#[tool(
+    group = "system",
+    effect = "read",
+    data = "personal",
+    requires_admin,
+    content = "untrusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct GetLastError {
     /// How many errors to step back from the newest. Default 0 (the newest),

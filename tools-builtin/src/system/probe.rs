@@ -50,7 +50,8 @@ const RECENT_SECONDS: i64 = 3_600;
     effect = "read",
     data = "personal",
     requires_admin,
-    egress = "own_site"
+    egress = "own_site",
+    content = "untrusted"
 )]
 #[serde(deny_unknown_fields)]
 pub struct ProbeUrl {

@@ -18,7 +18,13 @@ pub struct HostInfo {
 ///
 /// Never reports paths, host names, users or addresses.
 #[derive(Tool, Deserialize, JsonSchema)]
-#[tool(group = "system", effect = "read", data = "internal", requires_admin)]
+#[tool(
+    group = "system",
+    effect = "read",
+    data = "internal",
+    requires_admin,
+    content = "trusted"
+)]
 #[serde(deny_unknown_fields)]
 pub struct GetSystemStatus {}
 

@@ -21,8 +21,9 @@ use serde_json::Value;
 use tool_core::agent::{
     CallResult, Event, EventSink, Model, ModelError, ModelRequest, ModelResponse,
 };
-use tool_core::approval::{Approval, ApprovalStore, ClaimError, Decision};
+use tool_core::approval::{Approval, ApprovalError, ApprovalStore, ClaimError, Decision};
 use tool_core::export::Provider;
+use tool_core::gates::{Denial, Gate};
 use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId, ToolOutput};
 
 use crate::app::recorder::{EventLog, Recorder};
@@ -166,6 +167,7 @@ impl Host {
                 &view.stored.proposal,
                 &decision,
                 &refused.to_string(),
+                None,
             )
             .await?;
             return Err(refused);
@@ -265,7 +267,8 @@ impl Host {
         let agent = request
             .agent(self.registry(), &model)
             .context_window(client.config().window())
-            .skill_bytes(setup.skill_bytes());
+            .skill_bytes(setup.skill_bytes())
+            .mark_results(setup.mark_results);
         let cx = self.context(run, &setup.actor);
         let log = EventLog::new(self.store().clone(), run.clone(), stored.user.clone())
             .resuming(proposal.clone());
@@ -332,8 +335,8 @@ impl Host {
                 }
                 Some(Err(error)) => HostError::Decision(error.to_string()),
                 _ => {
-                    let reason = refusal(&held);
-                    self.audit_refusal(run, proposal, &decision, &reason)
+                    let (reason, gate) = refusal(&held);
+                    self.audit_refusal(run, proposal, &decision, &reason, gate)
                         .await?;
                     HostError::Refused(reason)
                 }
@@ -408,11 +411,18 @@ impl Host {
             }),
             Some(other) => Err(HostError::AlreadyDecided(other)),
             None => {
+                let gate = match &attempt {
+                    Err(
+                        ApprovalError::RunRefused { denial }
+                        | ApprovalError::ApproverRefused { denial },
+                    ) => Some(denial.gate()),
+                    _ => None,
+                };
                 let reason = attempt.err().map_or_else(
                     || "the decision was not recorded".to_owned(),
                     |error| error.to_string(),
                 );
-                self.audit_refusal(&run.id, proposal, &decision, &reason)
+                self.audit_refusal(&run.id, proposal, &decision, &reason, gate)
                     .await?;
                 Err(HostError::Refused(reason))
             }
@@ -426,9 +436,11 @@ impl Host {
         proposal: &Proposal,
         decision: &Decision,
         reason: &str,
+        gate: Option<Gate>,
     ) -> Result<(), HostError> {
         let approver = decision.approver().map_or("host", |a| a.id.as_str());
         let mut entry = AuditEntry::new(AuditKind::Gate, approver, "denied");
+        entry.gate = gate.map(|gate| gate.to_string());
         entry.run = Some(run.0.clone());
         entry.tool = Some(proposal.tool().to_owned());
         entry.detail = Some(format!(
@@ -439,17 +451,18 @@ impl Host {
     }
 }
 
-/// Why the held-back resumption was refused: the applied call's error.
-fn refusal(held: &[Event]) -> String {
+/// Why the held-back resumption was refused: the applied call's error,
+/// and the gate that said no, if one did.
+fn refusal(held: &[Event]) -> (String, Option<Gate>) {
     held.iter()
         .find_map(|event| match event {
             Event::ToolExecuted {
-                result: CallResult::Error { detail, .. },
+                result: CallResult::Error { detail, denial, .. },
                 ..
-            } => Some(detail.clone()),
+            } => Some((detail.clone(), denial.as_ref().map(Denial::gate))),
             _ => None,
         })
-        .unwrap_or_else(|| "the decision was not recorded".to_owned())
+        .unwrap_or_else(|| ("the decision was not recorded".to_owned(), None))
 }
 
 /// What an approver says about a proposal.

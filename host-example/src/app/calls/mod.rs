@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::watch;
 use tool_core::calls::CancelToken;
+use tool_core::exposure;
 use tool_core::gates::{Denial, Gates, Grant, HostSettings, RunConfig, RunInputs, Selection};
 use tool_core::{Actor, Outcome, ProposalId, RunId, ToolError};
 
@@ -40,6 +41,24 @@ pub struct Settings {
     pub run: RunConfig,
     /// The OAuth issuer whose access tokens HTTP accepts, if any.
     pub oauth: Option<Arc<OAuthSettings>>,
+    /// How long a caller without a session keeps what it read (gate 9).
+    pub exposure_window: Duration,
+}
+
+/// How long an MCP session keeps what it read without a call: a session
+/// is one conversation, kept like a run, but sessions are not told to the
+/// host when they end, so an idle one is let go after a day.
+pub const SESSION_EXPOSURE_IDLE: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// Where one caller's reads are kept: the MCP session of a protocol
+/// revision that has sessions (2025-11-25 and older, and each stdio
+/// connection), else the caller's identity over a window.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallScope {
+    /// One session: a stdio connection, or an HTTP session's id.
+    Session(String),
+    /// No session (2026-07-28): the caller's calls over the window.
+    Stateless,
 }
 
 /// Who made a call, with what client, over which protocol revision.
@@ -202,6 +221,7 @@ impl Host {
                 ..RunConfig::default()
             },
             oauth: database.oauth_settings().await?.map(Arc::new),
+            exposure_window: database.exposure_window().await?,
         });
         let mut cached = lock(&self.calls.settings);
         if cached.as_ref().is_none_or(|c| c.generation <= generation) {
@@ -268,20 +288,49 @@ impl Host {
     /// Cancelling `cancel` tells the tool (its context's token) and ends the
     /// call with [`ToolError::Cancelled`]; a proposal the tool already made
     /// is stored whole.
+    ///
+    /// What the caller has read before ([`CallScope`]) is gate 9's input:
+    /// a tool it takes away is refused like an unknown one, and a write's
+    /// proposal after untrusted content needs another approver. What this
+    /// call's result brings in is added for the next.
     pub async fn call(
         &self,
         actor: &Actor,
         tool: &str,
         arguments: Value,
         run: RunId,
+        scope: &CallScope,
         cancel: CancelToken,
     ) -> Result<Outcome, CallError> {
         let settings = self.call_settings().await?;
         let grant = self.grant_under(actor, &settings);
-        let cx = self.context(&run, actor).with_cancel(cancel);
+        let (key, window) = match scope {
+            CallScope::Session(id) => (format!("session:{id}"), SESSION_EXPOSURE_IDLE),
+            CallScope::Stateless => (format!("caller:{}", actor.id), settings.exposure_window),
+        };
+        let read = self.store().exposure(&key, window).await?;
+        let mut cx = self.context(&run, actor).with_cancel(cancel);
+        if !read.exposure.is_empty() {
+            cx = cx.with_exposure(Arc::new(read.exposure.clone()));
+        }
         let outcome = Gates::new(self.registry(), inputs(&settings, actor))
             .call(&grant, tool, arguments, &cx)
-            .await?;
+            .await;
+        let declaration = self.registry().get(tool).map(|t| t.declaration());
+        match declaration {
+            Some(declaration)
+                if exposure::brings_in(&outcome)
+                    && read
+                        .exposure
+                        .raised_by(declaration.data, declaration.content) =>
+            {
+                let mut raised = read.exposure.clone();
+                let _ = raised.record_result(declaration, &run.0);
+                self.store().raise_exposure(&key, &raised, window).await?;
+            }
+            _ => self.store().touch_exposure(&key, read.seen_at).await?,
+        }
+        let outcome = outcome?;
         if let Outcome::Proposed(proposal) = &outcome {
             // A run of its own per proposal: the call's run id names the
             // request, which repeats across sessions.

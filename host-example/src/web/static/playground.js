@@ -110,6 +110,10 @@ const render = {
     link.href = "/approvals";
     item.append(link);
   },
+  exposure_raised(s) {
+    const item = step("exposure", `Exposure rose · ${s.tool}`);
+    item.append(el("p", null, s.text));
+  },
   resumed(s) {
     step("resumed", `Resumed: ${s.decision.decision || "decided"}`);
   },

@@ -17,6 +17,7 @@ use tool_core::{Egress, Execute, Shipped, Tool, ToolContext, ToolError, ToolOutp
     title = "Fetch a page",
     scope(path = "path"),
     data = "internal",
+    content = "trusted",
     timeout = "90s",
 )]
 struct FetchOwnPage {
@@ -44,6 +45,7 @@ fn main() {
     assert_eq!(declaration.title.as_deref(), Some("Fetch a page"));
     assert_eq!(declaration.scope.as_ref().map(|s| (s.property.as_ref(), s.kind)), Some(("path", tool_core::ScopeKind::Path)));
     assert_eq!(declaration.data, tool_core::DataClass::Internal);
+    assert_eq!(declaration.content, tool_core::Content::Trusted);
     assert_eq!(declaration.timeout, Some(std::time::Duration::from_secs(90)));
     assert!(declaration.idempotent, "a read tool is idempotent");
 }

@@ -1,0 +1,183 @@
+//! What single calls have read (gate 9), on every backend: kept per key,
+//! merged so no rise is lost, forgotten after a window without calls.
+
+use std::time::Duration;
+
+use host_example::store::{SettingKey, Store, StoreError};
+use tool_core::exposure::Exposure;
+use tool_core::gates::{Approvers, GroupExposure};
+use tool_core::{Content, DataClass};
+
+const WINDOW: Duration = Duration::from_secs(30 * 60);
+
+fn read(tool: &str, call: &str, data: DataClass, content: Content) -> Exposure {
+    let mut exposure = Exposure::default();
+    let _ = exposure.record(tool, call, data, content);
+    exposure
+}
+
+pub async fn exposures_are_kept_per_key_and_merged(url: &str) {
+    let store = Store::open(url).await.unwrap();
+    let nothing = store.exposure("caller:ada", WINDOW).await.unwrap();
+    assert!(nothing.exposure.is_empty());
+    assert_eq!(nothing.seen_at, 0);
+
+    let untrusted = read(
+        "get_page_content",
+        "c1",
+        DataClass::Internal,
+        Content::Untrusted,
+    );
+    store
+        .raise_exposure("caller:ada", &untrusted, WINDOW)
+        .await
+        .unwrap();
+    // A second call raised from what it read before the first was stored:
+    // both rises are kept, each with the call that raised it first.
+    let personal = read("list_users", "c2", DataClass::Personal, Content::Trusted);
+    let merged = store
+        .raise_exposure("caller:ada", &personal, WINDOW)
+        .await
+        .unwrap();
+    assert_eq!(merged.untrusted.as_ref().unwrap().call, "c1");
+    assert_eq!(merged.data.as_ref().unwrap().class, DataClass::Personal);
+    let stored = store.exposure("caller:ada", WINDOW).await.unwrap();
+    assert_eq!(stored.exposure, merged);
+    assert!(stored.seen_at > 0);
+
+    // Another key has read nothing.
+    let other = store.exposure("session:abc", WINDOW).await.unwrap();
+    assert!(other.exposure.is_empty());
+}
+
+pub async fn an_exposure_is_forgotten_after_a_window_without_calls(url: &str) {
+    let store = Store::open(url).await.unwrap();
+    let untrusted = read("fetch_logs", "c1", DataClass::Personal, Content::Untrusted);
+    store
+        .raise_exposure("caller:ada", &untrusted, WINDOW)
+        .await
+        .unwrap();
+    // The last call an hour ago, past a window of thirty minutes.
+    sqlx::query("UPDATE exposures SET seen_at = seen_at - 3600")
+        .execute(store.pool())
+        .await
+        .unwrap();
+    let forgotten = store.exposure("caller:ada", WINDOW).await.unwrap();
+    assert!(forgotten.exposure.is_empty());
+    // Nothing to keep alive: touching does not bring it back.
+    store
+        .touch_exposure("caller:ada", forgotten.seen_at)
+        .await
+        .unwrap();
+    assert!(
+        store
+            .exposure("caller:ada", WINDOW)
+            .await
+            .unwrap()
+            .exposure
+            .is_empty()
+    );
+    // A new rise after the window starts over, without the old one.
+    let public = read("get_pagetree", "c9", DataClass::Internal, Content::Trusted);
+    let fresh = store
+        .raise_exposure("caller:ada", &public, WINDOW)
+        .await
+        .unwrap();
+    assert_eq!(fresh.untrusted, None);
+
+    // Within a longer window, the same row is still remembered, and a call
+    // keeps it alive.
+    sqlx::query("UPDATE exposures SET seen_at = seen_at - 600")
+        .execute(store.pool())
+        .await
+        .unwrap();
+    let kept = store.exposure("caller:ada", WINDOW).await.unwrap();
+    assert_eq!(kept.exposure, fresh);
+    store
+        .touch_exposure("caller:ada", kept.seen_at)
+        .await
+        .unwrap();
+    let touched = store.exposure("caller:ada", WINDOW).await.unwrap();
+    assert!(touched.seen_at > kept.seen_at);
+}
+
+pub async fn exposure_settings_round_trip_and_bad_values_are_refused(url: &str) {
+    let store = Store::open(url).await.unwrap();
+    // The defaults: gate 9 on, safe rules, a window of thirty minutes,
+    // results marked.
+    let settings = store.host_settings().await.unwrap();
+    assert!(settings.exposure.enabled);
+    assert_eq!(
+        settings.exposure.egress_after_data,
+        Some(DataClass::Confidential)
+    );
+    assert_eq!(settings.exposure.writes_after_untrusted, Approvers::Others);
+    assert_eq!(store.exposure_window().await.unwrap(), WINDOW);
+    assert!(store.mark_tool_results().await.unwrap());
+
+    store
+        .set_setting(
+            "exposure",
+            r#"{"egress_after_data": null, "writes_after_untrusted": "anyone"}"#,
+        )
+        .await
+        .unwrap();
+    store
+        .set_setting("exposure_window_minutes", "5")
+        .await
+        .unwrap();
+    store
+        .set_setting("mark_tool_results", "false")
+        .await
+        .unwrap();
+    store
+        .set_setting("groups", r#"{"system": {"exposure": "exempt"}}"#)
+        .await
+        .unwrap();
+    let settings = store.host_settings().await.unwrap();
+    assert!(
+        settings.exposure.enabled,
+        "an unnamed rule keeps its default"
+    );
+    assert_eq!(settings.exposure.egress_after_data, None);
+    assert_eq!(settings.exposure.writes_after_untrusted, Approvers::Anyone);
+    assert_eq!(settings.groups["system"].exposure, GroupExposure::Exempt);
+    assert_eq!(
+        store.exposure_window().await.unwrap(),
+        Duration::from_secs(300)
+    );
+    assert!(!store.mark_tool_results().await.unwrap());
+    let shown = store.settings().await.unwrap();
+    for key in [
+        SettingKey::Exposure,
+        SettingKey::ExposureWindowMinutes,
+        SettingKey::MarkToolResults,
+    ] {
+        assert!(
+            shown.iter().any(|s| s.key == key && !s.is_default),
+            "{key:?}"
+        );
+    }
+
+    for (key, value) in [
+        ("exposure", r#"{"enabled": "yes"}"#),
+        ("exposure", r#"{"writes_after_untrusted": "nobody"}"#),
+        ("exposure", r#"{"egress_after_data": "secret"}"#),
+        ("exposure", r#"{"tainted": true}"#),
+        ("exposure_window_minutes", "0"),
+        ("exposure_window_minutes", "43201"),
+        ("exposure_window_minutes", "-1"),
+        ("mark_tool_results", r#""no""#),
+        ("groups", r#"{"system": {"exposure": "loose"}}"#),
+    ] {
+        let error = store.set_setting(key, value).await.unwrap_err();
+        assert!(
+            matches!(error, StoreError::InvalidSetting { .. }),
+            "{key} {value}: {error}"
+        );
+    }
+    assert_eq!(
+        store.exposure_window().await.unwrap(),
+        Duration::from_secs(300)
+    );
+}
