@@ -82,3 +82,88 @@ async fn a_proposal_is_stored_and_approved_once() {
         Err(HostError::UnknownProposal(_))
     ));
 }
+
+/// Gate 9 for calls outside a run: without a session, a caller's reads
+/// follow them from call to call; a session keeps its own; another caller
+/// has read nothing.
+#[tokio::test]
+async fn what_a_caller_read_follows_it_by_session_or_by_identity() {
+    let demo = Demo::new().await;
+    let host = &demo.host;
+    for (key, value) in [
+        ("trust_zone", r#""personal""#),
+        ("groups", r#"{"system": {"egress": "own_site"}}"#),
+        ("sites", r#"["http://127.0.0.1:9"]"#),
+    ] {
+        host.set_setting("admin", key, value).await.unwrap();
+    }
+    let admin = actor("admin");
+    let ops = tool_core::Actor {
+        id: "ops".into(),
+        admin: true,
+    };
+    let call = |who: &tool_core::Actor, tool: &str, scope: CallScope| {
+        let arguments = if tool == "probe_url" {
+            json!({"url": "/"})
+        } else {
+            json!({})
+        };
+        let (who, tool) = (who.clone(), tool.to_owned());
+        async move {
+            host.call(
+                &who,
+                &tool,
+                arguments,
+                RunId(format!("mcp-{tool}")),
+                &scope,
+                CancelToken::new(),
+            )
+            .await
+        }
+    };
+    let refused_by_exposure = |result: &Result<Outcome, CallError>| {
+        matches!(
+            result,
+            Err(CallError::Tool(ToolError::Refused {
+                denial: Denial::Exposure { .. },
+                ..
+            }))
+        )
+    };
+    // Before anything is read, the probe passes the gates (the site on
+    // port 9 does not answer: the tool's own error, not a refusal; an error
+    // the tool wrote counts as read, so this is a session of its own).
+    let before = call(&admin, "probe_url", CallScope::Session("s-0".into())).await;
+    assert!(!refused_by_exposure(&before), "{before:?}");
+
+    call(&admin, "fetch_logs", CallScope::Stateless)
+        .await
+        .unwrap();
+    let after = call(&admin, "probe_url", CallScope::Stateless).await;
+    let Err(CallError::Tool(ToolError::Refused { denial, .. })) = &after else {
+        panic!("{after:?}")
+    };
+    let Denial::Exposure { raised_by, .. } = denial else {
+        panic!("{denial:?}")
+    };
+    assert_eq!(raised_by.tool, "fetch_logs");
+
+    // A session has read nothing of what the caller read outside it, and
+    // another caller nothing at all.
+    let in_session = call(&admin, "probe_url", CallScope::Session("s-1".into())).await;
+    assert!(!refused_by_exposure(&in_session), "{in_session:?}");
+    let other = call(&ops, "probe_url", CallScope::Stateless).await;
+    assert!(!refused_by_exposure(&other), "{other:?}");
+    assert!(
+        !matches!(other, Err(CallError::Tool(ToolError::Refused { .. }))),
+        "ops passes every other gate: {other:?}"
+    );
+    // What the session reads stays in the session.
+    call(&admin, "fetch_logs", CallScope::Session("s-1".into()))
+        .await
+        .unwrap();
+    let in_session = call(&admin, "probe_url", CallScope::Session("s-1".into())).await;
+    assert!(refused_by_exposure(&in_session), "{in_session:?}");
+    let other_session = call(&admin, "probe_url", CallScope::Session("s-2".into())).await;
+    assert!(!refused_by_exposure(&other_session), "{other_session:?}");
+}
