@@ -300,6 +300,16 @@ fn agent_run(world: &World, carrier: Carrier, way: WayOut, tag: &str) -> Outcome
     let audited = world.audit().len();
     let prompt = format!("Check this for me.\nCALL {tool} {arguments}");
     let (_, said) = world.cli("admin", &["run", &prompt]);
+    // The run's page on the command line shows the exposure as it rose.
+    let run = said
+        .split_whitespace()
+        .find(|word| word.starts_with("run-"))
+        .unwrap_or_else(|| panic!("no run id in {said}"));
+    let (_, shown) = world.cli("admin", &["runs", "show", run.trim_end_matches(':')]);
+    assert!(
+        shown.contains(&format!("exposure after {tool}")) && shown.contains("untrusted content"),
+        "{shown}"
+    );
     match way {
         WayOut::Egress => settle_egress(world, tag, audited, &said),
         WayOut::Publish | WayOut::Alter => {

@@ -645,10 +645,13 @@ fn an_agent_run_calls_the_tool_and_answers() {
             refusal.starts_with("invalid arguments for `read_note`"),
             "{refusal}"
         );
+        // The result goes out marked as data (gate 9's companion,
+        // docs/exposure.md); the refusal above, the host's own text, not.
         let result = &seen[2].body["messages"][4];
+        let marked = tool_core::agent::mark_tool_result("read_note", "plans: ship on Friday");
         assert_eq!(
             result,
-            &json!({"role": "tool", "tool_call_id": "call_2", "content": "plans: ship on Friday"})
+            &json!({"role": "tool", "tool_call_id": "call_2", "content": marked})
         );
     });
 }

@@ -96,9 +96,13 @@ def test_a_run_streams_its_steps_live_and_ends_with_the_answer(page):
     release_model(page, "live-run")
     page.wait_for_selector("#steps li.stored")
     assert step_kinds(page) == [
-        "budget", "request", "response", "tool", "budget", "request", "response", "answer", "stored",
+        "budget", "request", "response", "tool", "exposure", "budget", "request", "response", "answer",
+        "stored",
     ]
     assert page.inner_text("#steps li.tool h3").startswith("Tool list_tables")
+    # What the call brought in: internal data, so the run's exposure rose.
+    assert "exposure after list_tables" in page.inner_text("#steps li.exposure")
+    assert "internal data" in page.inner_text("#steps li.exposure")
     assert page.inner_text(".answer-text").startswith("The tools answered:")
     assert page.inner_text("#summary [data-field=status]") == "completed"
     assert page.inner_text("#summary [data-field=rounds]") == "2"

@@ -10,7 +10,8 @@
 //!    taken in by a prompt injection does (the injection suite,
 //!    `tests/injection.rs`);
 //! 1. the last message is a tool result → a final answer quoting the
-//!    trailing results briefly (`The tools answered: …`);
+//!    trailing results briefly, without the host's mark around each
+//!    (`The tools answered: …`);
 //! 2. the last user message has lines `CALL <tool> <json-arguments>` → one
 //!    call per line, of that tool with those arguments (passed on as
 //!    written, so arguments that are not JSON reach the host as they
@@ -137,7 +138,7 @@ fn answer(messages: &[Value]) -> (Value, u8) {
         .iter()
         .rev()
         .take_while(|m| m["role"] == "tool")
-        .map(|m| cut(m["content"].as_str().unwrap_or_default()))
+        .map(|m| cut(unmarked(m["content"].as_str().unwrap_or_default())))
         .collect();
     let earlier_calls: usize = messages
         .iter()
@@ -251,6 +252,17 @@ fn last_user_text(messages: &[Value]) -> &str {
         .find(|m| m["role"] == "user")
         .and_then(|m| m["content"].as_str())
         .unwrap_or_default()
+}
+
+/// A tool result without the host's mark around it (the opening tag and
+/// its note, the closing tag): what the model quotes is the data.
+fn unmarked(text: &str) -> &str {
+    if !text.starts_with("<tool_result ") {
+        return text;
+    }
+    let mut lines = text.splitn(3, '\n');
+    let (_, _, data) = (lines.next(), lines.next(), lines.next().unwrap_or_default());
+    data.strip_suffix("\n</tool_result>").unwrap_or(data)
 }
 
 fn cut(text: &str) -> String {

@@ -681,9 +681,7 @@ impl<'a, M: Model> Agent<'a, M> {
         gates: &Gates<'_>,
         events: &mut impl EventSink,
     ) -> Option<crate::Proposal> {
-        if crate::exposure::brings_in(&outcome) {
-            self.record_exposure(run, call, gates, events);
-        }
+        let brings_in = crate::exposure::brings_in(&outcome);
         let round = run.round;
         let executed = |result| Event::ToolExecuted {
             round,
@@ -693,7 +691,7 @@ impl<'a, M: Model> Agent<'a, M> {
             result,
             duration,
         };
-        match outcome {
+        let proposal = match outcome {
             Ok(Outcome::Done(output)) => {
                 run.messages
                     .push(tool_message(call, Ok(&output), run.marked));
@@ -714,7 +712,12 @@ impl<'a, M: Model> Agent<'a, M> {
                 emit(events, || executed(CallResult::from_error(&error)));
                 None
             }
+        };
+        // After the call's own event: the call, then what it raised.
+        if brings_in {
+            self.record_exposure(run, call, gates, events);
         }
+        proposal
     }
 
     /// The call's arguments as the gates should see them: strict mode's

@@ -143,9 +143,7 @@ impl<M: Model> Agent<'_, M> {
                         other => ToolError::failed(other.model_text()),
                     });
                 let duration = started.elapsed();
-                if applied.is_ok() {
-                    self.record_exposure(&mut run, &call, &gates, events);
-                }
+                let applied_ok = applied.is_ok();
                 run.messages
                     .push(tool_message(&call, applied.as_ref(), run.marked));
                 emit(events, || Event::ToolExecuted {
@@ -159,6 +157,9 @@ impl<M: Model> Agent<'_, M> {
                     },
                     duration,
                 });
+                if applied_ok {
+                    self.record_exposure(&mut run, &call, &gates, events);
+                }
             }
             Decision::Rejected { .. } | Decision::Expired => {
                 let recorded = match &decision {

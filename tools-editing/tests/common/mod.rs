@@ -369,7 +369,10 @@ pub fn the_agent_loop_applies_after_approval(case: &Case) {
     };
     let (text, is_error) = through_the_agent(&host, case.tool, case.valid.clone(), approved);
     assert!(!is_error, "{text}");
-    assert!(text.starts_with("written and verified"), "{text}");
+    // The applied result reaches the model marked as data.
+    let marked = format!("<tool_result tool=\"{}\">\n", case.tool);
+    assert!(text.starts_with(&marked), "{text}");
+    assert!(text.contains("\nwritten and verified"), "{text}");
     assert!((case.written)(&host.site));
 }
 
