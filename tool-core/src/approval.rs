@@ -468,7 +468,7 @@ impl Approval<'_> {
         {
             return Err(ApprovalError::ApproverRefused {
                 denial: Denial::OwnProposal {
-                    raised_by: raised_by.clone(),
+                    raised_by: Box::new(raised_by.clone()),
                 },
             });
         }

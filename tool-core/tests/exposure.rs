@@ -280,7 +280,7 @@ fn denial_of(events: &[Event], id: &str) -> Option<Denial> {
         })
 }
 
-fn raised_by(tool: &str, call: &str) -> RaisedBy {
+fn raised(tool: &str, call: &str) -> RaisedBy {
     RaisedBy {
         tool: tool.into(),
         call: call.into(),
@@ -314,7 +314,7 @@ fn untrusted_content_takes_egress_away_from_the_next_round_and_refuses_a_call_an
         denial,
         Denial::Exposure {
             rule: ExposureRule::EgressAfterUntrusted,
-            raised_by: raised_by("read_page", "c1"),
+            raised_by: Box::new(raised("read_page", "c1")),
         }
     );
     // The model reads what it reads for a tool that does not exist.
@@ -340,10 +340,7 @@ fn untrusted_content_takes_egress_away_from_the_next_round_and_refuses_a_call_an
     let RunEnd::Finished(finished) = end else {
         panic!("no write was made")
     };
-    assert_eq!(
-        finished.exposure.untrusted,
-        Some(raised_by("read_page", "c1"))
-    );
+    assert_eq!(finished.exposure.untrusted, Some(raised("read_page", "c1")));
     assert_eq!(finished.exposure.data_class(), DataClass::Internal);
 }
 
@@ -361,7 +358,7 @@ fn personal_data_takes_egress_away_though_it_is_trusted() {
                 class: DataClass::Personal,
                 from: DataClass::Confidential,
             },
-            raised_by: raised_by("list_people", "c1"),
+            raised_by: Box::new(raised("list_people", "c1")),
         })
     );
 }
@@ -411,13 +408,10 @@ fn a_write_after_untrusted_content_needs_another_approver_and_the_state_keeps_th
     let RunEnd::Suspended(state) = end else {
         panic!("the write suspends the run")
     };
-    assert_eq!(
-        state.exposure().untrusted,
-        Some(raised_by("read_page", "c1"))
-    );
+    assert_eq!(state.exposure().untrusted, Some(raised("read_page", "c1")));
     assert_eq!(
         state.proposal().exposure_hold(),
-        Some(&raised_by("read_page", "c1"))
+        Some(&raised("read_page", "c1"))
     );
     let stored = serde_json::to_string(&state).unwrap();
 
@@ -443,7 +437,7 @@ fn a_write_after_untrusted_content_needs_another_approver_and_the_state_keeps_th
     assert_eq!(
         denial_of(&events, "w1"),
         Some(Denial::OwnProposal {
-            raised_by: raised_by("read_page", "c1")
+            raised_by: Box::new(raised("read_page", "c1"))
         })
     );
     let proposal: RunState = serde_json::from_str(&stored).unwrap();
@@ -462,10 +456,7 @@ fn a_write_after_untrusted_content_needs_another_approver_and_the_state_keeps_th
     let RunEnd::Finished(finished) = end else {
         panic!("nothing else waits")
     };
-    assert_eq!(
-        finished.exposure.untrusted,
-        Some(raised_by("read_page", "c1"))
-    );
+    assert_eq!(finished.exposure.untrusted, Some(raised("read_page", "c1")));
 }
 
 #[test]

@@ -72,7 +72,9 @@ pub enum Denial {
         #[serde(flatten)]
         rule: ExposureRule,
         /// The call whose result raised the exposure the rule looks at.
-        raised_by: RaisedBy,
+        /// Boxed, as the rest of a denial is a few bytes: a call's
+        /// `Result` carries it, and a larger one costs every call.
+        raised_by: Box<RaisedBy>,
     },
     /// Gate 9, at approval: the proposal was made after untrusted content
     /// entered the run, and the person whose run asked tries to approve it.
@@ -81,7 +83,7 @@ pub enum Denial {
     )]
     OwnProposal {
         /// The call that brought the untrusted content in.
-        raised_by: RaisedBy,
+        raised_by: Box<RaisedBy>,
     },
     /// At call time: the run's grant (resolved when it started) does not
     /// hold the tool.

@@ -170,13 +170,13 @@ impl ExposureGate {
                     class: read.class,
                     from,
                 },
-                raised_by: read.by.clone(),
+                raised_by: Box::new(read.by.clone()),
             });
         }
         match &exposure.untrusted {
             Some(by) if self.policy.egress_after_untrusted => Some(Denial::Exposure {
                 rule: ExposureRule::EgressAfterUntrusted,
-                raised_by: by.clone(),
+                raised_by: Box::new(by.clone()),
             }),
             _ => None,
         }

@@ -391,14 +391,16 @@ impl<'r> Gates<'r> {
                     None => Either::left(Either::left(call)),
                     // Only a write after untrusted content: its proposal
                     // needs another approver.
-                    Some(by) => Either::left(Either::right(async move {
+                    // Boxed: rare, and inline it would grow every call's
+                    // future by the size of this one's.
+                    Some(by) => Either::left(Either::right(Box::pin(async move {
                         call.await.map(|outcome| match outcome {
                             Outcome::Proposed(proposal) => {
                                 Outcome::Proposed(proposal.held_by_exposure(by))
                             }
                             done => done,
                         })
-                    })),
+                    }))),
                 }
             }
             Err(denial) => Either::right(ready(Err(ToolError::Refused {
