@@ -5,9 +5,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use host_example::app::calls::CallScope;
-use host_example::app::skills::approval::UnapprovedSkills;
 use host_example::store::{
-    AuditEntry, AuditKind, DEMO_PASSWORD, LATEST_VERSION, SettingKey, Store, StoreError,
+    AuditEntry, AuditKind, DEMO_PASSWORD, LATEST_VERSION, Store, StoreError,
 };
 use serde_json::{Value, json};
 use site_model::{
@@ -17,7 +16,7 @@ use site_model::{
 };
 use sqlx::Row;
 use tool_core::approval::{ApprovalStore, ClaimError, Decision};
-use tool_core::{Actor, DataClass, ProposalId, RunId};
+use tool_core::{Actor, ProposalId, RunId};
 
 fn demo() -> SiteData {
     SiteData::from_json(site_model::demo::DATA).unwrap()
@@ -379,150 +378,6 @@ pub async fn concurrent_claims_have_one_winner(url: &str) {
         matches!(late, Err(ClaimError::AlreadyDecided(_))),
         "{late:?}"
     );
-}
-
-pub async fn settings_round_trip(url: &str) {
-    let store = Store::open(url).await.unwrap();
-    assert_eq!(store.trust_zone().await.unwrap(), DataClass::Internal);
-    assert_eq!(store.model_config().await.unwrap(), None);
-    store
-        .set_setting("trust_zone", r#""confidential""#)
-        .await
-        .unwrap();
-    assert_eq!(store.trust_zone().await.unwrap(), DataClass::Confidential);
-    store
-        .set_setting("groups", r#"{"system": {"state": "disabled"}}"#)
-        .await
-        .unwrap();
-    store
-        .set_setting("sites", r#"["https://www.example.com"]"#)
-        .await
-        .unwrap();
-    store.set_setting("skill_trust_floor", "2").await.unwrap();
-    let settings = store.host_settings().await.unwrap();
-    assert_eq!(settings.groups.len(), 1);
-    assert_eq!(settings.sites.len(), 1);
-    assert_eq!(settings.skill_trust_floor.0, 2);
-    store
-        .set_setting(
-            "model",
-            r#"{"base_url": "http://localhost:11434/v1", "model": "qwen3:8b"}"#,
-        )
-        .await
-        .unwrap();
-    assert_eq!(
-        store.model_config().await.unwrap().unwrap().model,
-        "qwen3:8b"
-    );
-    store
-        .set_setting("skills_folders", r#"["/srv/skills"]"#)
-        .await
-        .unwrap();
-    assert_eq!(store.skills_folders().await.unwrap().len(), 1);
-    store
-        .set_setting(
-            "models",
-            r#"{"large": {"base_url": "http://localhost:8000/v1", "model": "big"}}"#,
-        )
-        .await
-        .unwrap();
-    let named = |name| store.model_config_named(name);
-    assert_eq!(named(Some("large")).await.unwrap().unwrap().model, "big");
-    assert_eq!(named(None).await.unwrap().unwrap().model, "qwen3:8b");
-    assert_eq!(named(Some("small")).await.unwrap(), None);
-    assert_eq!(
-        store.unapproved_skills().await.unwrap(),
-        UnapprovedSkills::Refuse
-    );
-    store
-        .set_setting("unapproved_skills", r#""allow""#)
-        .await
-        .unwrap();
-    assert_eq!(
-        store.unapproved_skills().await.unwrap(),
-        UnapprovedSkills::Allow
-    );
-    assert_eq!(store.oauth_settings().await.unwrap(), None);
-    store
-        .set_setting(
-            "oauth",
-            r#"{"issuer": "https://id.example", "resource": "https://host.example/mcp",
-                "jwks_uri": "https://id.example/jwks.json"}"#,
-        )
-        .await
-        .unwrap();
-    let oauth = store.oauth_settings().await.unwrap().unwrap();
-    assert_eq!(oauth.issuer, "https://id.example");
-    assert_eq!(oauth.resource, "https://host.example/mcp");
-    // A value that does not fit is refused and stores nothing.
-    let before = store.settings().await.unwrap();
-    for (key, value) in [
-        ("trust_zone", r#""secret""#),
-        ("trust_zone", "not json"),
-        ("model", r#"{"model": "x"}"#),
-        ("models", r#"{"large": {"model": "x"}}"#),
-        ("sites", r#"["ftp://example.com"]"#),
-        ("unapproved_skills", r#""sometimes""#),
-        ("oauth", r#"{"issuer": "https://id.example"}"#),
-        (
-            "oauth",
-            r#"{"issuer": "i", "resource": "ftp://x/mcp", "jwks_uri": "https://id.example/k"}"#,
-        ),
-    ] {
-        let error = store.set_setting(key, value).await.unwrap_err();
-        assert!(
-            matches!(error, StoreError::InvalidSetting { .. }),
-            "{error}"
-        );
-        assert!(
-            error.to_string().starts_with(&format!("setting `{key}`")),
-            "{error}"
-        );
-        assert!(!error.to_string().contains('\n'), "{error}");
-    }
-    assert!(matches!(
-        store.set_setting("nope", "1").await,
-        Err(StoreError::UnknownSetting { .. })
-    ));
-    assert_eq!(store.settings().await.unwrap(), before);
-    // Gate 9's settings have their own round trip (`exposures.rs`).
-    let elsewhere = [
-        SettingKey::Tools,
-        SettingKey::Exposure,
-        SettingKey::ExposureWindowMinutes,
-        SettingKey::MarkToolResults,
-    ];
-    assert!(
-        before
-            .iter()
-            .all(|s| !s.is_default || elsewhere.contains(&s.key))
-    );
-}
-
-pub async fn a_corrupt_setting_is_a_one_line_error(url: &str) {
-    let store = Store::open(url).await.unwrap();
-    store
-        .set_setting("trust_zone", r#""public""#)
-        .await
-        .unwrap();
-    sqlx::query("UPDATE settings SET value = $1 WHERE key = 'trust_zone'")
-        .bind("{\"oops\n")
-        .execute(store.pool())
-        .await
-        .unwrap();
-    let error = store.trust_zone().await.unwrap_err().to_string();
-    assert!(error.contains("setting `trust_zone` "), "{error}");
-    assert!(!error.contains('\n'), "{error}");
-    let error = store.host_settings().await;
-    assert!(error.is_ok(), "other settings still read");
-    assert!(store.settings().await.is_err());
-    // Reading changed nothing.
-    let raw: String = sqlx::query("SELECT value FROM settings WHERE key = 'trust_zone'")
-        .fetch_one(store.pool())
-        .await
-        .unwrap()
-        .get("value");
-    assert_eq!(raw, "{\"oops\n");
 }
 
 pub async fn passwords_and_tokens(url: &str) {

@@ -6,12 +6,14 @@
 mod backends;
 mod behaviours;
 mod exposures;
+mod settings;
 mod skill_approvals;
 
 /// Every behaviour of the suite, whichever file holds it.
 mod every {
     pub use crate::behaviours::*;
     pub use crate::exposures::*;
+    pub use crate::settings::*;
     pub use crate::skill_approvals::*;
 }
 
