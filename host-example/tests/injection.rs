@@ -489,3 +489,43 @@ fn with_gate_9_on_no_injected_instruction_leaks_or_writes_through_mcp() {
 fn with_gate_9_off_every_injected_instruction_succeeds_through_mcp() {
     every_mcp_call(false);
 }
+
+/// Over HTTP: a 2025-11-25 session keeps what it read and a new session
+/// starts clean; a 2026-07-28 caller, which has no session, keeps what it
+/// read across connections (its identity, over the window).
+#[test]
+fn over_http_a_session_keeps_its_reads_and_a_caller_without_one_keeps_them_across_connections() {
+    let world = World::new(true);
+    let served = world.host.serve();
+    let (url, token) = (served.mcp_url(), world.host.token("admin"));
+    let leak = |tag: &str| way_out(WayOut::Egress, &world.base, tag).1;
+    let instruction = world.instruction(WayOut::Egress, "http");
+    let (carrier, arguments) = world.plant(Carrier::PageBody, &instruction);
+    let connect = |mode: &str| Driver::python(&["http", mode, &url, &token]);
+
+    let Some(mut first) = connect("legacy") else {
+        return;
+    };
+    assert!(!is_error(&first.call(carrier, arguments.clone())));
+    let refused = first.call("probe_url", leak("legacy-1"));
+    assert!(text(&refused).contains("is not available"), "{refused}");
+    let mut second = connect("legacy").unwrap();
+    let allowed = second.call("probe_url", leak("legacy-2"));
+    assert!(
+        !is_error(&allowed),
+        "a new session has read nothing: {allowed}"
+    );
+    assert_eq!(world.collected(), ["leak=legacy-2"]);
+
+    let mut reader = connect("auto").unwrap();
+    assert_eq!(reader.send(json!({"op": "info"}))["protocol"], "2026-07-28");
+    assert!(!is_error(&reader.call(carrier, arguments)));
+    drop(reader);
+    let mut later = connect("auto").unwrap();
+    let refused = later.call("probe_url", leak("stateless"));
+    assert!(
+        text(&refused).contains("is not available"),
+        "the caller read untrusted content a moment ago: {refused}"
+    );
+    assert_eq!(world.collected(), ["leak=legacy-2"]);
+}
