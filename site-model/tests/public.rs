@@ -32,10 +32,14 @@ fn hidden_and_deleted_pages_and_whatever_is_under_them_are_not_public() {
     let ids = ids(&sources);
     // 8 "Ridge 27.5" hidden, 11 "Cargo E" deleted, 18 "Archive" hidden,
     // 27 "History" deleted; folders (14, 30) and the link (29) show nothing.
-    for gone in ["page:8", "page:11", "page:18", "page:27", "page:14", "page:29", "page:30"] {
+    for gone in [
+        "page:8", "page:11", "page:18", "page:27", "page:14", "page:29", "page:30",
+    ] {
         assert!(!ids.contains(gone), "{gone} is not public");
     }
-    for shown in ["page:1", "page:21", "page:5", "page:31", "page:34", "page:119"] {
+    for shown in [
+        "page:1", "page:21", "page:5", "page:31", "page:34", "page:119",
+    ] {
         assert!(ids.contains(shown), "{shown} is public");
     }
 }
@@ -47,12 +51,25 @@ fn words_only_in_hidden_or_deleted_content_are_nowhere_in_public_text() {
     // about the new workshop, the deleted summer intern ad, the hidden
     // analytics draft, the deleted history page.
     for word in [
-        "cargo", "shimano", "4,990", "moved", "march", "intern", "2022", "analytics", "garage to a factory",
+        "cargo",
+        "shimano",
+        "4,990",
+        "moved",
+        "march",
+        "intern",
+        "2022",
+        "analytics",
+        "garage to a factory",
     ] {
         assert!(!text.contains(word), "`{word}` is public text");
     }
     // Their public neighbours stay.
-    for word in ["steel frame", "workshop", "warranty", "five years on every frame"] {
+    for word in [
+        "steel frame",
+        "workshop",
+        "warranty",
+        "five years on every frame",
+    ] {
         assert!(text.contains(word), "`{word}` is missing");
     }
 }
@@ -64,13 +81,19 @@ fn pages_carry_their_site_language_address_and_public_elements() {
     assert_eq!(warranty.kind, SourceKind::Page);
     assert_eq!(warranty.site, "main");
     assert_eq!(warranty.language, "en");
-    assert_eq!(warranty.url, "https://www.northwind-bikes.example/service/warranty/");
+    assert_eq!(
+        warranty.url,
+        "https://www.northwind-bikes.example/service/warranty/"
+    );
     assert!(warranty.text.contains("two years on parts"));
     assert!(!warranty.text.contains('<'));
 
     let service_de = sources.iter().find(|s| s.id == "page:119").unwrap();
     assert_eq!(service_de.language, "de");
-    assert_eq!(service_de.url, "https://www.northwind-bikes.example/de/service/");
+    assert_eq!(
+        service_de.url,
+        "https://www.northwind-bikes.example/de/service/"
+    );
     assert!(service_de.text.contains("Wir kümmern uns um Ihr Rad."));
     assert!(!service_de.text.contains("We look after your bike"));
 
@@ -99,7 +122,10 @@ fn files_are_public_only_through_public_content_and_never_when_missing() {
     assert!(!files.contains("file:11"));
     let hero = sources.iter().find(|s| s.id == "file:1").unwrap();
     assert!(hero.text.contains("Weser cycle path"));
-    assert!(hero.url.ends_with("fileadmin/images/home/hero-ride-further.jpg"));
+    assert!(
+        hero.url
+            .ends_with("fileadmin/images/home/hero-ride-further.jpg")
+    );
 }
 
 #[test]

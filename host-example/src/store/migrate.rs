@@ -47,6 +47,7 @@ const MIGRATIONS: &[Migration] = &[
     migration!(2, "mcp", "0002_mcp"),
     migration!(3, "run_requests", "0003_run_requests"),
     migration!(4, "skill_approvals", "0004_skill_approvals"),
+    migration!(5, "public_search", "0005_public_search"),
 ];
 
 /// The newest schema version this build knows.
