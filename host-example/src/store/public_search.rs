@@ -144,61 +144,26 @@ impl Store {
         if query.terms.is_empty() {
             return Ok(Vec::new());
         }
-        let rows = match self.backend() {
-            Backend::Sqlite => {
-                // Each term quoted: FTS5 reads a quoted string as a phrase
-                // and nothing in it as syntax.
-                let matching = query
-                    .terms
-                    .iter()
-                    .map(|term| format!("\"{term}\""))
-                    .collect::<Vec<_>>()
-                    .join(" OR ");
-                sqlx::query(
-                    "SELECT p.data AS data, \
-                     -bm25(public_sources_fts, 2.0, 1.0) AS score, \
-                     snippet(public_sources_fts, 1, '**', '**', '…', 24) AS excerpt \
-                     FROM public_sources_fts JOIN public_sources p \
-                     ON p.rowid = public_sources_fts.rowid \
-                     WHERE public_sources_fts MATCH $1 \
-                     AND ($2 = '' OR p.site = $2) AND ($3 = '' OR p.language = $3) \
-                     ORDER BY score DESC, p.id LIMIT $4",
-                )
-                .bind(matching)
-                .bind(query.site)
-                .bind(query.language)
-                .bind(query.limit)
-                .fetch_all(self.pool())
-                .await?
-            }
-            Backend::Postgres => {
-                // websearch_to_tsquery never fails on its input; quoted
-                // terms are phrases, `or` joins them.
-                let matching = query
-                    .terms
-                    .iter()
-                    .map(|term| format!("\"{term}\""))
-                    .collect::<Vec<_>>()
-                    .join(" or ");
-                sqlx::query(
-                    "SELECT data, ts_rank_cd(document, q)::float8 AS score, \
-                     ts_headline(CASE language WHEN 'de' THEN 'german' ELSE 'english' END::regconfig, \
-                     body, q, 'StartSel=**, StopSel=**, MaxWords=30, MinWords=12') AS excerpt \
-                     FROM public_sources, \
-                     (SELECT websearch_to_tsquery('english', $1) \
-                     || websearch_to_tsquery('german', $1) AS q) AS query \
-                     WHERE document @@ q \
-                     AND ($2 = '' OR site = $2) AND ($3 = '' OR language = $3) \
-                     ORDER BY score DESC, id LIMIT $4",
-                )
-                .bind(matching)
-                .bind(query.site)
-                .bind(query.language)
-                .bind(query.limit)
-                .fetch_all(self.pool())
-                .await?
-            }
+        // Each term quoted: FTS5 reads a quoted string as a phrase and
+        // nothing in it as syntax; `websearch_to_tsquery` never fails on its
+        // input, reads quoted terms as phrases and `or` as OR.
+        let (sql, joiner) = match self.backend() {
+            Backend::Sqlite => (SQLITE_SEARCH, " OR "),
+            Backend::Postgres => (POSTGRES_SEARCH, " or "),
         };
+        let matching = query
+            .terms
+            .iter()
+            .map(|term| format!("\"{term}\""))
+            .collect::<Vec<_>>()
+            .join(joiner);
+        let rows = sqlx::query(sql)
+            .bind(matching)
+            .bind(query.site)
+            .bind(query.language)
+            .bind(query.limit)
+            .fetch_all(self.pool())
+            .await?;
         rows.iter()
             .map(|row| {
                 Ok(FullTextHit {
@@ -220,6 +185,25 @@ impl Store {
             .transpose()
     }
 }
+
+/// FTS5's BM25 (title ×2), negated so higher is better, and its snippet.
+const SQLITE_SEARCH: &str = "SELECT p.data AS data, \
+     -bm25(public_sources_fts, 2.0, 1.0) AS score, \
+     snippet(public_sources_fts, 1, '**', '**', '…', 24) AS excerpt \
+     FROM public_sources_fts JOIN public_sources p ON p.rowid = public_sources_fts.rowid \
+     WHERE public_sources_fts MATCH $1 \
+     AND ($2 = '' OR p.site = $2) AND ($3 = '' OR p.language = $3) \
+     ORDER BY score DESC, p.id LIMIT $4";
+
+/// The query in English and German (a question's language is unknown),
+/// ranked by cover density, the excerpt in the source's language.
+const POSTGRES_SEARCH: &str = "SELECT data, ts_rank_cd(document, q)::float8 AS score, \
+     ts_headline(CASE language WHEN 'de' THEN 'german' ELSE 'english' END::regconfig, \
+     body, q, 'StartSel=**, StopSel=**, MaxWords=30, MinWords=12') AS excerpt \
+     FROM public_sources, \
+     (SELECT websearch_to_tsquery('english', $1) || websearch_to_tsquery('german', $1) AS q) AS query \
+     WHERE document @@ q AND ($2 = '' OR site = $2) AND ($3 = '' OR language = $3) \
+     ORDER BY score DESC, id LIMIT $4";
 
 /// PostgreSQL's text search configuration for a language code.
 fn text_search_config(language: &str) -> &'static str {

@@ -22,7 +22,7 @@ pub use index::{
     IndexError, PublicAnswer, PublicHit, PublicIndex, PublicQuery, QueryTerm, query_terms,
 };
 pub use query::{MAX_SOURCES, SiteRagQuery};
-pub use substring::{SUBSTRING_BACKEND, SubstringIndex, excerpt};
+pub use substring::{SUBSTRING_BACKEND, SubstringIndex};
 
 use std::sync::Arc;
 

@@ -100,9 +100,9 @@ impl PublicIndex for SubstringIndex {
     }
 }
 
-/// About [`EXCERPT_CHARS`] of `text` around the first place `first` occurs,
+/// About `EXCERPT_CHARS` of `text` around the first place `first` occurs,
 /// every occurrence of a term in it marked `**…**`.
-pub fn excerpt(text: &str, first: Option<&str>, terms: &[String]) -> String {
+fn excerpt(text: &str, first: Option<&str>, terms: &[String]) -> String {
     let chars: Vec<char> = text.chars().collect();
     let lower: Vec<char> = chars
         .iter()
