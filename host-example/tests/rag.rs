@@ -358,3 +358,44 @@ async fn a_page_hidden_through_an_approved_change_is_gone_here_at_once_and_in_an
         }
     }
 }
+
+#[test]
+fn index_status_and_rebuild_on_the_command_line() {
+    let db = TestDb::sqlite();
+    let index = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_host-example"))
+            .env_remove("HOST_DATABASE_URL")
+            .env_remove("HOST_SEARCH_BACKEND")
+            .env_remove("HOST_INDEX_DIR")
+            .args(["--database", &db.url])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{args:?}: {output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let status = index(&["index", "status"]);
+    assert!(status.contains("answering backend:  tantivy"), "{status}");
+    assert!(status.contains("public sources:     45"), "{status}");
+    assert!(status.contains("(current)"), "{status}");
+    // Beside the SQLite file, one folder per generation.
+    let file = db
+        .url
+        .trim_start_matches("sqlite://")
+        .split('?')
+        .next()
+        .unwrap();
+    assert!(
+        std::path::Path::new(&format!("{file}.index/gen-0")).is_dir(),
+        "{status}"
+    );
+    let rebuilt = index(&["--search-backend", "database", "index", "rebuild"]);
+    assert!(
+        rebuilt.contains("answering backend:  sqlite-fts5"),
+        "{rebuilt}"
+    );
+    assert!(
+        rebuilt.contains("preferred backend:  database"),
+        "{rebuilt}"
+    );
+}
