@@ -478,3 +478,23 @@ fn an_editor_changing_a_setting_is_refused_and_audited_alike() {
     assert_eq!(refusals[0], refusals[1]);
     assert!(refusals[0].contains(&"settings".to_owned()), "{refusals:?}");
 }
+
+#[test]
+fn the_search_index_stands_the_same_at_the_command_line_and_on_the_tools_page() {
+    let world = World::new();
+    let status = world.cli("admin", &["index", "status"]);
+    assert!(status.status.success(), "{}", stderr(&status));
+    let text = stdout(&status);
+    assert!(text.contains("answering backend:  tantivy"), "{text}");
+    assert!(text.contains("public sources:     45"), "{text}");
+    // `serve` built it at start; the page shows it as that process has it.
+    let page = world.browser("admin").get("/tools");
+    assert_eq!(page.status, 200, "{}", page.body);
+    let section = between(&page.body, "id=\"search-index\"", "</section>").unwrap();
+    assert!(
+        section.contains("<dd class=\"answering\">tantivy</dd>"),
+        "{section}"
+    );
+    assert!(section.contains("<dd>45</dd>"), "{section}");
+    assert!(section.contains("index 0 of site 0"), "{section}");
+}

@@ -21,8 +21,10 @@
 //! | [`Site`] | all of the above, implemented for free |
 //!
 //! Reading returns everything, hidden, deleted and secret things included:
-//! deciding what a person may see is [`Permissions`]' job, and keeping
-//! credentials and secrets out of output is the tool's.
+//! deciding what a person may see is [`Permissions`]' job, what an anonymous
+//! visitor may read is [`public_sources`]' (the one rule public retrieval
+//! indexes by), and keeping credentials and secrets out of output is the
+//! tool's.
 //!
 //! # Implementing a host
 //!
@@ -81,6 +83,7 @@ mod logs;
 mod memory;
 mod pages;
 mod permissions;
+mod public;
 mod records;
 mod site;
 mod source_root;
@@ -97,6 +100,7 @@ pub use logs::{LogEntry, LogLevel, LogQuery, Logs};
 pub use memory::MemorySite;
 pub use pages::{Column, ContentElement, Page, PageKind, Pages};
 pub use permissions::{NOT_FOUND, Permissions, Scope};
+pub use public::{PublicSource, SourceKind, plain_text, public_sources};
 pub use records::{
     FieldChange, FieldKind, FieldSchema, HistoryAction, HistoryEntry, Record, Records, TableSchema,
     contains_literal,

@@ -20,6 +20,7 @@
 //! | `accounts` | administrators | none | `list_users`, `list_users_raw` (ships disabled), `list_groups` |
 //! | `configuration` | administrators | none | `get_site_config` |
 //! | `code` | administrators | none | `read_source`, `search_code` |
+//! | `rag` | everyone | none | `site_rag_query`, `site_fetch_source` (public content only, over the host's [`rag::PublicIndex`]) |
 //!
 //! The groups are the defaults an administrator switches; `system` is the
 //! one group a host should grant `own_site` egress (for `probe_url`).
@@ -40,6 +41,7 @@ pub mod code;
 pub mod configuration;
 pub mod content;
 pub mod files;
+pub mod rag;
 pub mod structure;
 pub mod system;
 
@@ -59,6 +61,8 @@ pub mod groups {
     pub const CONFIGURATION: &str = "configuration";
     /// The source root.
     pub const CODE: &str = "code";
+    /// Retrieval over what the public may read of the site.
+    pub const RAG: &str = "rag";
 }
 
 /// Keeps this crate, and so its tool registrations, linked into a host that

@@ -6,6 +6,11 @@ mod common;
 
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Arc;
+
+use futures_executor::block_on;
+use site_model::{MemorySite, public_sources};
+use tools_builtin::rag::{PublicIndex, SubstringIndex};
 
 use serde_json::{Value, json};
 use tool_core::Effect;
@@ -97,7 +102,11 @@ fn arguments() -> Vec<(&'static str, Value)> {
         calls.push(("get_page_content", json!({"page": page})));
         calls.push(("get_pagetree", json!({"root": page, "depth": 10})));
     }
+    for page in (0..=45).chain(100..=135) {
+        calls.push(("site_fetch_source", json!({"id": format!("page:{page}")})));
+    }
     for file in 0..=22 {
+        calls.push(("site_fetch_source", json!({"id": format!("file:{file}")})));
         calls.push(("read_file_meta", json!({"id": file})));
         calls.push(("get_file_references", json!({"id": file})));
     }
@@ -110,6 +119,7 @@ fn arguments() -> Vec<(&'static str, Value)> {
     for probe in PROBES {
         calls.push(("search_records", json!({"query": probe, "limit": 50})));
         calls.push(("search_files", json!({"text": probe, "limit": 50})));
+        calls.push(("site_rag_query", json!({"question": probe, "limit": 10})));
         calls.push(("search_code", json!({"pattern": probe})));
         calls.push((
             "search_code",
@@ -138,6 +148,13 @@ fn environment() -> Environment {
     )
 }
 
+/// The `rag` tools' index: substrings over what the public may read of the
+/// demo site.
+fn public_index() -> Arc<dyn PublicIndex> {
+    let sources = block_on(public_sources(&MemorySite::demo())).unwrap();
+    Arc::new(SubstringIndex::new(sources))
+}
+
 #[test]
 fn no_tool_ever_shows_a_demo_secret() {
     let calls = arguments();
@@ -156,7 +173,9 @@ fn no_tool_ever_shows_a_demo_secret() {
     );
     let mut outputs = 0;
     for person in EVERYONE {
-        let cx = cx(person).with_service(environment());
+        let cx = cx(person)
+            .with_service(environment())
+            .with_service(public_index());
         for (tool, arguments) in &calls {
             let text = match call_with(tool, arguments.clone(), &cx) {
                 Ok(text) => {

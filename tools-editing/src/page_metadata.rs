@@ -1,5 +1,5 @@
-//! `update_page_metadata`: a page's title, navigation title, slug and
-//! description.
+//! `update_page_metadata`: a page's title, navigation title, slug,
+//! description and visibility.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -18,9 +18,10 @@ const DESCRIPTION_MAX: usize = 1_000;
 /// The most characters of a slug.
 const SLUG_MAX: usize = 100;
 
-/// Change a page's title, navigation title, slug or description. Give only
-/// the fields to change; an empty navigation title or description removes
-/// it. Nothing is written until a person approves the proposal.
+/// Change a page's title, navigation title, slug, description or whether it
+/// is hidden. Give only the fields to change; an empty navigation title or
+/// description removes it. Nothing is written until a person approves the
+/// proposal.
 #[derive(Tool, Deserialize, JsonSchema)]
 #[tool(
     group = "editing",
@@ -41,6 +42,9 @@ pub struct UpdatePageMetadata {
     slug: Option<String>,
     /// Its new meta description (at most 1,000 characters; empty removes it).
     description: Option<String>,
+    /// `true` hides it, and the pages under it, from visitors; `false` shows
+    /// it again.
+    hidden: Option<bool>,
 }
 
 impl Write for UpdatePageMetadata {
@@ -95,6 +99,9 @@ impl Write for UpdatePageMetadata {
                 return Err(invalid("`description` must have at most 1000 characters"));
             }
             wanted.push(("description", optional(description.trim())));
+        }
+        if let Some(hidden) = self.hidden {
+            wanted.push(("hidden", json!(hidden)));
         }
         let current = serde_json::to_value(&page)
             .map_err(|_| ToolError::failed("the page could not be read"))?;

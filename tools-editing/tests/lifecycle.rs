@@ -101,7 +101,7 @@ fn an_edit_outside_the_runs_scope_is_refused() {
     // An edit naming a field the tool does not know fails its schema.
     let error = block_on(host.approval().approve_edited(
         &proposal,
-        json!({"page": 20, "hidden": true}),
+        json!({"page": 20, "deleted": true}),
         &actor("admin"),
         &host.cx(),
     ))

@@ -63,11 +63,11 @@ fn a_field_outside_the_allow_list_refuses_the_call() {
     let error = host
         .propose(
             "update_page_metadata",
-            json!({"page": 20, "title": "X", "hidden": false}),
+            json!({"page": 20, "title": "X", "deleted": true}),
         )
         .unwrap_err();
     assert!(
-        error.model_text().contains("hidden"),
+        error.model_text().contains("deleted"),
         "{}",
         error.model_text()
     );
@@ -88,4 +88,22 @@ fn a_malformed_slug_is_refused() {
             error.model_text()
         );
     }
+}
+
+#[test]
+fn hiding_a_page_is_a_metadata_change_that_waits_for_approval() {
+    let host = Host::new("clara");
+    let proposal = host
+        .propose("update_page_metadata", json!({"page": 21, "hidden": true}))
+        .unwrap();
+    let fields: Vec<(&str, &serde_json::Value, &serde_json::Value)> = proposal
+        .changes
+        .iter()
+        .map(|c| (c.field.as_str(), &c.new, &c.replaces))
+        .collect();
+    assert_eq!(fields, [("hidden", &json!(true), &json!(false))]);
+    let unchanged = host
+        .propose("update_page_metadata", json!({"page": 21, "hidden": false}))
+        .unwrap_err();
+    assert!(unchanged.model_text().contains("nothing to change"));
 }

@@ -90,6 +90,9 @@ pub enum HostError {
     /// nothing was changed.
     #[error("{0}; nothing was changed")]
     Invalid(String),
+    /// No public search backend could answer.
+    #[error(transparent)]
+    Index(#[from] tools_builtin::rag::IndexError),
     /// The decision could not be recorded; nothing was decided or written.
     #[error("the decision could not be recorded: {0}")]
     Decision(String),

@@ -15,6 +15,7 @@
 //! | `actions/` | actions on records and batches of them, each one ordinary run |
 //! | `skills/` | loading a run's skills, approving skill folders, checking skill files |
 //! | `content.rs` | the page tree, a page and the files as one person may see them |
+//! | `index/` | public search for the `rag` tools: tantivy beside the database, its full-text search, or substrings, kept at the site's generation |
 //! | `admin.rs` | settings, users and tokens: the administrator check, the write and the audit, once |
 //! | `calls/` | a single gated call (MCP): per-user grants cached per settings generation, proposals, the audit trail written in group commits |
 //! | `oauth.rs` | an OAuth issuer's access tokens as host users |
@@ -26,6 +27,7 @@ pub mod approvals;
 pub mod calls;
 mod content;
 mod error;
+pub mod index;
 pub mod oauth;
 pub mod recorder;
 pub mod runs;
@@ -47,6 +49,7 @@ pub use error::{HostError, describe, describe_exposure};
 pub use setup::{DEFAULT_ROUNDS, RunChoices, RunSetup};
 
 use crate::store::Store;
+use index::{IndexLocation, PublicSearch, SearchBackend};
 
 /// The host's app layer: every door asks it, and only it reaches
 /// the store. Built once per process (or once per test) and shared.
@@ -56,6 +59,8 @@ pub struct Host {
     /// The site every tool context carries: the database's site with the
     /// source code the `code` tools read.
     site: Arc<dyn Site>,
+    /// What the public may read of the site, searchable (the `rag` tools).
+    search: Arc<PublicSearch>,
     lifetime: ProposalLifetime,
     calls: calls::CallState,
 }
@@ -64,7 +69,34 @@ impl Host {
     /// The host over the database at `url` (created, migrated and seeded
     /// on first use), with every linked tool.
     pub async fn open(url: &str) -> Result<Host, HostError> {
-        Host::new(Store::open(url).await?)
+        Host::open_with(
+            url,
+            SearchBackend::default(),
+            IndexLocation::for_database(url),
+        )
+        .await
+    }
+
+    /// [`Host::open`] with the public search's preferred backend and the
+    /// place of its index chosen.
+    pub async fn open_with(
+        url: &str,
+        backend: SearchBackend,
+        location: IndexLocation,
+    ) -> Result<Host, HostError> {
+        Ok(Host::new(Store::open(url).await?)?.with_search(backend, location))
+    }
+
+    /// The same host with its public search preferring `backend`, its
+    /// tantivy index kept at `location` (in memory unless set).
+    pub fn with_search(mut self, backend: SearchBackend, location: IndexLocation) -> Self {
+        self.search = Arc::new(PublicSearch::new(
+            self.store.clone(),
+            Arc::clone(&self.site),
+            backend,
+            location,
+        ));
+        self
     }
 
     /// The host over `store`, with every linked tool.
@@ -76,12 +108,21 @@ impl Host {
     /// site's source code ([`site_model::demo::source_root`]) to the
     /// `code` tools, in every run and every call alike.
     pub fn with_registry(store: Store, registry: Registry) -> Host {
-        let site = store
-            .site()
-            .with_source_root(site_model::demo::source_root());
+        let site: Arc<dyn Site> = Arc::new(
+            store
+                .site()
+                .with_source_root(site_model::demo::source_root()),
+        );
+        let search = Arc::new(PublicSearch::new(
+            store.clone(),
+            Arc::clone(&site),
+            SearchBackend::default(),
+            IndexLocation::Memory,
+        ));
         Host {
             calls: calls::CallState::new(store.clone()),
-            site: Arc::new(site),
+            search,
+            site,
             store,
             registry,
             lifetime: ProposalLifetime(DEFAULT_PROPOSAL_LIFETIME),
@@ -102,6 +143,18 @@ impl Host {
     /// The store, for the app layer's own modules only: no door holds it.
     pub(in crate::app) fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// Brings the public search index up to the site's generation, building
+    /// it when it is missing (`rebuild`: building it again in any case),
+    /// and says where it stands.
+    pub async fn refresh_index(&self, rebuild: bool) -> Result<index::IndexStatus, HostError> {
+        Ok(self.search.refresh(rebuild).await?)
+    }
+
+    /// Where the public search index stands, building nothing.
+    pub async fn index_status(&self) -> Result<index::IndexStatus, HostError> {
+        Ok(self.search.status().await?)
     }
 
     /// The host user `name` as an actor, their administrator flag as

@@ -5,6 +5,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use tools_builtin::rag::PublicIndex;
+
 use tool_core::agent::{DEFAULT_MAX_ROUNDS, Message};
 use tool_core::gates::{HostSettings, RunConfig, RunInputs, Selection};
 use tool_core::skills::{EffectiveSkills, SkillRef, compose_skill_block};
@@ -176,12 +178,15 @@ impl Host {
 
     /// The context every call of `run` gets, whichever door started it:
     /// its actor, the site (with the source code the `code` tools read),
-    /// and how long its proposals live. (The egress guard is added per call
-    /// by the gates, for the tool's group.)
+    /// the public search the `rag` tools ask, and how long its proposals
+    /// live. (The egress guard is added per call by the gates, for the
+    /// tool's group.)
     pub fn context(&self, run: &RunId, actor: &Actor) -> ToolContext {
+        let search: Arc<dyn PublicIndex> = self.search.clone();
         ToolContext::new(run.clone())
             .with_actor(actor.clone())
             .with_service(Arc::clone(&self.site))
+            .with_service(search)
             .with_service(self.lifetime)
     }
 }

@@ -26,6 +26,7 @@ macro_rules! outln {
 mod approvals;
 mod audit;
 mod db;
+mod index;
 mod mcp;
 mod progress;
 mod run;
@@ -41,6 +42,7 @@ use std::io::{ErrorKind, Write as _};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
+use host_example::app::index::{IndexLocation, SearchBackend};
 use host_example::app::skills::SkillsError;
 use host_example::app::{DEFAULT_DATABASE_URL, StoreError};
 use host_example::{Host, HostError};
@@ -78,6 +80,25 @@ pub struct Cli {
     #[arg(long, global = true, env = "HOST_USER", value_name = "NAME")]
     user: Option<String>,
 
+    /// The backend the `rag` tools' public search prefers: `tantivy` (an
+    /// index on disk), `database` (SQLite FTS5 or PostgreSQL tsvector) or
+    /// `substring`; when it cannot answer, the next one in that order does.
+    #[arg(
+        long,
+        global = true,
+        env = "HOST_SEARCH_BACKEND",
+        default_value = "tantivy",
+        value_parser = ["tantivy", "database", "substring"],
+        value_name = "BACKEND"
+    )]
+    search_backend: String,
+
+    /// The folder of the tantivy index. Default: `FILE.index` beside a
+    /// SQLite file; `host-example-index/HOST-DATABASE` in the working
+    /// folder for PostgreSQL.
+    #[arg(long, global = true, env = "HOST_INDEX_DIR", value_name = "DIR")]
+    index_dir: Option<std::path::PathBuf>,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -96,6 +117,9 @@ enum Command {
     /// Work with the database itself.
     #[command(subcommand)]
     Db(db::Command),
+    /// Show or rebuild the public search index of the `rag` tools.
+    #[command(subcommand)]
+    Index(index::Command),
     /// Add and list host users, and make bearer tokens.
     #[command(subcommand)]
     Users(users::Command),
@@ -197,21 +221,29 @@ impl From<HostError> for Failure {
 pub struct Context {
     database: String,
     user: Option<String>,
+    search_backend: SearchBackend,
+    index_dir: Option<std::path::PathBuf>,
 }
 
 impl Context {
     /// The app layer over the database (created, migrated and seeded on
     /// first use).
     pub async fn host(&self) -> Result<Host, Failure> {
-        Host::open(&self.database).await.map_err(|error| {
-            let hint = match &error {
-                HostError::Store(StoreError::Connect { .. }) => {
-                    "; check --database or HOST_DATABASE_URL"
-                }
-                _ => "",
-            };
-            Failure::new(format!("{error}{hint}"))
-        })
+        let location = match &self.index_dir {
+            Some(dir) => IndexLocation::Folder(dir.clone()),
+            None => IndexLocation::for_database(&self.database),
+        };
+        Host::open_with(&self.database, self.search_backend, location)
+            .await
+            .map_err(|error| {
+                let hint = match &error {
+                    HostError::Store(StoreError::Connect { .. }) => {
+                        "; check --database or HOST_DATABASE_URL"
+                    }
+                    _ => "",
+                };
+                Failure::new(format!("{error}{hint}"))
+            })
     }
 
     /// The acting user's name, or a failure saying to pass `--user`.
@@ -234,6 +266,9 @@ pub fn main() -> ExitCode {
     let context = Context {
         database: cli.database,
         user: cli.user,
+        // clap admits only the backends' names.
+        search_backend: SearchBackend::parse(&cli.search_backend).unwrap_or_default(),
+        index_dir: cli.index_dir,
     };
     let mut exit = ExitCode::SUCCESS;
     let result = match cli.command {
@@ -242,6 +277,7 @@ pub fn main() -> ExitCode {
             exit = code;
         }),
         Command::Db(command) => block_on(db::run(&context, command)),
+        Command::Index(command) => block_on(index::run(&context, command)),
         Command::Users(command) => block_on(users::run(&context, command)),
         Command::Settings(command) => block_on(settings::run(&context, command)),
         Command::Audit(command) => block_on(audit::run(&context, command)),

@@ -32,7 +32,13 @@ pub fn run(context: &Context, command: Command) -> Result<(), Failure> {
 }
 
 async fn serve_until_ctrl_c(context: &Context, command: Command) -> Result<(), Failure> {
-    let state = HostState::new(context.host().await?);
+    let host = context.host().await?;
+    // Built at start when missing, so the first question does not wait for
+    // it; a failure here leaves the tools to the next backend.
+    if let Err(error) = host.refresh_index(false).await {
+        eprintln!("warning: the public search index: {error}");
+    }
+    let state = HostState::new(host);
     let listener = tokio::net::TcpListener::bind(command.addr)
         .await
         .map_err(|error| Failure::new(format!("cannot listen on {}: {error}", command.addr)))?;

@@ -48,6 +48,7 @@ const MIGRATIONS: &[Migration] = &[
     migration!(3, "run_requests", "0003_run_requests"),
     migration!(4, "skill_approvals", "0004_skill_approvals"),
     migration!(5, "exposures", "0005_exposures"),
+    migration!(6, "public_search", "0006_public_search"),
 ];
 
 /// The newest schema version this build knows.

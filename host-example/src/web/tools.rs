@@ -18,13 +18,44 @@ use super::layout::{self, OrFailure, csrf_field};
 use super::session::{Admin, SignedIn};
 use crate::app::HostError;
 use crate::app::SettingKey;
+use crate::app::index::IndexStatus;
 
 pub(super) async fn page(State(state): State<WebState>, Admin(user): Admin) -> Response {
     match state.host.host_settings().await.or_failure() {
         Ok(settings) => {
-            layout::page("Tools", Some(&user), body(&state, &user, &settings)).into_response()
+            // As the last question (or `serve`'s start) left it: the page
+            // builds nothing.
+            let index = state.host.index_status().await.ok();
+            let mut page = body(&state, &user, &settings);
+            page.0.push_str(&index_section(index.as_ref()).0);
+            layout::page("Tools", Some(&user), page).into_response()
         }
         Err(response) => response,
+    }
+}
+
+/// Where the `rag` tools' public search index stands.
+fn index_section(index: Option<&IndexStatus>) -> Markup {
+    html! {
+        section #search-index {
+            h2 { "Public search index" }
+            @match index {
+                Some(status) => dl {
+                    dt { "Preferred backend" } dd { (status.preferred) }
+                    dt { "Answering" } dd.answering { (status.answering) }
+                    @if let Some(reason) = &status.fallback_reason {
+                        dt { "Fallback because" } dd { (reason) }
+                    }
+                    dt { "Public sources" } dd { (status.sources) }
+                    dt { "Generation" } dd.generation {
+                        "index " (status.index_generation) " of site " (status.site_generation)
+                    }
+                    dt { "Kept at" } dd { code { (status.location) } }
+                },
+                None => p { "The index's state could not be read." },
+            }
+            p { "Rebuild it with " code { "host-example index rebuild" } "." }
+        }
     }
 }
 

@@ -35,6 +35,12 @@ impl Changes for SqlSite {
                 .await
                 .map_err(storage)?;
         }
+        // Every process's search index is built at a generation; raising
+        // it with the change, in its transaction, tells them all.
+        sqlx::query("UPDATE site_generation SET generation = generation + 1 WHERE id = 1")
+            .execute(&mut *tx)
+            .await
+            .map_err(storage)?;
         tx.commit().await.map_err(storage)
     }
 }
