@@ -104,6 +104,7 @@ async fn ask(host: &Host, question: &str) -> Value {
             "site_rag_query",
             json!({ "question": question, "limit": 10 }),
             RunId("bench".into()),
+            &host_example::app::calls::CallScope::Stateless,
             CancelToken::new(),
         )
         .await
