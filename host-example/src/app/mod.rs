@@ -18,6 +18,7 @@
 //! | `admin.rs` | settings, users and tokens: the administrator check, the write and the audit, once |
 //! | `calls/` | a single gated call (MCP): per-user grants cached per settings generation, proposals, the audit trail written in group commits |
 //! | `oauth.rs` | an OAuth issuer's access tokens as host users |
+//! | `origin.rs` | which browser origins may send a request that acts (`/mcp`, the pages' forms) |
 //! | `recorder.rs` | a run's events stored and audited as they happen |
 
 pub mod actions;
@@ -27,6 +28,7 @@ pub mod calls;
 mod content;
 mod error;
 pub mod oauth;
+pub mod origin;
 pub mod recorder;
 pub mod runs;
 mod setup;

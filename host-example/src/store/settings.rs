@@ -15,7 +15,7 @@ use tool_core::egress::Site;
 use tool_core::gates::{GroupSettings, HostSettings, RunConfig, ToolSettings};
 use tool_core::skills::TrustLevel;
 
-use super::{OAuthSettings, UnapprovedSkills};
+use super::{OAuthSettings, UnapprovedSkills, WebOrigin};
 use super::{Store, StoreError, now};
 use crate::model::ModelConfig;
 
@@ -45,11 +45,14 @@ pub enum SettingKey {
     /// The OAuth issuer whose access tokens MCP over HTTP accepts (an
     /// `OAuthSettings`), or `null`.
     OAuth,
+    /// Browser origins besides the server's own that may send requests to
+    /// `/mcp` and the pages' forms: `["https://app.example.com"]`.
+    AllowedOrigins,
 }
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 10] = [
+    pub const ALL: [SettingKey; 11] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -60,6 +63,7 @@ impl SettingKey {
         SettingKey::Models,
         SettingKey::UnapprovedSkills,
         SettingKey::OAuth,
+        SettingKey::AllowedOrigins,
     ];
 
     /// Its name in the table and on the command line.
@@ -75,6 +79,7 @@ impl SettingKey {
             SettingKey::Models => "models",
             SettingKey::UnapprovedSkills => "unapproved_skills",
             SettingKey::OAuth => "oauth",
+            SettingKey::AllowedOrigins => "allowed_origins",
         }
     }
 
@@ -98,7 +103,7 @@ impl SettingKey {
             SettingKey::Sites => serde_json::to_value(settings.sites),
             SettingKey::SkillTrustFloor => serde_json::to_value(settings.skill_trust_floor),
             SettingKey::TrustZone => serde_json::to_value(RunConfig::default().trust_zone),
-            SettingKey::SkillsFolders => Ok(Value::Array(Vec::new())),
+            SettingKey::SkillsFolders | SettingKey::AllowedOrigins => Ok(Value::Array(Vec::new())),
             SettingKey::Model | SettingKey::OAuth => Ok(Value::Null),
             SettingKey::Models => Ok(Value::Object(serde_json::Map::new())),
             SettingKey::UnapprovedSkills => serde_json::to_value(UnapprovedSkills::default()),
@@ -125,6 +130,7 @@ impl SettingKey {
             SettingKey::Models => canonical::<BTreeMap<String, ModelConfig>>(value),
             SettingKey::UnapprovedSkills => canonical::<UnapprovedSkills>(value),
             SettingKey::OAuth => canonical::<Option<OAuthSettings>>(value),
+            SettingKey::AllowedOrigins => canonical::<Vec<WebOrigin>>(value),
         }
     }
 }
@@ -281,6 +287,14 @@ impl Store {
     /// The OAuth issuer MCP over HTTP accepts tokens of, if one is set.
     pub async fn oauth_settings(&self) -> Result<Option<OAuthSettings>, StoreError> {
         Ok(self.setting(SettingKey::OAuth).await?.flatten())
+    }
+
+    /// The browser origins admitted besides the server's own.
+    pub async fn allowed_origins(&self) -> Result<Vec<WebOrigin>, StoreError> {
+        Ok(self
+            .setting(SettingKey::AllowedOrigins)
+            .await?
+            .unwrap_or_default())
     }
 
     /// The model configuration, if one is set.

@@ -6,7 +6,9 @@
 //!
 //! [`router`] is one axum `Router` a host merges beside the MCP router.
 //! Every page needs a signed-in user (the `session` module); every `POST` carries the
-//! session's CSRF token, checked once for all of them (`session::csrf`).
+//! session's CSRF token, checked once for all of them (`session::csrf`),
+//! and comes from this server's own origin or an allowed one
+//! (`session::origin`).
 //! No inline script or style: the Content-Security-Policy admits only this
 //! server's own `/static/` files.
 //!
@@ -113,6 +115,10 @@ pub fn router(state: WebState) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             session::csrf,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            session::origin,
         ))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(state)

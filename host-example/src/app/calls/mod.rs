@@ -23,7 +23,7 @@ use audit_writer::AuditWriter;
 
 use crate::app::oauth::{OAuthSettings, OAuthVerifier, looks_like_jwt};
 use crate::app::{Host, HostError};
-use crate::store::{self, AuditKind, HostUser, McpClient, StoreError};
+use crate::store::{self, AuditKind, HostUser, McpClient, StoreError, WebOrigin};
 
 /// How often open streams look at the store for settings another process
 /// changed (`host-example settings set`, another server on the database).
@@ -40,6 +40,8 @@ pub struct Settings {
     pub run: RunConfig,
     /// The OAuth issuer whose access tokens HTTP accepts, if any.
     pub oauth: Option<Arc<OAuthSettings>>,
+    /// Browser origins admitted besides the server's own.
+    pub allowed_origins: Vec<WebOrigin>,
 }
 
 /// Who made a call, with what client, over which protocol revision.
@@ -202,6 +204,7 @@ impl Host {
                 ..RunConfig::default()
             },
             oauth: database.oauth_settings().await?.map(Arc::new),
+            allowed_origins: database.allowed_origins().await?,
         });
         let mut cached = lock(&self.calls.settings);
         if cached.as_ref().is_none_or(|c| c.generation <= generation) {
