@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tool_core::{Execute, Tool, ToolContext, ToolError, ToolOutput};
+use tool_core::{ContentItem, Execute, Tool, ToolContext, ToolError, ToolOutput};
 
 /// Returns a simple text (scenario `tools-call-simple-text`).
 #[derive(Tool, Deserialize, JsonSchema)]
@@ -97,5 +97,84 @@ impl Execute for JsonSchema202012Tool {
             "{} {city}",
             self.name.unwrap_or_default()
         )))
+    }
+}
+
+/// A 1×1 red PNG.
+const RED_PIXEL_PNG: [u8; 69] = [
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53,
+    0xde, 0x00, 0x00, 0x00, 0x0c, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0x00,
+    0x00, 0x03, 0x01, 0x01, 0x00, 0xc9, 0xfe, 0x92, 0xef, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e,
+    0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+/// One millisecond of silence: a WAV of eight 8-bit samples at 8 kHz.
+const SILENT_WAV: [u8; 52] = [
+    0x52, 0x49, 0x46, 0x46, 0x2c, 0x00, 0x00, 0x00, 0x57, 0x41, 0x56, 0x45, 0x66, 0x6d, 0x74, 0x20,
+    0x10, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x40, 0x1f, 0x00, 0x00, 0x40, 0x1f, 0x00, 0x00,
+    0x01, 0x00, 0x08, 0x00, 0x64, 0x61, 0x74, 0x61, 0x08, 0x00, 0x00, 0x00, 0x80, 0x80, 0x80, 0x80,
+    0x80, 0x80, 0x80, 0x80,
+];
+
+/// Returns a 1×1 red PNG (scenario `tools-call-image`).
+#[derive(Tool, Deserialize, JsonSchema)]
+#[tool(group = "conformance", effect = "read", data = "public")]
+pub struct TestImageContent {}
+
+impl Execute for TestImageContent {
+    async fn execute(self, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::items([ContentItem::image(
+            &RED_PIXEL_PNG,
+            "image/png",
+        )]))
+    }
+}
+
+/// Returns a short silent WAV (scenario `tools-call-audio`).
+#[derive(Tool, Deserialize, JsonSchema)]
+#[tool(group = "conformance", effect = "read", data = "public")]
+pub struct TestAudioContent {}
+
+impl Execute for TestAudioContent {
+    async fn execute(self, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::items([ContentItem::audio(
+            &SILENT_WAV,
+            "audio/wav",
+        )]))
+    }
+}
+
+/// Returns an embedded text resource (scenario
+/// `tools-call-embedded-resource`).
+#[derive(Tool, Deserialize, JsonSchema)]
+#[tool(group = "conformance", effect = "read", data = "public")]
+pub struct TestEmbeddedResource {}
+
+impl Execute for TestEmbeddedResource {
+    async fn execute(self, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::items([ContentItem::text_resource(
+            "test://embedded-resource",
+            "text/plain",
+            "This is an embedded resource content.",
+        )]))
+    }
+}
+
+/// Returns text, an image and an embedded resource (scenario
+/// `tools-call-mixed-content`).
+#[derive(Tool, Deserialize, JsonSchema)]
+#[tool(group = "conformance", effect = "read", data = "public")]
+pub struct TestMultipleContentTypes {}
+
+impl Execute for TestMultipleContentTypes {
+    async fn execute(self, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text("Multiple content types test:")
+            .with(ContentItem::image(&RED_PIXEL_PNG, "image/png"))
+            .with(ContentItem::text_resource(
+                "test://mixed-content-resource",
+                "application/json",
+                r#"{"test":"data","value":123}"#,
+            )))
     }
 }

@@ -164,6 +164,7 @@ pub mod agent;
 #[cfg(feature = "host")]
 pub mod approval;
 pub mod calls;
+mod content;
 mod context;
 mod declaration;
 #[cfg(feature = "egress")]
@@ -187,6 +188,7 @@ mod tool;
 #[cfg(feature = "host")]
 mod validation;
 
+pub use content::{ContentItem, MAX_CONTENT_BYTES, ResourceBody};
 pub use context::{Actor, RunId, ToolContext};
 pub use declaration::{
     DataClass, Declaration, DefinitionSite, Effect, Egress, Scope, ScopeKind, Shipped,
