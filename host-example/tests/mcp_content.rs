@@ -1,8 +1,10 @@
-//! What a tool shows beside its text reaches the official Python client as
-//! MCP content: an image as image content (base64 data, MIME type), an
-//! embedded resource as a resource, a link as a resource link. The tool,
-//! `render_swatch`, is linked into this test binary, so the host's own
-//! registry serves it beside the real tools; the server is the host's
+//! What a tool shows beside its text, and its progress, reach the official
+//! Python client: an image as image content (base64 data, MIME type), an
+//! embedded resource as a resource, a link as a resource link; progress
+//! reports as `notifications/progress` for the request's `progressToken`,
+//! rate-limited, the last one always. The tools, `render_swatch` and
+//! `count_records`, are linked into this test binary, so the host's own
+//! registry serves them beside the real tools; the server is the host's
 //! HTTP router over a fresh SQLite file, in this process.
 
 mod mcp_support;
@@ -53,10 +55,28 @@ impl Execute for RenderSwatch {
     }
 }
 
-#[test]
-fn an_image_reaches_the_python_client_as_image_content() {
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let demo = runtime.block_on(Demo::new());
+/// Counts a thousand records, reporting each one, with no pause: the
+/// client must not get a thousand messages.
+#[derive(Tool, Deserialize, JsonSchema)]
+#[tool(group = "testing", effect = "read", data = "public")]
+#[serde(deny_unknown_fields)]
+struct CountRecords {}
+
+/// How many records `count_records` reports.
+const RECORDS: u64 = 1000;
+
+impl Execute for CountRecords {
+    async fn execute(self, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        for done in 1..=RECORDS {
+            cx.progress(done, Some(RECORDS), "counting");
+        }
+        Ok(ToolOutput::text(format!("{RECORDS} records")))
+    }
+}
+
+/// The host's HTTP router over `demo` on a free loopback port, in
+/// `runtime`; the MCP endpoint's URL.
+fn serve(runtime: &tokio::runtime::Runtime, demo: &Demo) -> String {
     let state = HostState {
         host: Arc::clone(&demo.host),
         web: WebState::new(Arc::clone(&demo.host)),
@@ -67,6 +87,44 @@ fn an_image_reaches_the_python_client_as_image_content() {
         .unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     runtime.spawn(async move { axum::serve(listener, router).await });
+    url
+}
+
+#[test]
+fn progress_reaches_the_python_client_rate_limited_and_the_last_report_always() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let demo = runtime.block_on(Demo::new());
+    let url = serve(&runtime, &demo);
+    for mode in ["auto", "legacy"] {
+        let Some(mut client) = Driver::python(&["http", mode, &url, demo.token("petra")]) else {
+            return;
+        };
+        let answer = client.send(json!({"op": "call_with_progress", "name": "count_records"}));
+        assert_eq!(
+            answer["result"]["content"][0]["text"], "1000 records",
+            "{answer}"
+        );
+        let reports = answer["progress"].as_array().unwrap();
+        let done: Vec<u64> = reports
+            .iter()
+            .map(|r| r["progress"].as_f64().unwrap() as u64)
+            .collect();
+        // Folded into a few messages (a thousand reports with no pause),
+        // in order, ending with the last report.
+        assert!(!done.is_empty() && done.len() < 10, "{mode}: {done:?}");
+        assert!(done.is_sorted(), "{mode}: {done:?}");
+        assert_eq!(done.last(), Some(&RECORDS), "{mode}");
+        let last = reports.last().unwrap();
+        assert_eq!(last["total"], json!(1000.0), "{mode}");
+        assert_eq!(last["message"], "counting", "{mode}");
+    }
+}
+
+#[test]
+fn an_image_reaches_the_python_client_as_image_content() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let demo = runtime.block_on(Demo::new());
+    let url = serve(&runtime, &demo);
 
     for mode in ["auto", "legacy"] {
         let Some(mut client) = Driver::python(&["http", mode, &url, demo.token("petra")]) else {

@@ -4,9 +4,11 @@
 //! they are now, a write tool's proposal kept for the one approval path,
 //! settings changes announced to whoever listens, and every call in the
 //! audit trail (`audit_writer.rs`: calls finishing together share one
-//! commit).
+//! commit), and a call's progress forwarded, rate-limited, to whoever
+//! watches it (`progress.rs`).
 
 mod audit_writer;
+mod progress;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -20,6 +22,9 @@ use tool_core::gates::{Denial, Gates, Grant, HostSettings, RunConfig, RunInputs,
 use tool_core::{Actor, Outcome, ProposalId, RunId, ToolError};
 
 use audit_writer::AuditWriter;
+pub use progress::{
+    PROGRESS_INTERVAL, ProgressFeed, ProgressReport, ProgressWatch, progress_channel,
+};
 
 use crate::app::oauth::{OAuthSettings, OAuthVerifier, looks_like_jwt};
 use crate::app::{Host, HostError};
@@ -279,9 +284,27 @@ impl Host {
         run: RunId,
         cancel: CancelToken,
     ) -> Result<Outcome, CallError> {
+        self.call_watched(actor, tool, arguments, run, cancel, None)
+            .await
+    }
+
+    /// [`call`](Self::call), with the tool's progress reports fed to
+    /// `progress` (watched through its [`ProgressWatch`]).
+    pub async fn call_watched(
+        &self,
+        actor: &Actor,
+        tool: &str,
+        arguments: Value,
+        run: RunId,
+        cancel: CancelToken,
+        progress: Option<ProgressFeed>,
+    ) -> Result<Outcome, CallError> {
         let settings = self.call_settings().await?;
         let grant = self.grant_under(actor, &settings);
-        let cx = self.context(&run, actor).with_cancel(cancel);
+        let mut cx = self.context(&run, actor).with_cancel(cancel);
+        if let Some(progress) = progress {
+            cx = cx.with_progress_sink(progress);
+        }
         let outcome = Gates::new(self.registry(), inputs(&settings, actor))
             .call(&grant, tool, arguments, &cx)
             .await?;
