@@ -13,7 +13,7 @@
 //! | `runs.rs` | starting, listing and showing runs, each shown only to whom may see it |
 //! | `approvals/` | proposals: list, show, approve, reject (with a reason), resume; `inbox.rs` the approver's view |
 //! | `actions/` | actions on records and batches of them, each one ordinary run |
-//! | `skills/` | loading a run's skills, approving skill folders, checking skill files |
+//! | `skills/` | loading a run's skills, approving skill folders, checking skill files, the skills a user may have as MCP prompts |
 //! | `content.rs` | the page tree, a page and the files as one person may see them |
 //! | `admin.rs` | settings, users and tokens: the administrator check, the write and the audit, once |
 //! | `calls/` | a single gated call (MCP): per-user grants cached per settings generation, proposals, the audit trail written in group commits |

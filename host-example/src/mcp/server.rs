@@ -6,8 +6,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorData, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ServerCapabilities,
+    CallToolRequestParams, CallToolResponse, ErrorData, GetPromptRequestParams, GetPromptResponse,
+    GetPromptResult, Implementation, ListPromptsResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, Prompt, PromptMessage, Role, ServerCapabilities,
     ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
@@ -209,6 +210,7 @@ impl ServerHandler for McpServer {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
+                .enable_prompts()
                 .build(),
         )
         .with_server_info(Implementation::new(
@@ -296,6 +298,44 @@ impl ServerHandler for McpServer {
             .record_call(caller, tool, &decision, started.elapsed())
             .await;
         answer.map(CallToolResponse::from)
+    }
+
+    /// The approved skills the caller is granted every tool of, as prompts
+    /// (the app layer's rule: `app::skills::prompts`).
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let actor = self.actor(&cx)?;
+        let skills = self.host.skill_prompts(&actor).await.map_err(host_failed)?;
+        let prompts = skills
+            .into_iter()
+            .map(|skill| Prompt::new(skill.name, Some(skill.description), None))
+            .collect();
+        Ok(ListPromptsResult::with_all_items(prompts))
+    }
+
+    /// One of [`list_prompts`](Self::list_prompts)' skills, its
+    /// instructions as one user message. A skill not offered to the caller
+    /// is answered like one that does not exist.
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let actor = self.actor(&cx)?;
+        let skills = self.host.skill_prompts(&actor).await.map_err(host_failed)?;
+        let Some(skill) = skills.into_iter().find(|s| s.name == request.name) else {
+            return Err(ErrorData::invalid_params(
+                format!("no prompt `{}`", request.name),
+                None,
+            ));
+        };
+        let message = PromptMessage::new_text(Role::User, skill.text);
+        Ok(GetPromptResult::new(vec![message])
+            .with_description(skill.description)
+            .into())
     }
 
     /// Sessions of 2025-11-25 and older: announce every settings change on
