@@ -137,7 +137,10 @@ fn static_file(mime: &'static str, body: &'static str) -> Response {
 }
 
 /// Only this server's own files may run or style a page, no page may be
-/// framed, and nothing is sniffed into another type.
+/// framed, nothing is sniffed into another type, and no address of a page
+/// leaves for another site. `same-origin`, not `no-referrer`: under
+/// `no-referrer` a browser sends `Origin: null` with the pages' own forms,
+/// which the `Origin` check refuses (`session::origin`).
 async fn security_headers(mut response: Response) -> Response {
     let headers = response.headers_mut();
     headers.insert(
@@ -153,7 +156,7 @@ async fn security_headers(mut response: Response) -> Response {
     );
     headers.insert(
         header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
+        HeaderValue::from_static("same-origin"),
     );
     response
 }

@@ -98,6 +98,8 @@ const render = {
     item.append(el("h4", null, "Arguments"), json(s.arguments));
     const r = s.result;
     if (r.kind === "output") item.append(el("h4", null, "Result"), json(r.output));
+    else if (r.kind === "proposed") item.append(el("p", null, `Proposed: ${r.proposal.summary}`));
+    else item.append(el("p", "error", `Error: ${r.detail}`));
     // Data URLs the server built from the result's images (raster types only).
     for (const url of s.images || []) {
       const img = document.createElement("img");
@@ -106,8 +108,6 @@ const render = {
       img.src = url;
       item.append(img);
     }
-    else if (r.kind === "proposed") item.append(el("p", null, `Proposed: ${r.proposal.summary}`));
-    else item.append(el("p", "error", `Error: ${r.detail}`));
   },
   suspended(s) {
     const p = s.proposal;
