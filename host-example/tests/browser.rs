@@ -11,6 +11,10 @@
 //! server ([`scripted_model`]): a test steers a run through its prompt
 //! (`CALL <tool> <json>`, `SAY <text>`, `HOLD <name>`).
 //!
+//! One test tool is linked into this binary, so the host's registry serves
+//! it beside the real tools: `render_swatch` (administrators only) returns
+//! an image, for the inspector to show.
+//!
 //! Without the browser or the virtualenv the test prints a note and passes,
 //! unless `CI` is set: then it fails.
 
@@ -27,6 +31,32 @@ use host_example::store::{RunRequest, Store};
 use host_example::web::{self, WebState};
 use scripted_model::ScriptedModel;
 use serde_json::json;
+use tool_core::{ContentItem, Execute, Tool, ToolContext, ToolError, ToolOutput};
+
+/// A 1×1 PNG.
+const PIXEL: [u8; 69] = [
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53,
+    0xde, 0x00, 0x00, 0x00, 0x0c, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0x00,
+    0x00, 0x03, 0x01, 0x01, 0x00, 0xc9, 0xfe, 0x92, 0xef, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e,
+    0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+/// Renders a colour swatch as a PNG.
+#[derive(Tool, serde::Deserialize, schemars::JsonSchema)]
+#[tool(group = "testing", effect = "read", data = "public", requires_admin)]
+#[serde(deny_unknown_fields)]
+struct RenderSwatch {
+    /// The colour's name.
+    colour: String,
+}
+
+impl Execute for RenderSwatch {
+    async fn execute(self, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(format!("The {} swatch:", self.colour))
+            .with(ContentItem::image(&PIXEL, "image/png")))
+    }
+}
 
 /// A title a model could write: it must reach the page as text.
 const HOSTILE_TITLE: &str =

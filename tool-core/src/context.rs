@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::ToolError;
 use crate::calls::{CancelToken, Cancelled};
 #[cfg(feature = "host")]
-use crate::calls::{DecisionSink, ProgressSignal};
+use crate::calls::{DecisionSink, ProgressSignal, ProgressSink};
 #[cfg(feature = "egress")]
 use crate::egress::EgressGuard;
 #[cfg(feature = "host")]
@@ -88,6 +88,8 @@ struct Shared {
     cancel: Option<CancelToken>,
     #[cfg(feature = "host")]
     decisions: Option<Arc<dyn DecisionSink>>,
+    #[cfg(feature = "host")]
+    progress: Option<Arc<dyn ProgressSink>>,
 }
 
 /// The guard a tool gets when its group may not reach the network.
@@ -105,6 +107,8 @@ impl ToolContext {
                 cancel: None,
                 #[cfg(feature = "host")]
                 decisions: None,
+                #[cfg(feature = "host")]
+                progress: None,
             }),
             #[cfg(feature = "host")]
             egress: None,
@@ -218,6 +222,14 @@ impl ToolContext {
         self
     }
 
+    /// Sends every progress report of the calls made with this context to
+    /// `sink`, beside restarting their timeouts. (Feature `host`.)
+    #[cfg(feature = "host")]
+    pub fn with_progress_sink(mut self, sink: impl ProgressSink) -> Self {
+        Arc::make_mut(&mut self.shared).progress = Some(Arc::new(sink));
+        self
+    }
+
     #[cfg(feature = "host")]
     pub(crate) fn decision_sink(&self) -> Option<&dyn DecisionSink> {
         self.shared.decisions.as_deref()
@@ -247,12 +259,19 @@ impl ToolContext {
 
     /// Reports progress: `done` of `total` (when known), and what is being
     /// done. Each report restarts the call's timeout, never past the
-    /// host's ceiling. A `tracing` event (target `tool_core::progress`).
+    /// host's ceiling, and goes to the host's progress sink, if it set one
+    /// (an MCP client that asked for progress hears of it). A `tracing`
+    /// event (target `tool_core::progress`).
     pub fn progress(&self, done: u64, total: Option<u64>, message: &str) {
         tracing::debug!(target: "tool_core::progress", run = %self.shared.run, done, total, message);
         #[cfg(feature = "host")]
-        if let Some(signal) = &self.progress {
-            signal.report();
+        {
+            if let Some(signal) = &self.progress {
+                signal.report();
+            }
+            if let Some(sink) = &self.shared.progress {
+                sink.report(done, total, message);
+            }
         }
     }
 }

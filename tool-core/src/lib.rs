@@ -164,6 +164,7 @@ pub mod agent;
 #[cfg(feature = "host")]
 pub mod approval;
 pub mod calls;
+mod content;
 mod context;
 mod declaration;
 #[cfg(feature = "egress")]
@@ -188,6 +189,7 @@ mod tool;
 #[cfg(feature = "host")]
 mod validation;
 
+pub use content::{ContentItem, MAX_CONTENT_BYTES, ResourceBody};
 pub use context::{Actor, RunId, ToolContext};
 pub use declaration::{
     Content, DataClass, Declaration, DefinitionSite, Effect, Egress, Scope, ScopeKind, Shipped,

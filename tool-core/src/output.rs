@@ -5,11 +5,26 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// A tool's result: text, JSON, or both.
+use crate::content::ContentItem;
+
+/// A tool's result: text, JSON, or both, and any content items (images,
+/// audio, resources: [`ContentItem`]) beside them.
+///
+/// ```
+/// use tool_core::{ContentItem, ToolOutput};
+///
+/// let png = [0x89, b'P', b'N', b'G'];
+/// let output = ToolOutput::text("The page's preview:").with(ContentItem::image(&png, "image/png"));
+/// assert_eq!(output.content().len(), 1);
+/// assert_eq!(output.to_model_text(), "The page's preview:\n[image: image/png, 4 bytes]");
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolOutput {
     text: Option<String>,
     json: Option<Value>,
+    /// Absent in results stored before content items existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    content: Vec<ContentItem>,
 }
 
 impl ToolOutput {
@@ -18,6 +33,7 @@ impl ToolOutput {
         ToolOutput {
             text: Some(text.into()),
             json: None,
+            content: Vec::new(),
         }
     }
 
@@ -26,7 +42,23 @@ impl ToolOutput {
         ToolOutput {
             text: None,
             json: Some(json),
+            content: Vec::new(),
         }
+    }
+
+    /// A result of content items only, no text.
+    pub fn items(items: impl IntoIterator<Item = ContentItem>) -> Self {
+        ToolOutput {
+            text: None,
+            json: None,
+            content: items.into_iter().collect(),
+        }
+    }
+
+    /// This result with `item` added after its other items.
+    pub fn with(mut self, item: ContentItem) -> Self {
+        self.content.push(item);
+        self
     }
 
     /// A structured result of the type the tool declares
@@ -45,6 +77,7 @@ impl ToolOutput {
         ToolOutput {
             text: Some(text.into()),
             json: Some(json),
+            content: Vec::new(),
         }
     }
 
@@ -58,13 +91,47 @@ impl ToolOutput {
         self.json.as_ref()
     }
 
-    /// What to put in the model's tool message: the text, else the JSON.
-    pub fn to_model_text(&self) -> String {
+    /// The content items, in order.
+    pub fn content(&self) -> &[ContentItem] {
+        &self.content
+    }
+
+    /// The text, else the JSON as text; none when the result is content
+    /// items only.
+    pub fn main_text(&self) -> Option<String> {
         match (&self.text, &self.json) {
-            (Some(text), _) => text.clone(),
-            (None, Some(json)) => json.to_string(),
-            (None, None) => String::new(),
+            (Some(text), _) => Some(text.clone()),
+            (None, Some(json)) => Some(json.to_string()),
+            (None, None) => None,
         }
+    }
+
+    /// What to put in a tool message that carries text only (a model's):
+    /// [`main_text`](Self::main_text), then each content item described
+    /// on a line of its own ([`ContentItem::describe`]).
+    pub fn to_model_text(&self) -> String {
+        let mut text = self.main_text().unwrap_or_default();
+        for item in &self.content {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&item.describe());
+        }
+        text
+    }
+
+    /// Why this result may not leave its call, if it may not: its content
+    /// items are larger than [`MAX_CONTENT_BYTES`](crate::MAX_CONTENT_BYTES)
+    /// together, or one is malformed.
+    pub fn content_problem(&self) -> Option<String> {
+        let size: usize = self.content.iter().map(ContentItem::size).sum();
+        if size > crate::content::MAX_CONTENT_BYTES {
+            return Some(format!(
+                "the result's content is {size} bytes, more than the {} one result may carry",
+                crate::content::MAX_CONTENT_BYTES
+            ));
+        }
+        self.content.iter().find_map(ContentItem::problem)
     }
 }
 

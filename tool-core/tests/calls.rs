@@ -166,6 +166,27 @@ fn progress_restarts_the_timeout() {
 }
 
 #[test]
+fn progress_reaches_the_hosts_sink_and_still_restarts_the_timeout() {
+    let timer = ManualTimer::new();
+    let registry = registry(&timer);
+    let reports = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = std::sync::Arc::clone(&reports);
+    let cx = cx(&timer).with_progress_sink(move |done, total, message: &str| {
+        seen.lock().unwrap().push((done, total, message.to_owned()));
+    });
+    let driven = drive(
+        &timer,
+        registry.call_ungated("steady_read", json!({"steps": 3}), &cx),
+    );
+    assert_eq!(
+        driven.output,
+        Ok(Outcome::Done(ToolOutput::text("3 steps")))
+    );
+    let step = |done| (done, Some(3), "a step".to_owned());
+    assert_eq!(*reports.lock().unwrap(), [step(1), step(2), step(3)]);
+}
+
+#[test]
 fn progress_never_extends_a_call_past_the_ceiling() {
     let timer = ManualTimer::new();
     let registry = Registry::builder()

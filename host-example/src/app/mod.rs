@@ -13,12 +13,13 @@
 //! | `runs.rs` | starting, listing and showing runs, each shown only to whom may see it |
 //! | `approvals/` | proposals: list, show, approve, reject (with a reason), resume; `inbox.rs` the approver's view |
 //! | `actions/` | actions on records and batches of them, each one ordinary run |
-//! | `skills/` | loading a run's skills, approving skill folders, checking skill files |
+//! | `skills/` | loading a run's skills, approving skill folders, checking skill files, the skills a user may have as MCP prompts |
 //! | `content.rs` | the page tree, a page and the files as one person may see them |
 //! | `index/` | public search for the `rag` tools: tantivy beside the database, its full-text search, or substrings, kept at the site's generation |
 //! | `admin.rs` | settings, users and tokens: the administrator check, the write and the audit, once |
 //! | `calls/` | a single gated call (MCP): per-user grants cached per settings generation, proposals, the audit trail written in group commits |
 //! | `oauth.rs` | an OAuth issuer's access tokens as host users |
+//! | `origin.rs` | which browser origins may send a request that acts (`/mcp`, the pages' forms) |
 //! | `recorder.rs` | a run's events stored and audited as they happen |
 
 pub mod actions;
@@ -29,6 +30,7 @@ mod content;
 mod error;
 pub mod index;
 pub mod oauth;
+pub mod origin;
 pub mod recorder;
 pub mod runs;
 mod setup;

@@ -14,13 +14,15 @@ pub enum Command {
     /// before it is stored (needs --user naming an administrator).
     /// The settings: groups, tools, sites, skill_trust_floor, trust_zone,
     /// skills_folders, model, models (further model configurations by
-    /// name), unapproved_skills, oauth.
+    /// name), unapproved_skills, oauth, allowed_origins (browser origins
+    /// besides the server's own that may use it over HTTP).
     #[command(after_help = "Examples:
   host-example --user admin settings set trust_zone '\"confidential\"'
   host-example --user admin settings set unapproved_skills '\"allow\"'
   host-example --user admin settings set groups '{\"system\": {\"state\": \"disabled\"}}'
   host-example --user admin settings set model '{\"base_url\": \"http://localhost:11434/v1\", \"model\": \"qwen3:8b\"}'
-  host-example --user admin settings set oauth '{\"issuer\": \"https://auth.example\", \"resource\": \"https://host.example/mcp\", \"jwks_uri\": \"https://auth.example/jwks\"}'")]
+  host-example --user admin settings set oauth '{\"issuer\": \"https://auth.example\", \"resource\": \"https://host.example/mcp\", \"jwks_uri\": \"https://auth.example/jwks\"}'
+  host-example --user admin settings set allowed_origins '[\"https://app.example.com\"]'")]
     Set {
         /// The setting.
         key: String,

@@ -1,11 +1,13 @@
-//! Streamable HTTP at `/mcp`: rmcp's service behind a bearer-token check,
-//! and, where the settings name an OAuth issuer, the protected-resource
-//! metadata (RFC 9728) that tells clients where to get a token.
+//! Streamable HTTP at `/mcp`: rmcp's service behind an `Origin` check and a
+//! bearer-token check, and, where the settings name an OAuth issuer, the
+//! protected-resource metadata (RFC 9728) that tells clients where to get
+//! a token.
 
 use std::sync::Arc;
 
+use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -17,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use super::hangup;
 use super::server::{Authenticated, McpServer};
 use crate::app::Host;
+use crate::app::origin::OriginVerdict;
 
 /// The path the MCP endpoint is served at.
 pub const PATH: &str = "/mcp";
@@ -32,8 +35,14 @@ pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 /// URL as `resource_metadata` where an issuer is named) and an empty body.
 /// The handler is built once here and shared by every session.
 ///
+/// A request whose `Origin` the app layer refuses ([`crate::app::origin`]:
+/// present, and neither the server's own nor an allowed one) is answered
+/// `403` before its token is looked at.
+///
 /// A request whose client goes away before its answer is complete cancels
 /// the call it made (the tool is told through its context's token).
+///
+/// A session's `DELETE` is answered `204`, not rmcp's `202`.
 ///
 /// rmcp accepts only loopback `Host` headers by default (against DNS
 /// rebinding); serve it on a loopback address.
@@ -50,7 +59,9 @@ pub fn router(host: Arc<Host>, page_size: usize, stop: CancellationToken) -> Rou
     let metadata = get(metadata).with_state(Arc::clone(&host));
     Router::new()
         .route_service(PATH, service)
+        .layer(middleware::from_fn(session_closed))
         .layer(middleware::from_fn_with_state(Arc::clone(&host), bearer))
+        .layer(middleware::from_fn_with_state(Arc::clone(&host), origin))
         .route(METADATA_PATH, metadata.clone())
         .route(&format!("{METADATA_PATH}{PATH}"), metadata)
 }
@@ -66,6 +77,41 @@ async fn metadata(State(host): State<Arc<Host>>) -> Response {
             StatusCode::SERVICE_UNAVAILABLE.into_response()
         }
     }
+}
+
+/// Refuses, with `403`, a request from a browser origin the app layer
+/// does not admit.
+async fn origin(State(host): State<Arc<Host>>, request: Request, next: Next) -> Response {
+    let verdict = host.judge_origin(request.headers()).await;
+    match verdict {
+        Ok(OriginVerdict::Admitted) => next.run(request).await,
+        Ok(OriginVerdict::Refused) => (
+            StatusCode::FORBIDDEN,
+            "Forbidden: this Origin may not use this server",
+        )
+            .into_response(),
+        Err(error) => {
+            tracing::error!(target: "host_example::mcp", %error, "could not read the settings");
+            StatusCode::SERVICE_UNAVAILABLE.into_response()
+        }
+    }
+}
+
+/// rmcp answers a session's `DELETE` with `202 Accepted`, but the session
+/// is closed by then, and the official Python client logs "Session
+/// termination failed: 202" for anything but `200` or `204`
+/// (docs/mcp.md, "Upstream").
+async fn session_closed(request: Request, next: Next) -> Response {
+    let delete = request.method() == Method::DELETE;
+    let response = next.run(request).await;
+    if delete && response.status() == StatusCode::ACCEPTED {
+        let (mut parts, _) = response.into_parts();
+        parts.status = StatusCode::NO_CONTENT;
+        parts.headers.remove(header::CONTENT_TYPE);
+        parts.headers.remove(header::CONTENT_LENGTH);
+        return Response::from_parts(parts, Body::empty());
+    }
+    response
 }
 
 /// Resolves the bearer token to a user, or answers 401 revealing nothing

@@ -5,10 +5,10 @@
 //!
 //! | file | concern |
 //! | --- | --- |
-//! | `server.rs` | [`McpServer`], rmcp's `ServerHandler`: `tools/list`, `tools/call`, `list_changed` |
+//! | `server.rs` | [`McpServer`], rmcp's `ServerHandler`: `tools/list`, `tools/call` (with progress), `prompts/list` and `prompts/get`, `list_changed` |
 //! | `listing.rs` | `Listings`: each user's `tools/list` pages, built once per grant and dropped when the grant changes |
 //! | `results.rs` | an outcome as a `tools/call` result |
-//! | `http.rs` | [`http::router`]: `/mcp` behind a bearer-token check, the protected-resource metadata |
+//! | `http.rs` | [`http::router`]: `/mcp` behind an `Origin` check and a bearer-token check, a session's `DELETE` answered `204`, the protected-resource metadata |
 //! | `hangup.rs` | noticing a client went away (an HTTP answer dropped, stdin ended), to cancel its call |
 
 mod hangup;

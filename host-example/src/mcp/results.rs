@@ -7,9 +7,9 @@
 //! unknown tool give the same text ([`ToolError::model_text`]), so a
 //! refusal never confirms that a tool exists.
 
-use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::model::{CallToolResult, ContentBlock, Resource, ResourceContents};
 use serde_json::json;
-use tool_core::{Outcome, Proposal, ToolError, ToolOutput};
+use tool_core::{ContentItem, Outcome, Proposal, ResourceBody, ToolError, ToolOutput};
 
 use crate::app::calls::CallDecision;
 
@@ -40,13 +40,63 @@ pub(crate) fn answer(outcome: Result<Outcome, ToolError>) -> (CallToolResult, Ca
     }
 }
 
-/// A read tool's output: its text for the model; the JSON, when the tool
-/// returned an object, as `structuredContent` too.
+/// A read tool's output: its text for the model, then its content items
+/// (images, audio, resource links, embedded resources) as MCP content;
+/// the JSON, when the tool returned an object, as `structuredContent` too.
 fn done(output: &ToolOutput) -> CallToolResult {
-    let mut result = CallToolResult::success(vec![ContentBlock::text(output.to_model_text())]);
+    let text = output.main_text();
+    let mut content = Vec::with_capacity(output.content().len() + 1);
+    if text.is_some() || output.content().is_empty() {
+        content.push(ContentBlock::text(text.unwrap_or_default()));
+    }
+    content.extend(output.content().iter().map(block));
+    let mut result = CallToolResult::success(content);
     // Revisions before 2026-07-28 allow only an object there.
     result.structured_content = output.as_json().filter(|json| json.is_object()).cloned();
     result
+}
+
+/// One content item as MCP carries it.
+fn block(item: &ContentItem) -> ContentBlock {
+    match item {
+        ContentItem::Image { data, mime_type } => ContentBlock::image(data, mime_type),
+        ContentItem::Audio { data, mime_type } => ContentBlock::audio(data, mime_type),
+        ContentItem::ResourceLink {
+            uri,
+            name,
+            mime_type,
+            description,
+        } => {
+            let mut link = Resource::new(uri, name);
+            if let Some(mime_type) = mime_type {
+                link = link.with_mime_type(mime_type);
+            }
+            if let Some(description) = description {
+                link = link.with_description(description);
+            }
+            ContentBlock::resource_link(link)
+        }
+        ContentItem::Resource {
+            uri,
+            mime_type,
+            body,
+        } => ContentBlock::resource(match body {
+            ResourceBody::Text(text) => ResourceContents::TextResourceContents {
+                uri: uri.clone(),
+                mime_type: mime_type.clone(),
+                text: text.clone(),
+                meta: None,
+            },
+            ResourceBody::Blob(blob) => ResourceContents::BlobResourceContents {
+                uri: uri.clone(),
+                mime_type: mime_type.clone(),
+                blob: blob.clone(),
+                meta: None,
+            },
+        }),
+        // An item kind added to tool-core later: its description, as text.
+        other => ContentBlock::text(other.describe()),
+    }
 }
 
 /// A write tool's proposal: nothing is written; the client learns the

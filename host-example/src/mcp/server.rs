@@ -6,8 +6,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorData, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    CallToolRequestParams, CallToolResponse, ErrorData, GetPromptRequestParams, GetPromptResponse,
+    GetPromptResult, Implementation, ListPromptsResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, Prompt, PromptMessage, Role, ServerCapabilities,
+    ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
@@ -21,7 +23,10 @@ use super::hangup::Hangup;
 use super::listing::Listings;
 use super::results;
 use crate::app::Host;
-use crate::app::calls::{CallDecision, CallError, CallScope, Caller, SETTINGS_POLL_INTERVAL};
+use crate::app::calls::{
+    CallControl, CallDecision, CallError, CallScope, Caller, ProgressReport, ProgressWatch,
+    SETTINGS_POLL_INTERVAL, progress_channel,
+};
 
 /// How many tools one `tools/list` page holds unless set otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 50;
@@ -175,6 +180,34 @@ impl McpServer {
     }
 }
 
+/// Sends the call's progress reports to the client as
+/// `notifications/progress` with its `token`, rate-limited by the watch.
+async fn notify_progress(
+    cx: &RequestContext<RoleServer>,
+    token: Option<ProgressToken>,
+    watch: Option<ProgressWatch>,
+) {
+    let (Some(token), Some(watch)) = (token, watch) else {
+        return;
+    };
+    watch
+        .forward(|report: ProgressReport| {
+            let mut param = ProgressNotificationParam::new(token.clone(), report.done as f64);
+            if let Some(total) = report.total {
+                param = param.with_total(total as f64);
+            }
+            if !report.message.is_empty() {
+                param = param.with_message(report.message);
+            }
+            let peer = cx.peer.clone();
+            async move {
+                // A client gone away misses its progress; the call goes on.
+                let _ = peer.notify_progress(param).await;
+            }
+        })
+        .await;
+}
+
 /// A value the HTTP layer put in the request's extensions; none on stdio.
 fn http_extension<T: Send + Sync + 'static>(cx: &RequestContext<RoleServer>) -> Option<&T> {
     cx.extensions
@@ -202,6 +235,7 @@ impl ServerHandler for McpServer {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
+                .enable_prompts()
                 .build(),
         )
         .with_server_info(Implementation::new(
@@ -245,27 +279,44 @@ impl ServerHandler for McpServer {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let run = RunId(format!("mcp-{}-{}", caller.actor.id, cx.id));
         let cancel = CancelToken::new();
+        // A client that sent a progress token hears the tool's progress.
+        let token = cx.meta.get_progress_token();
+        let (feed, watch) = match token {
+            Some(_) => {
+                let (feed, watch) = progress_channel();
+                (Some(feed), Some(watch))
+            }
+            None => (None, None),
+        };
         let scope = self.scope(&cx);
-        let call = self
-            .host
-            .call(&caller.actor, &tool, arguments, run, &scope, cancel.clone());
+        let call = self.host.call_watched(
+            &caller.actor,
+            &tool,
+            arguments,
+            run,
+            &scope,
+            CallControl {
+                cancel: cancel.clone(),
+                progress: feed,
+            },
+        );
         // A client that cancels, or whose connection drops, cancels the
         // call: the tool is told through its context's token and the call
         // path stops waiting for it. The call still ends here, so a
         // proposal already made is stored whole and the audit is written.
-        let outcome = self
-            .calls
-            .track_future(async {
-                tokio::pin!(call);
-                tokio::select! {
-                    outcome = &mut call => outcome,
-                    () = self.gone(&cx) => {
-                        cancel.cancel();
-                        call.await
-                    }
+        let call = self.calls.track_future(async {
+            tokio::pin!(call);
+            tokio::select! {
+                outcome = &mut call => outcome,
+                () = self.gone(&cx) => {
+                    cancel.cancel();
+                    call.await
                 }
-            })
-            .await;
+            }
+        });
+        // The watch ends when the call's context is dropped, after its last
+        // report is sent: every notification precedes the answer.
+        let (outcome, ()) = tokio::join!(call, notify_progress(&cx, token, watch));
         let (answer, decision) = match outcome {
             Ok(outcome) => {
                 let (result, decision) = results::answer(Ok(outcome));
@@ -281,6 +332,44 @@ impl ServerHandler for McpServer {
             .record_call(caller, tool, &decision, started.elapsed())
             .await;
         answer.map(CallToolResponse::from)
+    }
+
+    /// The approved skills the caller is granted every tool of, as prompts
+    /// (the app layer's rule: `app::skills::prompts`).
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let actor = self.actor(&cx)?;
+        let skills = self.host.skill_prompts(&actor).await.map_err(host_failed)?;
+        let prompts = skills
+            .into_iter()
+            .map(|skill| Prompt::new(skill.name, Some(skill.description), None))
+            .collect();
+        Ok(ListPromptsResult::with_all_items(prompts))
+    }
+
+    /// One of [`list_prompts`](Self::list_prompts)' skills, its
+    /// instructions as one user message. A skill not offered to the caller
+    /// is answered like one that does not exist.
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let actor = self.actor(&cx)?;
+        let skills = self.host.skill_prompts(&actor).await.map_err(host_failed)?;
+        let Some(skill) = skills.into_iter().find(|s| s.name == request.name) else {
+            return Err(ErrorData::invalid_params(
+                format!("no prompt `{}`", request.name),
+                None,
+            ));
+        };
+        let message = PromptMessage::new_text(Role::User, skill.text);
+        Ok(GetPromptResult::new(vec![message])
+            .with_description(skill.description)
+            .into())
     }
 
     /// Sessions of 2025-11-25 and older: announce every settings change on

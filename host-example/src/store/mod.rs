@@ -50,7 +50,9 @@ pub use settings::{SettingKey, SettingValue};
 pub use site::SqlSite;
 pub use skill_approvals::SkillApproval;
 pub use users::{HostUser, hash_password};
-pub use values::{Distrust, FileChange, FileDigest, OAuthSettings, SkillDigest, UnapprovedSkills};
+pub use values::{
+    Distrust, FileChange, FileDigest, OAuthSettings, SkillDigest, UnapprovedSkills, WebOrigin,
+};
 
 /// The database used when none is given: `host-example.db` in the working
 /// folder, created if missing.

@@ -15,7 +15,7 @@ use tool_core::egress::Site;
 use tool_core::gates::{ExposurePolicy, GroupSettings, HostSettings, RunConfig, ToolSettings};
 use tool_core::skills::TrustLevel;
 
-use super::{OAuthSettings, UnapprovedSkills};
+use super::{OAuthSettings, UnapprovedSkills, WebOrigin};
 use super::{Store, StoreError, now};
 use crate::model::ModelConfig;
 
@@ -54,6 +54,9 @@ pub enum SettingKey {
     ExposureWindowMinutes,
     /// Whether tool results reach the model marked as data: `true`.
     MarkToolResults,
+    /// Browser origins besides the server's own that may send requests to
+    /// `/mcp` and the pages' forms: `["https://app.example.com"]`.
+    AllowedOrigins,
 }
 
 /// The window of [`SettingKey::ExposureWindowMinutes`] when none is set.
@@ -80,7 +83,7 @@ impl<'de> serde::Deserialize<'de> for ExposureWindowMinutes {
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 13] = [
+    pub const ALL: [SettingKey; 14] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -94,6 +97,7 @@ impl SettingKey {
         SettingKey::Exposure,
         SettingKey::ExposureWindowMinutes,
         SettingKey::MarkToolResults,
+        SettingKey::AllowedOrigins,
     ];
 
     /// Its name in the table and on the command line.
@@ -112,6 +116,7 @@ impl SettingKey {
             SettingKey::Exposure => "exposure",
             SettingKey::ExposureWindowMinutes => "exposure_window_minutes",
             SettingKey::MarkToolResults => "mark_tool_results",
+            SettingKey::AllowedOrigins => "allowed_origins",
         }
     }
 
@@ -135,7 +140,7 @@ impl SettingKey {
             SettingKey::Sites => serde_json::to_value(settings.sites),
             SettingKey::SkillTrustFloor => serde_json::to_value(settings.skill_trust_floor),
             SettingKey::TrustZone => serde_json::to_value(RunConfig::default().trust_zone),
-            SettingKey::SkillsFolders => Ok(Value::Array(Vec::new())),
+            SettingKey::SkillsFolders | SettingKey::AllowedOrigins => Ok(Value::Array(Vec::new())),
             SettingKey::Model | SettingKey::OAuth => Ok(Value::Null),
             SettingKey::Models => Ok(Value::Object(serde_json::Map::new())),
             SettingKey::UnapprovedSkills => serde_json::to_value(UnapprovedSkills::default()),
@@ -168,6 +173,7 @@ impl SettingKey {
             SettingKey::Exposure => canonical::<ExposurePolicy>(value),
             SettingKey::ExposureWindowMinutes => canonical::<ExposureWindowMinutes>(value),
             SettingKey::MarkToolResults => canonical::<bool>(value),
+            SettingKey::AllowedOrigins => canonical::<Vec<WebOrigin>>(value),
         }
     }
 }
@@ -346,6 +352,14 @@ impl Store {
     /// The OAuth issuer MCP over HTTP accepts tokens of, if one is set.
     pub async fn oauth_settings(&self) -> Result<Option<OAuthSettings>, StoreError> {
         Ok(self.setting(SettingKey::OAuth).await?.flatten())
+    }
+
+    /// The browser origins admitted besides the server's own.
+    pub async fn allowed_origins(&self) -> Result<Vec<WebOrigin>, StoreError> {
+        Ok(self
+            .setting(SettingKey::AllowedOrigins)
+            .await?
+            .unwrap_or_default())
     }
 
     /// The model configuration, if one is set.

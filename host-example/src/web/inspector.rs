@@ -4,13 +4,16 @@
 //!
 //! A step is the event as tool-core serializes it (`"event"` names its
 //! kind) plus what the browser should not work out itself: a context
-//! budget's total and what is left, a call's duration in milliseconds.
+//! budget's total and what is left, a call's duration in milliseconds, and
+//! a result's images as `data:` URLs built here (never from text a model
+//! or a tool wrote, and only for raster types a browser cannot run).
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use tool_core::agent::{Event, EventSink, RunStatus, Usage};
+use tool_core::ContentItem;
+use tool_core::agent::{CallResult, Event, EventSink, RunStatus, Usage};
 
 use super::live::LiveRun;
 use crate::model::ModelConfig;
@@ -99,9 +102,14 @@ impl EventSink for Inspector {
                 step["left"] = json!(budget.left());
             }
             Event::ResponseReceived { usage, .. } => self.summary.usage += *usage,
-            Event::ToolExecuted { duration, .. } => {
+            Event::ToolExecuted {
+                duration, result, ..
+            } => {
                 self.summary.tool_calls += 1;
                 step["duration_ms"] = json!(duration.as_secs_f64() * 1000.0);
+                if let CallResult::Output { output } = result {
+                    step["images"] = output.content().iter().filter_map(data_url).collect();
+                }
             }
             Event::ExposureRaised {
                 call_id,
@@ -119,6 +127,22 @@ impl EventSink for Inspector {
         }
         self.push(step);
     }
+}
+
+/// The image types a page shows inline: raster formats only (an SVG may
+/// carry script).
+const SHOWN_IMAGES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/// An image item as a `data:` URL the page may show, if it is one: a
+/// raster type, and data of base64's characters only (the call path
+/// checked it decodes), so nothing else can end up in the URL.
+fn data_url(item: &ContentItem) -> Option<Value> {
+    let ContentItem::Image { data, mime_type } = item else {
+        return None;
+    };
+    let base64 = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=');
+    (SHOWN_IMAGES.contains(&mime_type.as_str()) && data.bytes().all(base64))
+        .then(|| Value::String(format!("data:{mime_type};base64,{data}")))
 }
 
 fn status_word(status: &RunStatus) -> &'static str {

@@ -6,7 +6,9 @@
 //!
 //! [`router`] is one axum `Router` a host merges beside the MCP router.
 //! Every page needs a signed-in user (the `session` module); every `POST` carries the
-//! session's CSRF token, checked once for all of them (`session::csrf`).
+//! session's CSRF token, checked once for all of them (`session::csrf`),
+//! and comes from this server's own origin or an allowed one
+//! (`session::origin`).
 //! No inline script or style: the Content-Security-Policy admits only this
 //! server's own `/static/` files.
 //!
@@ -114,6 +116,10 @@ pub fn router(state: WebState) -> Router {
             state.clone(),
             session::csrf,
         ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            session::origin,
+        ))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(state)
 }
@@ -131,13 +137,16 @@ fn static_file(mime: &'static str, body: &'static str) -> Response {
 }
 
 /// Only this server's own files may run or style a page, no page may be
-/// framed, and nothing is sniffed into another type.
+/// framed, nothing is sniffed into another type, and no address of a page
+/// leaves for another site. `same-origin`, not `no-referrer`: under
+/// `no-referrer` a browser sends `Origin: null` with the pages' own forms,
+/// which the `Origin` check refuses (`session::origin`).
 async fn security_headers(mut response: Response) -> Response {
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(
-            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
              connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
         ),
     );
@@ -147,7 +156,7 @@ async fn security_headers(mut response: Response) -> Response {
     );
     headers.insert(
         header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
+        HeaderValue::from_static("same-origin"),
     );
     response
 }

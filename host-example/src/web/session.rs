@@ -2,7 +2,9 @@
 //! everyone out, and two host processes do not share them (a browser stays
 //! on the process it signed in with). An id is 32 random bytes in hex, in
 //! an `HttpOnly`, `SameSite=Strict` cookie; each session has its own CSRF
-//! token, which every `POST` must carry in its `csrf` field.
+//! token, which every `POST` must carry in its `csrf` field, and a `POST`
+//! from a browser origin the app layer does not admit (`app::origin`) is
+//! refused before it is read.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -19,6 +21,7 @@ use super::WebState;
 use super::layout;
 pub(super) use super::user::SignedIn;
 use crate::app::HostError;
+use crate::app::origin::OriginVerdict;
 
 /// The session cookie's name.
 pub(super) const COOKIE: &str = "host_session";
@@ -192,6 +195,29 @@ pub(super) async fn csrf(State(state): State<WebState>, request: Request, next: 
             "refused: the form's CSRF token is missing or not this session's; reload the page and try again",
         )
             .into_response(),
+    }
+}
+
+/// Refuses, with 403, every `POST` whose `Origin` the app layer does not
+/// admit (present, and neither this server's own nor an allowed one);
+/// passes every other request on unchanged.
+pub(super) async fn origin(
+    State(state): State<WebState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let verdict = state.host.judge_origin(request.headers()).await;
+    match verdict {
+        Ok(OriginVerdict::Admitted) => next.run(request).await,
+        Ok(OriginVerdict::Refused) => (
+            StatusCode::FORBIDDEN,
+            "refused: this form was sent from another site's page",
+        )
+            .into_response(),
+        Err(error) => layout::failure(&error.to_string()),
     }
 }
 

@@ -160,3 +160,20 @@ def test_an_editor_is_offered_only_their_tools(page):
     page.click("button.run")
     page.wait_for_selector("#steps li.answer")
     assert page.inner_text(".answer-text") == "hello"
+
+
+def test_a_tools_image_is_shown_inline_from_the_servers_data_url(page):
+    sign_in(page, "admin")
+    page.goto(url("/playground"))
+    page.fill("textarea[name=prompt]", 'CALL render_swatch {"colour": "red"}')
+    page.click("button.run")
+    page.wait_for_url(url("/playground/live/*"))
+    page.wait_for_selector("#steps li.stored")
+    image = page.locator("#steps li.tool img.result-image")
+    assert image.count() == 1
+    assert image.get_attribute("src").startswith("data:image/png;base64,iVBORw0KGgo")
+    # Decoded by the browser: the page's Content-Security-Policy admits it.
+    page.wait_for_function("() => document.querySelector('img.result-image').complete")
+    assert image.evaluate("img => img.naturalWidth") == 1
+    screenshot(page, "playground-image")
+

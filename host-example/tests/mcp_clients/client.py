@@ -6,6 +6,10 @@ on stdout.
 
     {"op": "list"}                                  -> {"tools": [...], "pages": n}
     {"op": "call", "name": "...", "arguments": {}}  -> the CallToolResult as JSON
+    {"op": "call_with_progress", "name": "...", "arguments": {}}
+        -> {"result": the CallToolResult, "progress": [{"progress", "total", "message"}, ...]}
+    {"op": "prompts"}                               -> {"prompts": [...]}
+    {"op": "get_prompt", "name": "..."}             -> the GetPromptResult, or {"error": "..."}
     {"op": "listen"}                                -> {"listening": true}
     {"op": "wait_list_changed"}                     -> {"list_changed": true|false}
     {"op": "info"}                                  -> {"protocol": "..."}
@@ -93,6 +97,25 @@ async def main() -> None:
             elif op == "call":
                 result = await client.call_tool(command["name"], command.get("arguments", {}))
                 emit(result.model_dump(mode="json", by_alias=True, exclude_none=True))
+            elif op == "call_with_progress":
+                reports: list[dict[str, object]] = []
+
+                async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+                    reports.append({"progress": progress, "total": total, "message": message})
+
+                result = await client.call_tool(
+                    command["name"], command.get("arguments", {}), progress_callback=on_progress
+                )
+                emit({"result": result.model_dump(mode="json", by_alias=True, exclude_none=True), "progress": reports})
+            elif op == "prompts":
+                page = await client.list_prompts()
+                emit({"prompts": [p.model_dump(mode="json", by_alias=True, exclude_none=True) for p in page.prompts]})
+            elif op == "get_prompt":
+                try:
+                    prompt = await client.get_prompt(command["name"])
+                    emit(prompt.model_dump(mode="json", by_alias=True, exclude_none=True))
+                except Exception as error:  # noqa: BLE001 - the test checks the refusal
+                    emit({"error": str(error)})
             elif op == "listen":
                 if client.protocol_version >= "2026-07-28":
                     subscription = await stack.enter_async_context(client.listen(tools_list_changed=True))

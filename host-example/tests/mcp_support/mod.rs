@@ -131,8 +131,10 @@ pub fn typescript_client() -> Option<PathBuf> {
 /// One client script, driven one JSON line at a time.
 pub struct Driver {
     child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
     lines: Receiver<String>,
+    /// What the client wrote to stderr, when it is kept ([`Driver::python_keeping_stderr`]).
+    stderr: Option<std::thread::JoinHandle<String>>,
 }
 
 impl Driver {
@@ -140,7 +142,16 @@ impl Driver {
         let python = python()?;
         let mut command = Command::new(python);
         command.arg(scripts_dir().join("client.py")).args(args);
-        Some(Driver::spawn(command))
+        Some(Driver::spawn(command, false))
+    }
+
+    /// [`Driver::python`], keeping what the client writes to stderr for
+    /// [`Driver::finish`].
+    pub fn python_keeping_stderr(args: &[&str]) -> Option<Driver> {
+        let python = python()?;
+        let mut command = Command::new(python);
+        command.arg(scripts_dir().join("client.py")).args(args);
+        Some(Driver::spawn(command, true))
     }
 
     /// The Python client over stdio, starting the real binary as
@@ -155,17 +166,28 @@ impl Driver {
         let script = typescript_client()?;
         let mut command = Command::new("node");
         command.arg(script).args(args);
-        Some(Driver::spawn(command))
+        Some(Driver::spawn(command, false))
     }
 
-    fn spawn(mut command: Command) -> Driver {
+    fn spawn(mut command: Command, keep_stderr: bool) -> Driver {
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(if keep_stderr {
+                Stdio::piped()
+            } else {
+                Stdio::inherit()
+            })
             .spawn()
             .unwrap();
-        let stdin = child.stdin.take().unwrap();
+        let stderr = child.stderr.take().map(|mut stderr| {
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
+                text
+            })
+        });
+        let stdin = Some(child.stdin.take().unwrap());
         let stdout = child.stdout.take().unwrap();
         let (sender, lines) = channel();
         std::thread::spawn(move || {
@@ -180,13 +202,30 @@ impl Driver {
             child,
             stdin,
             lines,
+            stderr,
         }
+    }
+
+    /// Ends the client as a user would (its input closed, so it closes
+    /// its session), waits for it to exit, and returns what it wrote to
+    /// stderr (empty unless kept).
+    pub fn finish(mut self) -> String {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        let stderr = self
+            .stderr
+            .take()
+            .map(|thread| thread.join().unwrap())
+            .unwrap_or_default();
+        assert!(status.success(), "{status}: {stderr}");
+        stderr
     }
 
     /// Sends one command without waiting for its answer.
     pub fn send_only(&mut self, command: &Value) {
-        writeln!(self.stdin, "{command}").unwrap();
-        self.stdin.flush().unwrap();
+        let stdin = self.stdin.as_mut().expect("the client's input is open");
+        writeln!(stdin, "{command}").unwrap();
+        stdin.flush().unwrap();
     }
 
     /// Sends one command and returns its answer.

@@ -3,6 +3,7 @@
 
 use host_example::app::skills::approval::UnapprovedSkills;
 use host_example::store::{SettingKey, Store, StoreError};
+use serde_json::json;
 use sqlx::Row;
 use tool_core::DataClass;
 
@@ -79,6 +80,10 @@ pub async fn settings_round_trip(url: &str) {
     let oauth = store.oauth_settings().await.unwrap().unwrap();
     assert_eq!(oauth.issuer, "https://id.example");
     assert_eq!(oauth.resource, "https://host.example/mcp");
+    let origins = r#"["HTTPS://Host.Test:443", "http://host.test:3000"]"#;
+    let stored = store.set_setting("allowed_origins", origins).await.unwrap();
+    let expected = json!(["https://host.test", "http://host.test:3000"]);
+    assert_eq!(stored, expected);
     // A value that does not fit is refused and stores nothing.
     let before = store.settings().await.unwrap();
     for (key, value) in [
@@ -88,6 +93,7 @@ pub async fn settings_round_trip(url: &str) {
         ("models", r#"{"large": {"model": "x"}}"#),
         ("sites", r#"["ftp://example.com"]"#),
         ("unapproved_skills", r#""sometimes""#),
+        ("allowed_origins", r#"["null"]"#),
         ("oauth", r#"{"issuer": "https://id.example"}"#),
         (
             "oauth",

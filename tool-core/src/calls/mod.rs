@@ -70,6 +70,8 @@
 mod bound;
 mod cancel;
 #[cfg(feature = "host")]
+mod progress;
+#[cfg(feature = "host")]
 mod record;
 #[cfg(feature = "host")]
 mod timer;
@@ -82,6 +84,8 @@ use serde::{Deserialize, Serialize};
 #[cfg(feature = "host")]
 pub(crate) use bound::{Bounded, Bounds, ProgressSignal};
 pub use cancel::{CancelToken, Cancelled};
+#[cfg(feature = "host")]
+pub use progress::ProgressSink;
 #[cfg(feature = "host")]
 pub(crate) use record::definition_hash;
 #[cfg(feature = "host")]

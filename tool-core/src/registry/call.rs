@@ -179,7 +179,8 @@ impl Registry {
         }
     }
 
-    /// Checks a result against the tool's declared output schema, when it
+    /// Checks a result's content items (their size cap, their MIME types)
+    /// and the result against the tool's declared output schema, when it
     /// declares one and outputs are checked.
     #[inline]
     fn check_output(
@@ -187,6 +188,11 @@ impl Registry {
         tool: &RegisteredTool,
         output: ToolOutput,
     ) -> Result<ToolOutput, ToolError> {
+        if !output.content().is_empty()
+            && let Some(problem) = output.content_problem()
+        {
+            return Err(ToolError::failed(problem));
+        }
         match &tool.output_schema {
             Some(schema) if self.validate_outputs => {
                 self.check_declared_output(tool, schema, output)

@@ -4,9 +4,11 @@
 //! they are now, a write tool's proposal kept for the one approval path,
 //! settings changes announced to whoever listens, and every call in the
 //! audit trail (`audit_writer.rs`: calls finishing together share one
-//! commit).
+//! commit), and a call's progress forwarded, rate-limited, to whoever
+//! watches it (`progress.rs`).
 
 mod audit_writer;
+mod progress;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -21,10 +23,13 @@ use tool_core::gates::{Denial, Gates, Grant, HostSettings, RunConfig, RunInputs,
 use tool_core::{Actor, Outcome, ProposalId, RunId, ToolError};
 
 use audit_writer::AuditWriter;
+pub use progress::{
+    PROGRESS_INTERVAL, ProgressFeed, ProgressReport, ProgressWatch, progress_channel,
+};
 
 use crate::app::oauth::{OAuthSettings, OAuthVerifier, looks_like_jwt};
 use crate::app::{Host, HostError};
-use crate::store::{self, AuditKind, HostUser, McpClient, StoreError};
+use crate::store::{self, AuditKind, HostUser, McpClient, StoreError, WebOrigin};
 
 /// How often open streams look at the store for settings another process
 /// changed (`host-example settings set`, another server on the database).
@@ -41,6 +46,8 @@ pub struct Settings {
     pub run: RunConfig,
     /// The OAuth issuer whose access tokens HTTP accepts, if any.
     pub oauth: Option<Arc<OAuthSettings>>,
+    /// Browser origins admitted besides the server's own.
+    pub allowed_origins: Vec<WebOrigin>,
     /// How long a caller without a session keeps what it read (gate 9).
     pub exposure_window: Duration,
 }
@@ -59,6 +66,16 @@ pub enum CallScope {
     Session(String),
     /// No session (2026-07-28): the caller's calls over the window.
     Stateless,
+}
+
+/// How a caller steers a call under way: the token that cancels it, and
+/// where the tool's progress reports go (none: nowhere).
+#[derive(Debug)]
+pub struct CallControl {
+    /// Cancelling it tells the tool and ends the call.
+    pub cancel: CancelToken,
+    /// The tool's progress reports, when someone watches them.
+    pub progress: Option<ProgressFeed>,
 }
 
 /// Who made a call, with what client, over which protocol revision.
@@ -222,6 +239,7 @@ impl Host {
             },
             oauth: database.oauth_settings().await?.map(Arc::new),
             exposure_window: database.exposure_window().await?,
+            allowed_origins: database.allowed_origins().await?,
         });
         let mut cached = lock(&self.calls.settings);
         if cached.as_ref().is_none_or(|c| c.generation <= generation) {
@@ -302,6 +320,26 @@ impl Host {
         scope: &CallScope,
         cancel: CancelToken,
     ) -> Result<Outcome, CallError> {
+        let control = CallControl {
+            cancel,
+            progress: None,
+        };
+        self.call_watched(actor, tool, arguments, run, scope, control)
+            .await
+    }
+
+    /// [`call`](Self::call), with the tool's progress reports fed to
+    /// `progress` (watched through its [`ProgressWatch`]).
+    pub async fn call_watched(
+        &self,
+        actor: &Actor,
+        tool: &str,
+        arguments: Value,
+        run: RunId,
+        scope: &CallScope,
+        control: CallControl,
+    ) -> Result<Outcome, CallError> {
+        let CallControl { cancel, progress } = control;
         let settings = self.call_settings().await?;
         let grant = self.grant_under(actor, &settings);
         let (key, window) = match scope {
@@ -312,6 +350,9 @@ impl Host {
         let mut cx = self.context(&run, actor).with_cancel(cancel);
         if !read.exposure.is_empty() {
             cx = cx.with_exposure(Arc::new(read.exposure.clone()));
+        }
+        if let Some(progress) = progress {
+            cx = cx.with_progress_sink(progress);
         }
         let outcome = Gates::new(self.registry(), inputs(&settings, actor))
             .call(&grant, tool, arguments, &cx)

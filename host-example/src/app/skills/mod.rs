@@ -6,6 +6,7 @@
 pub mod approval;
 pub mod check;
 pub mod digest;
+pub mod prompts;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

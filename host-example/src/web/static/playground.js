@@ -100,6 +100,14 @@ const render = {
     if (r.kind === "output") item.append(el("h4", null, "Result"), json(r.output));
     else if (r.kind === "proposed") item.append(el("p", null, `Proposed: ${r.proposal.summary}`));
     else item.append(el("p", "error", `Error: ${r.detail}`));
+    // Data URLs the server built from the result's images (raster types only).
+    for (const url of s.images || []) {
+      const img = document.createElement("img");
+      img.className = "result-image";
+      img.alt = `an image the tool ${s.tool} returned`;
+      img.src = url;
+      item.append(img);
+    }
   },
   suspended(s) {
     const p = s.proposal;

@@ -1,0 +1,103 @@
+//! Approved skills offered to MCP clients as prompts (`prompts/list`,
+//! `prompts/get`), to each user only those they could follow.
+//!
+//! A skill is offered to a user when, read now from the skills folders:
+//! - it is approved and its files match the approval (the rule runs use,
+//!   [`judge`], with unapproved skills refused whatever the setting says:
+//!   a prompt is handed to a model the host does not watch);
+//! - it is a valid skill (`skills check` finds no error);
+//! - it declares `allowed-tools`, and the gates grant the user every tool
+//!   it names, each as a tool of this host (a scope such as
+//!   `read_source(src/**)` needs the whole tool granted).
+//!
+//! So a skill with no `allowed-tools` (nothing says what it needs), an
+//! empty list, or one naming a tool this host lacks (`Bash`, an
+//! `mcp__server` tool) is offered to nobody. The name, description and
+//! text all come from the bytes whose digest was checked, so a file
+//! edited after the check is never shown in part.
+
+use std::path::PathBuf;
+
+use tool_core::Actor;
+use tool_core::gates::Grant;
+use tool_core::skills::{AllowedTools, ToolTarget, read_skill};
+
+use crate::app::skills::approval::{UnapprovedSkills, Verdict, judge};
+use crate::app::skills::check::SkillFolders;
+use crate::app::skills::digest::SkillFolder;
+use crate::app::{Host, HostError};
+
+/// One skill as a prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillPrompt {
+    /// The skill folder's name: the prompt's name.
+    pub name: String,
+    /// The skill's `description`.
+    pub description: String,
+    /// The skill's instructions (the file's body, after the front matter).
+    pub text: String,
+}
+
+impl Host {
+    /// The approved, unchanged skills `actor` is granted every tool of,
+    /// by name.
+    pub async fn skill_prompts(&self, actor: &Actor) -> Result<Vec<SkillPrompt>, HostError> {
+        let folders: Vec<PathBuf> = self.store().skills_folders().await?;
+        let approvals = self.store().skill_approvals().await?;
+        let grant = self.grant(actor).await?;
+        let mut prompts: Vec<SkillPrompt> = Vec::new();
+        // A folder that cannot be listed holds no skill to offer.
+        for folder in SkillFolders::find(&folders).folders {
+            let Some(name) = folder.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+                continue;
+            };
+            // The first folder of a name wins, as for runs.
+            if prompts.iter().any(|p| p.name == name) {
+                continue;
+            }
+            let read = SkillFolder::read(&folder);
+            let approval = approvals.iter().find(|a| a.name == name);
+            let verdict = judge(
+                read.as_ref().map(|r| &r.digest),
+                approval,
+                UnapprovedSkills::Refuse,
+            );
+            let (Verdict::Trusted, Ok(read)) = (verdict, read) else {
+                continue;
+            };
+            let Ok(text) = std::str::from_utf8(&read.skill_file) else {
+                continue;
+            };
+            let report = read_skill(text, &name);
+            if !report.is_valid() {
+                continue;
+            }
+            let Some(manifest) = report.manifest else {
+                continue;
+            };
+            if !granted_every_tool(&manifest.allowed_tools, &grant) {
+                continue;
+            }
+            prompts.push(SkillPrompt {
+                name,
+                description: manifest.description.unwrap_or_default(),
+                text: manifest.body,
+            });
+        }
+        prompts.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(prompts)
+    }
+}
+
+/// Whether `allowed` names at least one tool and `grant` holds every tool
+/// it names.
+fn granted_every_tool(allowed: &AllowedTools, grant: &Grant) -> bool {
+    let AllowedTools::Declared(patterns) = allowed else {
+        return false;
+    };
+    !patterns.is_empty()
+        && patterns.iter().all(|pattern| match &pattern.target {
+            ToolTarget::Tool(name) => grant.tool_names().any(|granted| granted == name),
+            ToolTarget::McpServer(_) => false,
+        })
+}
