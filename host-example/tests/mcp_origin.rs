@@ -183,3 +183,46 @@ fn the_python_client_closes_its_session_without_a_warning() {
     assert!(!stderr.contains("Session termination failed"), "{stderr}");
     assert_eq!(stderr, "", "the client warned");
 }
+
+/// DNS rebinding: a name the attacker owns, pointed at this server. The
+/// attacker's page, its `Origin` and the `Host` all say that name, so the
+/// `Origin` rule alone would take it for the server's own; a `Host` that
+/// is a domain name the host was not told of is refused. An IP literal,
+/// `localhost` and the hosts of allowed origins pass.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rebound_name_is_refused_at_the_pages_forms() {
+    let demo = Demo::new().await;
+    let base = serve_demo(&demo).await;
+    let port = base.rsplit(':').next().unwrap().to_owned();
+    let sign_in = |host: String| {
+        let base = base.clone();
+        async move {
+            let response = reqwest::Client::new()
+                .post(format!("{base}/signin"))
+                .header("host", &host)
+                .header("origin", format!("http://{host}"))
+                .header("content-type", "application/x-www-form-urlencoded")
+                .body("name=admin&password=demo&csrf=none")
+                .send()
+                .await
+                .unwrap();
+            let status = response.status();
+            (status, response.text().await.unwrap())
+        }
+    };
+    let (status, body) = sign_in(format!("rebound.attacker.example:{port}")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert!(body.contains(FOREIGN_FORM), "{body}");
+    for own in [format!("127.0.0.1:{port}"), format!("localhost:{port}")] {
+        let (_, body) = sign_in(own.clone()).await;
+        assert!(!body.contains(FOREIGN_FORM), "{own}: {body}");
+    }
+    // The name the host is reached by, once allowed, passes.
+    let named = format!("http://host.example.test:{port}");
+    demo.host
+        .set_setting("admin", "allowed_origins", &json!([named]).to_string())
+        .await
+        .unwrap();
+    let (_, body) = sign_in(format!("host.example.test:{port}")).await;
+    assert!(!body.contains(FOREIGN_FORM), "{body}");
+}

@@ -6,6 +6,13 @@
 //! specification asks for a `403` to an invalid `Origin`.
 //!
 //! The rule, in order:
+//! - a `Host` that names this server by a domain name the host was not
+//!   told of: refused. DNS rebinding points a name the attacker owns at
+//!   this server, so the attacker's page and its `Host` agree and the
+//!   `Origin` rule alone would admit it. Admitted are IP literals (no name
+//!   to rebind), `localhost`, and the hosts of the origins
+//!   `allowed_origins` lists; a request without `Host` (not a browser's)
+//!   is judged by its `Origin` alone;
 //! - no `Origin` header: admitted (clients that are not browsers, and a
 //!   browser's own same-origin navigation, send none);
 //! - `null` or anything that is not an origin: refused (an opaque origin,
@@ -16,9 +23,8 @@
 //! - an origin the `allowed_origins` setting lists: admitted;
 //! - any other: refused.
 //!
-//! The own origin follows the `Host` header, so this rule alone does not
-//! stop DNS rebinding (the attacker's page and `Host` name one host):
-//! `/mcp` also accepts only loopback `Host` headers (rmcp's check).
+//! `/mcp` also accepts only loopback `Host` headers (rmcp's check); the
+//! pages' forms have the first rule.
 
 use axum::http::{HeaderMap, header};
 
@@ -39,6 +45,11 @@ impl Host {
     /// `Host`. Reads the settings only for an origin that is not the
     /// server's own.
     pub async fn judge_origin(&self, headers: &HeaderMap) -> Result<OriginVerdict, HostError> {
+        if let Some(host) = headers.get(header::HOST)
+            && !self.host_admitted(host.to_str().ok()).await?
+        {
+            return Ok(OriginVerdict::Refused);
+        }
         let Some(origin) = headers.get(header::ORIGIN) else {
             return Ok(OriginVerdict::Admitted);
         };
@@ -60,5 +71,35 @@ impl Host {
         } else {
             OriginVerdict::Refused
         })
+    }
+
+    /// Whether a request whose `Host` is `authority` may act: an IP
+    /// literal, `localhost`, or the host of an allowed origin. A header
+    /// that is not an authority is refused.
+    async fn host_admitted(&self, authority: Option<&str>) -> Result<bool, HostError> {
+        let Some(host) = authority
+            .and_then(|a| a.parse::<axum::http::uri::Authority>().ok())
+            .map(|a| {
+                a.host()
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .to_ascii_lowercase()
+            })
+        else {
+            return Ok(false);
+        };
+        if host == "localhost" || host.parse::<std::net::IpAddr>().is_ok() {
+            return Ok(true);
+        }
+        let settings = self.call_settings().await?;
+        Ok(settings
+            .allowed_origins
+            .iter()
+            .filter_map(|origin| origin.as_str().split_once("://"))
+            .any(|(_, authority)| {
+                authority
+                    .parse::<axum::http::uri::Authority>()
+                    .is_ok_and(|a| a.host().eq_ignore_ascii_case(&host))
+            }))
     }
 }
