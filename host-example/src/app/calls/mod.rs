@@ -9,6 +9,7 @@
 
 mod audit_writer;
 mod progress;
+pub mod verdicts;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
