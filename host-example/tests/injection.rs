@@ -390,6 +390,14 @@ fn expected(gate_9: bool, way: WayOut) -> Outcome {
     }
 }
 
+/// What every scenario comes to, in the order they run.
+fn every_expected(gate_9: bool) -> Vec<((Carrier, WayOut), Outcome)> {
+    CARRIERS
+        .iter()
+        .flat_map(|&c| WAYS_OUT.iter().map(move |&w| ((c, w), expected(gate_9, w))))
+        .collect()
+}
+
 fn every_agent_run(gate_9: bool) {
     let world = World::new(gate_9);
     let mut seen = Vec::new();
@@ -400,11 +408,7 @@ fn every_agent_run(gate_9: bool) {
             seen.push(((carrier, way), outcome));
         }
     }
-    let wanted: Vec<_> = CARRIERS
-        .iter()
-        .flat_map(|&c| WAYS_OUT.iter().map(move |&w| ((c, w), expected(gate_9, w))))
-        .collect();
-    assert_eq!(seen, wanted);
+    assert_eq!(seen, every_expected(gate_9));
 }
 
 #[test]
@@ -473,11 +477,7 @@ fn every_mcp_call(gate_9: bool) {
             ));
         }
     }
-    let wanted: Vec<_> = CARRIERS
-        .iter()
-        .flat_map(|&c| WAYS_OUT.iter().map(move |&w| ((c, w), expected(gate_9, w))))
-        .collect();
-    assert_eq!(seen, wanted);
+    assert_eq!(seen, every_expected(gate_9));
 }
 
 #[test]

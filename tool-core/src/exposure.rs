@@ -36,9 +36,20 @@ use crate::{Content, DataClass, Declaration, Outcome, ToolError};
 /// timeout), brings nothing of the tool's; a proposal brings nothing until
 /// it is applied.
 pub fn brings_in(outcome: &Result<Outcome, ToolError>) -> bool {
+    match outcome {
+        Ok(Outcome::Done(_)) => true,
+        Ok(Outcome::Proposed(_)) => false,
+        Err(error) => tool_wrote(error),
+    }
+}
+
+/// Whether the tool itself wrote `error`'s text (its failure, transient
+/// or not), rather than the host (a refusal, bad arguments, a timeout, a
+/// cancellation).
+pub fn tool_wrote(error: &ToolError) -> bool {
     matches!(
-        outcome,
-        Ok(Outcome::Done(_)) | Err(ToolError::Failed { .. } | ToolError::Transient { .. })
+        error,
+        ToolError::Failed { .. } | ToolError::Transient { .. }
     )
 }
 

@@ -43,8 +43,7 @@ impl Store {
             });
         };
         let seen_at: i64 = row.try_get("seen_at")?;
-        let window = i64::try_from(window.as_secs()).unwrap_or(i64::MAX);
-        if now().saturating_sub(seen_at) > window {
+        if !within(seen_at, window) {
             // Forgotten: nothing to keep alive either.
             return Ok(StoredExposure {
                 exposure: Exposure::default(),
@@ -76,14 +75,12 @@ impl Store {
             .fetch_optional(&mut *tx)
             .await?;
         let mut merged = raised.clone();
-        if let Some(row) = row {
-            let seen_at: i64 = row.try_get("seen_at")?;
-            let window = i64::try_from(window.as_secs()).unwrap_or(i64::MAX);
-            if now().saturating_sub(seen_at) <= window {
-                let stored: Exposure =
-                    from_json(&row, "exposure", || format!("the exposure of `{key}`"))?;
-                let _ = merged.absorb(&stored);
-            }
+        if let Some(row) = row
+            && within(row.try_get("seen_at")?, window)
+        {
+            let stored: Exposure =
+                from_json(&row, "exposure", || format!("the exposure of `{key}`"))?;
+            let _ = merged.absorb(&stored);
         }
         sqlx::query(
             "INSERT INTO exposures (key, exposure, seen_at) VALUES ($1, $2, $3)
@@ -113,4 +110,10 @@ impl Store {
             .await?;
         Ok(())
     }
+}
+
+/// Whether a last call at `seen_at` is at most `window` ago.
+fn within(seen_at: i64, window: Duration) -> bool {
+    let window = i64::try_from(window.as_secs()).unwrap_or(i64::MAX);
+    now().saturating_sub(seen_at) <= window
 }

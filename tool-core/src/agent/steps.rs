@@ -65,13 +65,7 @@ pub(super) fn tool_message(
     };
     // Only what the tool wrote is marked: the host's own texts (a refusal,
     // a timeout, a cancellation) are not data a tool returned.
-    let tool_wrote = match answer {
-        Ok(_) => true,
-        Err(error) => matches!(
-            error,
-            ToolError::Failed { .. } | ToolError::Transient { .. }
-        ),
-    };
+    let tool_wrote = answer.is_ok() || answer.is_err_and(crate::exposure::tool_wrote);
     let content = if marked && tool_wrote {
         mark_tool_result(&call.name, &content)
     } else {
