@@ -11,9 +11,10 @@
 //! server ([`scripted_model`]): a test steers a run through its prompt
 //! (`CALL <tool> <json>`, `SAY <text>`, `HOLD <name>`).
 //!
-//! One test tool is linked into this binary, so the host's registry serves
-//! it beside the real tools: `render_swatch` (administrators only) returns
-//! an image, for the inspector to show.
+//! Two test tools are linked into this binary, so the host's registry
+//! serves them beside the real tools (administrators only): `render_swatch`
+//! returns an image, and `count_to_three` reports progress, for the
+//! inspector to show.
 //!
 //! Without the browser or the virtualenv the test prints a note and passes,
 //! unless `CI` is set: then it fails.
@@ -55,6 +56,24 @@ impl Execute for RenderSwatch {
     async fn execute(self, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text(format!("The {} swatch:", self.colour))
             .with(ContentItem::image(&PIXEL, "image/png")))
+    }
+}
+
+/// Counts to three, reporting each number as progress, for the inspector
+/// to show a call under way.
+#[derive(Tool, serde::Deserialize, schemars::JsonSchema)]
+#[tool(group = "testing", effect = "read", data = "public", requires_admin)]
+#[serde(deny_unknown_fields)]
+struct CountToThree {}
+
+impl Execute for CountToThree {
+    async fn execute(self, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        for done in 1..=3 {
+            // A real wait, so each report may reach the page on its own.
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            cx.progress(done, Some(3), &format!("counted {done}"));
+        }
+        Ok(ToolOutput::text("counted to three"))
     }
 }
 

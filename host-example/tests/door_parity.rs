@@ -339,6 +339,59 @@ fn a_code_tool_reads_the_demo_source_at_every_door() {
 }
 
 #[test]
+fn a_tools_progress_is_shown_at_every_door() {
+    let world = World::new();
+    world.host.run(&[
+        "--user",
+        "admin",
+        "settings",
+        "set",
+        "trust_zone",
+        "\"confidential\"",
+    ]);
+    let arguments = json!({"pattern": "namespace Northwind"});
+    let prompt = format!("CALL search_code {arguments}");
+    // search_code's last report counts every file it searched.
+    let searched = "files searched";
+
+    // The command line's run view: a line per report shown.
+    let ran = world.cli("admin", &["run", &prompt]);
+    assert!(ran.status.success(), "{}", stderr(&ran));
+    let shown = stdout(&ran);
+    let line = shown
+        .lines()
+        .find(|line| line.trim_start().starts_with("… search_code: "))
+        .unwrap_or_else(|| panic!("no progress line in {shown}"));
+    assert!(line.ends_with(searched), "{line}");
+
+    // The playground's live inspector: a `tool_progress` step before the
+    // call's result.
+    let mut admin = world.browser("admin");
+    let started = admin.post("/playground/run", &[("prompt", &prompt)]);
+    assert_eq!(started.status, 303, "{}", started.body);
+    let live = started.location.unwrap();
+    let steps = admin.get(&format!("{live}/events")).body;
+    let progress = steps.find("\"event\":\"tool_progress\"");
+    let executed = steps.find("\"event\":\"tool_executed\"");
+    assert!(
+        progress.is_some() && progress < executed,
+        "no progress before the result in {steps}"
+    );
+    assert!(steps.contains(searched), "{steps}");
+
+    // An MCP client that asked for progress.
+    if let Some(mut client) = world.mcp("admin") {
+        let answer = client.send(json!({
+            "op": "call_with_progress", "name": "search_code", "arguments": arguments
+        }));
+        assert!(!is_error(&answer["result"]), "{answer}");
+        let reports = answer["progress"].as_array().unwrap();
+        let last = reports.last().unwrap_or_else(|| panic!("{answer}"));
+        assert_eq!(last["message"], searched, "{answer}");
+    }
+}
+
+#[test]
 fn proposals_need_a_reason_to_reject_and_are_approved_alike() {
     let world = World::new();
     // Each door retitles a page of its own under clara's "Service" (19),

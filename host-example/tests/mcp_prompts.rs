@@ -2,7 +2,9 @@
 //! Python client over HTTP: a user is offered a skill only when the gates
 //! grant them every tool its `allowed-tools` names; a skill with no
 //! `allowed-tools`, or never approved, is offered to nobody; changing one
-//! byte of an approved skill takes it away until it is approved again.
+//! byte of an approved skill takes it away until it is approved again, and
+//! a listening client is told (`notifications/prompts/list_changed`), on
+//! a 2026-07-28 subscription and on a 2025-11-25 session alike.
 
 mod mcp_support;
 
@@ -31,6 +33,18 @@ fn names(answer: &Value) -> Vec<&str> {
         .iter()
         .map(|p| p["name"].as_str().unwrap())
         .collect()
+}
+
+/// Waits for `client` to be told its prompts changed (a tools change
+/// announced meanwhile is passed over).
+fn told_prompts_changed(client: &mut Driver) {
+    loop {
+        let change = client.send(json!({"op": "wait_list_changed"}));
+        assert_eq!(change["list_changed"], true, "no prompts/list_changed");
+        if change["kind"] == "prompts" {
+            return;
+        }
+    }
 }
 
 #[test]
@@ -73,6 +87,13 @@ fn approved_skills_are_prompts_for_users_granted_all_their_tools() {
         return;
     };
     let mut admin = Driver::python(&["http", "auto", &url, demo.token("admin")]).unwrap();
+    let mut listening = [
+        Driver::python(&["http", "auto", &url, demo.token("petra")]).unwrap(),
+        Driver::python(&["http", "legacy", &url, demo.token("petra")]).unwrap(),
+    ];
+    for client in &mut listening {
+        assert_eq!(client.send(json!({"op": "listen"}))["listening"], true);
+    }
     // petra (an editor) is not granted get_system_status; nobody is
     // offered a skill that names no tools or was never approved.
     assert_eq!(
@@ -114,6 +135,9 @@ fn approved_skills_are_prompts_for_users_granted_all_their_tools() {
         "table-report",
         &TABLES.replace("each.", "each!"),
     );
+    for client in &mut listening {
+        told_prompts_changed(client);
+    }
     assert!(names(&petra.send(json!({"op": "prompts"}))).is_empty());
     assert_eq!(
         names(&admin.send(json!({"op": "prompts"}))),
@@ -121,6 +145,9 @@ fn approved_skills_are_prompts_for_users_granted_all_their_tools() {
     );
     assert!(petra.send(json!({"op": "get_prompt", "name": "table-report"}))["error"].is_string());
     approve(&["table-report"]);
+    for client in &mut listening {
+        told_prompts_changed(client);
+    }
     assert_eq!(
         names(&petra.send(json!({"op": "prompts"}))),
         ["table-report"]

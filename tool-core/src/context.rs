@@ -230,6 +230,12 @@ impl ToolContext {
         self
     }
 
+    /// The progress sink the host set, if any.
+    #[cfg(feature = "agent")]
+    pub(crate) fn progress_sink(&self) -> Option<&Arc<dyn ProgressSink>> {
+        self.shared.progress.as_ref()
+    }
+
     #[cfg(feature = "host")]
     pub(crate) fn decision_sink(&self) -> Option<&dyn DecisionSink> {
         self.shared.decisions.as_deref()

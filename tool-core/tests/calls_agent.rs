@@ -1,5 +1,6 @@
 //! The agent loop with calls that take time: parallel read calls, a write
-//! call among them, and a run cancelled by the host, on a manual clock.
+//! call among them, a run cancelled by the host, and the progress calls
+//! report while they run, on a manual clock.
 
 mod clock;
 
@@ -11,7 +12,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tool_core::agent::{
-    Agent, Message, Model, ModelError, ModelRequest, ModelResponse, RunEnd, RunStatus, ToolCall,
+    Agent, Event, Message, Model, ModelError, ModelRequest, ModelResponse, RunEnd, RunStatus,
+    ToolCall,
 };
 use tool_core::calls::{CancelToken, ManualTimer, Timer};
 use tool_core::export::Provider;
@@ -39,6 +41,40 @@ impl Execute for Nap {
             "slept {} from {started}",
             self.seconds
         )))
+    }
+}
+
+/// Counts to `to`, a second apart on the test's clock, reporting each
+/// number as progress.
+#[derive(Tool, Deserialize, JsonSchema)]
+#[tool(data = "public", group = "slow", effect = "read")]
+struct Count {
+    /// Where to stop.
+    to: u64,
+}
+
+impl Execute for Count {
+    async fn execute(self, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let timer = cx.service::<ManualTimer>()?;
+        for done in 1..=self.to {
+            timer.sleep(Duration::from_secs(1)).await;
+            cx.progress(done, Some(self.to), &format!("counted {done}"));
+        }
+        Ok(ToolOutput::text(format!("counted to {}", self.to)))
+    }
+}
+
+/// Reports a thousand times without ever waiting.
+#[derive(Tool, Deserialize, JsonSchema)]
+#[tool(data = "public", group = "slow", effect = "read")]
+struct Chatter {}
+
+impl Execute for Chatter {
+    async fn execute(self, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        for done in 1..=1000 {
+            cx.progress(done, None, "chattering");
+        }
+        Ok(ToolOutput::text("done chattering"))
     }
 }
 
@@ -402,4 +438,110 @@ fn cancelling_while_the_model_thinks_ends_the_run() {
     assert_eq!(finished.status, RunStatus::Cancelled);
     assert_eq!(finished.rounds, 1);
     assert_eq!(driven.at, Duration::ZERO);
+}
+
+/// The progress events of `events`: (call id, done), in order, and where
+/// each call's result came.
+fn progress_and_results(events: &[Event<'static>]) -> Vec<(String, Option<u64>)> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            Event::ToolProgress { call_id, done, .. } => Some((call_id.clone(), Some(*done))),
+            Event::ToolExecuted { call_id, .. } => Some((call_id.to_string(), None)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn progress_reaches_the_events_while_the_calls_run_each_naming_its_call() {
+    let timer = ManualTimer::new();
+    let registry = Registry::linked().unwrap();
+    let model = Scripted::new([
+        calls(vec![
+            call("c1", "count", json!({"to": 3})),
+            call("c2", "count", json!({"to": 1})),
+        ]),
+        answer("counted"),
+    ]);
+    let (settings, config) = (settings(), RunConfig::default());
+    let cx = ToolContext::new(RunId("run".into())).with_service(timer.clone());
+    let agent = Agent::new(&registry, &model).mark_results(false);
+    let mut events: Vec<Event<'static>> = Vec::new();
+    drive(
+        &timer,
+        agent.start(vec![], inputs(&settings, &config), &cx, &mut events),
+    );
+    // Each report as it was made (a second apart), before the results,
+    // which come in the model's order once both calls are done.
+    let c1 = |done| ("c1".to_owned(), done);
+    let c2 = |done| ("c2".to_owned(), done);
+    assert_eq!(
+        progress_and_results(&events),
+        [
+            c1(Some(1)),
+            c2(Some(1)),
+            c1(Some(2)),
+            c1(Some(3)),
+            c1(None),
+            c2(None)
+        ]
+    );
+    let Some(Event::ToolProgress {
+        tool,
+        total,
+        message,
+        round,
+        ..
+    }) = events
+        .iter()
+        .find(|e| matches!(e, Event::ToolProgress { .. }))
+    else {
+        panic!("no progress")
+    };
+    assert_eq!(
+        (tool.as_str(), *total, message.as_str(), *round),
+        ("count", Some(3), "counted 1", 1)
+    );
+}
+
+#[test]
+fn reports_made_faster_than_the_loop_looks_fold_into_the_newest() {
+    let timer = ManualTimer::new();
+    let registry = Registry::linked().unwrap();
+    let model = Scripted::new([calls(vec![call("c1", "chatter", json!({}))]), answer("ok")]);
+    let (settings, config) = (settings(), RunConfig::default());
+    let cx = ToolContext::new(RunId("run".into())).with_service(timer.clone());
+    let agent = Agent::new(&registry, &model).mark_results(false);
+    let mut events: Vec<Event<'static>> = Vec::new();
+    drive(
+        &timer,
+        agent.start(vec![], inputs(&settings, &config), &cx, &mut events),
+    );
+    assert_eq!(
+        progress_and_results(&events),
+        [("c1".to_owned(), Some(1000)), ("c1".to_owned(), None)]
+    );
+}
+
+#[test]
+fn the_hosts_own_progress_sink_still_hears_every_report_of_a_run() {
+    let timer = ManualTimer::new();
+    let registry = Registry::linked().unwrap();
+    let model = Scripted::new([calls(vec![call("c1", "chatter", json!({}))]), answer("ok")]);
+    let (settings, config) = (settings(), RunConfig::default());
+    let heard = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counter = std::sync::Arc::clone(&heard);
+    let cx = ToolContext::new(RunId("run".into()))
+        .with_service(timer.clone())
+        .with_progress_sink(move |_done, _total, _message: &str| {
+            counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        });
+    let agent = Agent::new(&registry, &model).mark_results(false);
+    let mut events: Vec<Event<'static>> = Vec::new();
+    drive(
+        &timer,
+        agent.start(vec![], inputs(&settings, &config), &cx, &mut events),
+    );
+    assert_eq!(heard.load(std::sync::atomic::Ordering::Relaxed), 1000);
 }

@@ -35,6 +35,7 @@ pub mod recorder;
 pub mod runs;
 mod setup;
 pub mod skills;
+pub mod timestamps;
 
 use std::sync::Arc;
 

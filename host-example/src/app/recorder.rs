@@ -6,6 +6,9 @@
 //! agent loop drives, handing events in order to a task that writes them,
 //! so the loop never waits on the database.
 
+use std::collections::HashMap;
+use std::time::Instant;
+
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -13,6 +16,7 @@ use tool_core::agent::{CallResult, Event, EventSink};
 use tool_core::approval::Decision;
 use tool_core::{Proposal, RunId};
 
+use crate::app::calls::PROGRESS_INTERVAL;
 use crate::store::{AuditEntry, AuditKind, Store, StoreError};
 
 /// How much of a call's arguments an audit row keeps.
@@ -198,6 +202,8 @@ pub struct Recorder<'w, W: EventSink + ?Sized = dyn EventSink> {
     watch: &'w mut W,
     hold: Option<&'w (dyn Fn() -> bool + Sync)>,
     held: Vec<Event<'static>>,
+    /// When each call's progress was last shown.
+    progress_shown: HashMap<String, Instant>,
 }
 
 impl<'w, W: EventSink + ?Sized> Recorder<'w, W> {
@@ -223,6 +229,7 @@ impl<'w, W: EventSink + ?Sized> Recorder<'w, W> {
             watch,
             hold: None,
             held: Vec::new(),
+            progress_shown: HashMap::new(),
         }
     }
 
@@ -256,6 +263,23 @@ impl<'w, W: EventSink + ?Sized> Recorder<'w, W> {
 
 impl<W: EventSink + ?Sized> EventSink for Recorder<'_, W> {
     fn event(&mut self, event: &Event<'_>) {
+        if let Event::ToolProgress { call_id, .. } = event {
+            // Shown live, never kept: the call's result follows. At most
+            // one per call every `PROGRESS_INTERVAL`, as MCP clients get
+            // them; one held back is superseded by the next, or by the
+            // result.
+            let now = Instant::now();
+            let due = self
+                .progress_shown
+                .get(call_id)
+                .is_none_or(|shown| now.duration_since(*shown) >= PROGRESS_INTERVAL);
+            let held = self.hold.is_some_and(|released| !released());
+            if due && !held {
+                self.progress_shown.insert(call_id.clone(), now);
+                self.watch.event(event);
+            }
+            return;
+        }
         if let Some(released) = self.hold
             && !released()
         {

@@ -1,6 +1,6 @@
 //! A run shown live: each round, each tool call with its arguments and a
-//! short result, and a spinner while the model thinks (on a terminal; plain
-//! lines otherwise).
+//! short result, and a spinner while the model thinks or a tool reports
+//! its progress (on a terminal; plain lines otherwise).
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -33,6 +33,20 @@ impl Progress {
         }
     }
 
+    /// The spinner's line says `text` (a new spinner if none turns).
+    fn spin(&mut self, text: String) {
+        if let Some(spinner) = &self.spinner {
+            spinner.set_message(text);
+            return;
+        }
+        let spinner = ProgressBar::new_spinner().with_message(text);
+        if let Ok(style) = ProgressStyle::with_template("  {spinner} {msg} {elapsed}") {
+            spinner.set_style(style);
+        }
+        spinner.enable_steady_tick(Duration::from_millis(100));
+        self.spinner = Some(spinner);
+    }
+
     fn line(&mut self, text: String) {
         match &self.spinner {
             Some(spinner) => spinner.println(text),
@@ -54,12 +68,7 @@ impl EventSink for Progress {
         match event {
             Event::RoundStarted { round } => self.line(format!("round {round}")),
             Event::RequestSent { .. } if self.terminal => {
-                let spinner = ProgressBar::new_spinner().with_message("the model is thinking…");
-                if let Ok(style) = ProgressStyle::with_template("  {spinner} {msg} {elapsed}") {
-                    spinner.set_style(style);
-                }
-                spinner.enable_steady_tick(Duration::from_millis(100));
-                self.spinner = Some(spinner);
+                self.spin("the model is thinking…".to_owned());
             }
             Event::ResponseReceived { text, calls, .. } => {
                 self.stop();
@@ -74,6 +83,7 @@ impl EventSink for Progress {
                 duration,
                 ..
             } => {
+                self.stop();
                 let shown = match result {
                     CallResult::Output { output } => {
                         let text = output.to_model_text().replace('\n', " ");
@@ -103,6 +113,22 @@ impl EventSink for Progress {
                     "  {}",
                     host_example::app::describe_exposure(tool, call_id, exposure, withdrawn)
                 ));
+            }
+            Event::ToolProgress {
+                tool,
+                done,
+                total,
+                message,
+                ..
+            } => {
+                let of = total.map(|total| format!("/{total}")).unwrap_or_default();
+                let text = format!("{tool}: {done}{of} {}", cut(message, SHOWN_CHARS));
+                if self.terminal {
+                    // One line that follows the newest report.
+                    self.spin(text);
+                } else {
+                    self.line(format!("  … {text}"));
+                }
             }
             Event::Resumed { decision, .. } => {
                 self.line(format!(

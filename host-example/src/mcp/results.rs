@@ -43,7 +43,7 @@ pub(crate) fn answer(outcome: Result<Outcome, ToolError>) -> (CallToolResult, Ca
 /// A read tool's output: its text for the model, then its content items
 /// (images, audio, resource links, embedded resources) as MCP content;
 /// the JSON, when the tool returned an object, as `structuredContent` too.
-fn done(output: &ToolOutput) -> CallToolResult {
+pub(crate) fn done(output: &ToolOutput) -> CallToolResult {
     let text = output.main_text();
     let mut content = Vec::with_capacity(output.content().len() + 1);
     if text.is_some() || output.content().is_empty() {

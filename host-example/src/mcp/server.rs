@@ -6,10 +6,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorData, GetPromptRequestParams, GetPromptResponse,
-    GetPromptResult, Implementation, ListPromptsResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, Prompt, PromptMessage, Role, ServerCapabilities,
-    ServerConfig, SubscriptionFilter,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, ErrorData, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, GetTaskParams, GetTaskResult, Implementation,
+    ListPromptsResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProgressToken, Prompt, PromptMessage, Role, ServerCapabilities, ServerConfig,
+    SubscriptionFilter, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
@@ -17,16 +18,18 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tool_core::calls::CancelToken;
-use tool_core::{Actor, RunId};
+use tool_core::{Actor, Outcome, RunId};
 
 use super::hangup::Hangup;
 use super::listing::Listings;
-use super::results;
-use crate::app::Host;
+use super::{results, tasks};
+use crate::app::calls::tasks::CallTask;
 use crate::app::calls::{
     CallControl, CallDecision, CallError, CallScope, Caller, ProgressReport, ProgressWatch,
     SETTINGS_POLL_INTERVAL, progress_channel,
 };
+use crate::app::skills::prompts::SkillPrompt;
+use crate::app::{Host, HostError};
 
 /// How many tools one `tools/list` page holds unless set otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 50;
@@ -146,12 +149,20 @@ impl McpServer {
         self.calls.wait().await;
     }
 
-    /// Forwards every settings change to `send` until it fails (the
-    /// client went away) or `stop` resolves. While it runs, the store is
-    /// polled for changes another process made.
-    async fn forward_changes<F, Fut>(&self, send: F, stop: impl Future<Output = ()>)
-    where
-        F: Fn() -> Fut,
+    /// Announces each change of what this stream's client may list to
+    /// `send`, until it fails (the client went away) or `stop` resolves:
+    /// every settings change as [`ListChanged::Tools`], and a change of the
+    /// prompts `actor` is offered (a skill approved, edited, removed, or a
+    /// grant that changed) as [`ListChanged::Prompts`]. While it runs, the
+    /// store and the skills folders are polled for changes another process
+    /// or an editor made.
+    async fn forward_changes<F, Fut>(
+        &self,
+        actor: Option<Actor>,
+        send: F,
+        stop: impl Future<Output = ()>,
+    ) where
+        F: Fn(ListChanged) -> Fut,
         Fut: Future<Output = bool>,
     {
         let mut changes = self.host.changes();
@@ -159,15 +170,19 @@ impl McpServer {
         if let Err(error) = self.host.poll_settings().await {
             tracing::error!(target: "host_example::mcp", %error, "could not read the settings");
         }
+        let mut prompts = Prompts::new(actor);
+        prompts.changed(&self.host).await;
         let mut poll = tokio::time::interval(SETTINGS_POLL_INTERVAL);
         poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         tokio::pin!(stop);
         loop {
+            let mut announce = Vec::new();
             tokio::select! {
                 changed = changes.changed() => {
-                    if changed.is_err() || !send().await {
+                    if changed.is_err() {
                         return;
                     }
+                    announce.push(ListChanged::Tools);
                 }
                 _ = poll.tick() => {
                     if let Err(error) = self.host.poll_settings().await {
@@ -176,7 +191,57 @@ impl McpServer {
                 }
                 () = &mut stop => return,
             }
+            if prompts.changed(&self.host).await {
+                announce.push(ListChanged::Prompts);
+            }
+            for change in announce {
+                if !send(change).await {
+                    return;
+                }
+            }
         }
+    }
+}
+
+/// A list a client is told has changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ListChanged {
+    /// `notifications/tools/list_changed`.
+    Tools,
+    /// `notifications/prompts/list_changed`.
+    Prompts,
+}
+
+/// The prompts one stream's user was last offered, to notice a change.
+struct Prompts {
+    actor: Option<Actor>,
+    offered: Option<Vec<SkillPrompt>>,
+}
+
+impl Prompts {
+    fn new(actor: Option<Actor>) -> Prompts {
+        Prompts {
+            actor,
+            offered: None,
+        }
+    }
+
+    /// Whether the prompts offered now differ from those offered at the
+    /// last look (the first look only remembers them). A look that fails
+    /// changes nothing: the next one tries again.
+    async fn changed(&mut self, host: &Host) -> bool {
+        let Some(actor) = &self.actor else {
+            return false;
+        };
+        let offered = match host.skill_prompts(actor).await {
+            Ok(offered) => offered,
+            Err(error) => {
+                tracing::error!(target: "host_example::mcp", %error, "could not read the skills");
+                return false;
+            }
+        };
+        let before = self.offered.replace(offered);
+        before.is_some_and(|before| Some(&before) != self.offered.as_ref())
     }
 }
 
@@ -210,7 +275,13 @@ async fn notify_progress(
 
 /// A value the HTTP layer put in the request's extensions; none on stdio.
 fn http_extension<T: Send + Sync + 'static>(cx: &RequestContext<RoleServer>) -> Option<&T> {
-    cx.extensions
+    extension(&cx.extensions)
+}
+
+/// A value the HTTP layer put in the extensions of the message rmcp
+/// hands on (a request's or a notification's).
+fn extension<T: Send + Sync + 'static>(extensions: &rmcp::model::Extensions) -> Option<&T> {
+    extensions
         .get::<axum::http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<T>())
 }
@@ -236,6 +307,8 @@ impl ServerHandler for McpServer {
                 .enable_tools()
                 .enable_tool_list_changed()
                 .enable_prompts()
+                .enable_prompts_list_changed()
+                .enable_tasks()
                 .build(),
         )
         .with_server_info(Implementation::new(
@@ -275,6 +348,11 @@ impl ServerHandler for McpServer {
             client_version: client.map(|c| c.version),
             protocol: cx.protocol_version().map(|v| v.to_string()),
         };
+        // A client that speaks the tasks extension follows a write call's
+        // proposal to its end (`super::tasks`); the others are told it waits.
+        let as_task = cx
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
         let tool = request.name.to_string();
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let run = RunId(format!("mcp-{}-{}", caller.actor.id, cx.id));
@@ -318,20 +396,74 @@ impl ServerHandler for McpServer {
         // report is sent: every notification precedes the answer.
         let (outcome, ()) = tokio::join!(call, notify_progress(&cx, token, watch));
         let (answer, decision) = match outcome {
+            Ok(Outcome::Proposed(proposal)) if as_task => {
+                let decision = CallDecision::Proposed {
+                    proposal: proposal.id().clone(),
+                };
+                let task = tasks::created(&CallTask::waiting(proposal));
+                (Ok(CallToolResponse::Task(task)), decision)
+            }
             Ok(outcome) => {
                 let (result, decision) = results::answer(Ok(outcome));
-                (Ok(result), decision)
+                (Ok(result.into()), decision)
             }
             Err(CallError::Tool(error)) => {
                 let (result, decision) = results::answer(Err(error));
-                (Ok(result), decision)
+                (Ok(result.into()), decision)
             }
             Err(CallError::Host(error)) => (Err(host_failed(error)), CallDecision::Failed),
         };
         self.host
             .record_call(caller, tool, &decision, started.elapsed())
             .await;
-        answer.map(CallToolResponse::from)
+        answer
+    }
+
+    /// Where a write call's proposal stands, for the caller who made it.
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let actor = self.actor(&cx)?;
+        match self.host.call_task(&actor, &request.task_id).await {
+            Ok(task) => Ok(tasks::detailed(&task)),
+            Err(HostError::UnknownProposal(_)) => Err(tasks::unknown(&request.task_id)),
+            Err(error) => Err(host_failed(error)),
+        }
+    }
+
+    /// The caller withdraws their proposal (a rejection by them, through
+    /// the one approval path); a decided one stays as decided.
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let actor = self.actor(&cx)?;
+        match self.host.withdraw_call(&actor, &request.task_id).await {
+            Ok(()) => Ok(()),
+            Err(HostError::UnknownProposal(_)) => Err(tasks::unknown(&request.task_id)),
+            Err(error @ HostError::MayNotDecide) => {
+                Err(ErrorData::invalid_request(error.to_string(), None))
+            }
+            Err(error) => Err(host_failed(error)),
+        }
+    }
+
+    /// No task of this server ever asks the client for input.
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Err(ErrorData::invalid_params(
+            format!(
+                "task `{}` asks for no input: a person decides it in the host",
+                request.task_id
+            ),
+            None,
+        ))
     }
 
     /// The approved skills the caller is granted every tool of, as prompts
@@ -376,11 +508,25 @@ impl ServerHandler for McpServer {
     /// the session's stream until the client goes away.
     async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
         let server = self.clone();
+        let actor = match &self.identity {
+            Identity::Fixed(actor, ..) => Some(actor.clone()),
+            Identity::PerRequest => extension::<Authenticated>(&cx.extensions).map(|a| a.0.clone()),
+        };
         tokio::spawn(async move {
             let peer = cx.peer;
             server
                 .forward_changes(
-                    || async { peer.notify_tool_list_changed().await.is_ok() },
+                    actor,
+                    |change| {
+                        let peer = peer.clone();
+                        async move {
+                            match change {
+                                ListChanged::Tools => peer.notify_tool_list_changed().await,
+                                ListChanged::Prompts => peer.notify_prompt_list_changed().await,
+                            }
+                            .is_ok()
+                        }
+                    },
                     std::future::pending(),
                 )
                 .await;
@@ -393,14 +539,44 @@ impl ServerHandler for McpServer {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        (requested.tools_list_changed == Some(true))
-            .then(|| SubscriptionFilter::builder().tools_list_changed().build())
+        let mut accepted = SubscriptionFilter::builder();
+        if requested.tools_list_changed == Some(true) {
+            accepted = accepted.tools_list_changed();
+        }
+        if requested.prompts_list_changed == Some(true) {
+            accepted = accepted.prompts_list_changed();
+        }
+        let accepted = accepted.build();
+        (accepted != SubscriptionFilter::default()).then_some(accepted)
     }
 
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
         let sink = subscription.sink().clone();
+        let accepted = subscription.accepted().clone();
+        // Only a listener for prompts needs its user's prompts looked at.
+        let actor = match accepted.prompts_list_changed {
+            Some(true) => Some(self.actor(subscription.request_context())?),
+            _ => None,
+        };
         self.forward_changes(
-            || async { sink.notify_tool_list_changed().await.is_ok() },
+            actor,
+            |change| {
+                let sink = sink.clone();
+                let wanted = match change {
+                    ListChanged::Tools => accepted.tools_list_changed == Some(true),
+                    ListChanged::Prompts => accepted.prompts_list_changed == Some(true),
+                };
+                async move {
+                    if !wanted {
+                        return true;
+                    }
+                    match change {
+                        ListChanged::Tools => sink.notify_tool_list_changed().await,
+                        ListChanged::Prompts => sink.notify_prompt_list_changed().await,
+                    }
+                    .is_ok()
+                }
+            },
             subscription.cancelled(),
         )
         .await;

@@ -16,6 +16,7 @@
 //! rather than normalising it.
 
 mod audit;
+mod call_outcomes;
 mod error;
 mod exposures;
 mod migrate;
@@ -38,6 +39,7 @@ use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{Any, AnyPool, Row, Transaction};
 
 pub use audit::{AuditEntry, AuditKind, McpClient};
+pub use call_outcomes::CallOutcome;
 pub use error::StoreError;
 pub use exposures::StoredExposure;
 pub use migrate::LATEST_VERSION;

@@ -5,6 +5,7 @@ use axum::response::{IntoResponse, Response};
 use maud::{DOCTYPE, Markup, html};
 
 use super::user::SignedIn;
+use crate::app::timestamps::Utc;
 
 /// A whole page: the navigation for `user` (administrators see every
 /// page), the one-time notice, and `body`.
@@ -70,29 +71,11 @@ pub(super) fn failure(reason: &str) -> Response {
 
 /// A date and time (UTC) for seconds since the Unix epoch.
 pub(super) fn when(seconds: i64) -> String {
-    let days = seconds.div_euclid(86_400);
-    let rest = seconds.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
+    let at = Utc::from_epoch(seconds);
     format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
-        rest / 3600,
-        rest % 3600 / 60
+        "{:04}-{:02}-{:02} {:02}:{:02} UTC",
+        at.year, at.month, at.day, at.hour, at.minute
     )
-}
-
-/// Howard Hinnant's `civil_from_days`: the proleptic Gregorian date of a
-/// day count from 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 /// A `Result` from the store or the site as a page or the failure page.

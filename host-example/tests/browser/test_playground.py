@@ -177,3 +177,19 @@ def test_a_tools_image_is_shown_inline_from_the_servers_data_url(page):
     assert image.evaluate("img => img.naturalWidth") == 1
     screenshot(page, "playground-image")
 
+
+
+def test_a_calls_progress_is_shown_while_it_runs(page):
+    sign_in(page, "admin")
+    page.goto(url("/playground"))
+    page.fill("textarea[name=prompt]", "CALL count_to_three {}")
+    page.click("button.run")
+    page.wait_for_url(url("/playground/live/*"))
+    page.wait_for_selector("#steps li.stored")
+    step = page.locator("#steps li.progress")
+    assert step.count() == 1
+    bar = step.locator("progress")
+    assert bar.get_attribute("aria-label") == "progress of count_to_three"
+    # The newest report, as the call ended.
+    assert bar.evaluate("bar => [bar.value, bar.max]") == [3, 3]
+    assert step.locator(".progress-text").inner_text() == "3 of 3 · counted 3"

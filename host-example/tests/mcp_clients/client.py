@@ -11,7 +11,7 @@ on stdout.
     {"op": "prompts"}                               -> {"prompts": [...]}
     {"op": "get_prompt", "name": "..."}             -> the GetPromptResult, or {"error": "..."}
     {"op": "listen"}                                -> {"listening": true}
-    {"op": "wait_list_changed"}                     -> {"list_changed": true|false}
+    {"op": "wait_list_changed"}                     -> {"list_changed": true|false, "kind": "tools"|"prompts"}
     {"op": "info"}                                  -> {"protocol": "..."}
 
 When the client cannot connect (over HTTP, a refused token), every command
@@ -36,6 +36,7 @@ import httpx2
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.subscriptions import PromptsListChanged
 
 
 def emit(value: object) -> None:
@@ -50,6 +51,8 @@ async def main() -> None:
     async def on_message(message: object) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             changes.put_nowait("tools")
+        elif isinstance(message, types.PromptListChangedNotification):
+            changes.put_nowait("prompts")
 
     info = types.Implementation(name="host-example-python-test", version="1.0.0")
     statuses: list[int] = []
@@ -118,18 +121,20 @@ async def main() -> None:
                     emit({"error": str(error)})
             elif op == "listen":
                 if client.protocol_version >= "2026-07-28":
-                    subscription = await stack.enter_async_context(client.listen(tools_list_changed=True))
+                    subscription = await stack.enter_async_context(
+                        client.listen(tools_list_changed=True, prompts_list_changed=True)
+                    )
 
                     async def pump() -> None:
-                        async for _event in subscription:
-                            changes.put_nowait("tools")
+                        async for event in subscription:
+                            changes.put_nowait("prompts" if isinstance(event, PromptsListChanged) else "tools")
 
                     stack.push_async_callback(_cancel, asyncio.create_task(pump()))
                 emit({"listening": True})
             elif op == "wait_list_changed":
                 try:
-                    await asyncio.wait_for(changes.get(), timeout=10)
-                    emit({"list_changed": True})
+                    kind = await asyncio.wait_for(changes.get(), timeout=10)
+                    emit({"list_changed": True, "kind": kind})
                 except TimeoutError:
                     emit({"list_changed": False})
             elif op == "info":

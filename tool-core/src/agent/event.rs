@@ -80,6 +80,25 @@ pub enum Event<'a> {
         /// How long it took (wall clock).
         duration: Duration,
     },
+    /// A call under way reported progress
+    /// ([`ToolContext::progress`](crate::ToolContext::progress)). Reports
+    /// made between two looks of the loop are folded into the newest per
+    /// call; a host shows them live and need not keep them.
+    ToolProgress {
+        /// The round the call was made in.
+        round: u32,
+        /// The call's id.
+        call_id: String,
+        /// Its tool.
+        tool: String,
+        /// How much is done.
+        done: u64,
+        /// Of how much, when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        total: Option<u64>,
+        /// What is being done.
+        message: String,
+    },
     /// A write call proposed a change: the run waits for a decision.
     Suspended {
         /// The round.
@@ -172,6 +191,21 @@ impl Event<'_> {
                 arguments: Cow::Owned(arguments.into_owned()),
                 result,
                 duration,
+            },
+            Event::ToolProgress {
+                round,
+                call_id,
+                tool,
+                done,
+                total,
+                message,
+            } => Event::ToolProgress {
+                round,
+                call_id,
+                tool,
+                done,
+                total,
+                message,
             },
             Event::Suspended {
                 round,

@@ -259,6 +259,7 @@
 mod event;
 mod exposure;
 mod model;
+mod progress;
 mod resume;
 mod state;
 mod steps;
@@ -282,6 +283,7 @@ pub use state::{
 pub use steps::{TOOL_RESULT_NOTE, mark_tool_result};
 pub use window::{ContextBudget, ContextWindow, MESSAGE_OVERHEAD_TOKENS, estimate_tokens};
 
+use progress::CallProgress;
 use steps::{cancelled, distinct_ids, finish, tool_message};
 
 use crate::export;
@@ -469,6 +471,7 @@ impl<'a, M: Model> Agent<'a, M> {
         // of the context estimate is counted then, and only for a sink that
         // reads it.
         let mut offer = self.offer(&run, gates, events);
+        let progress = CallProgress::new(events);
         loop {
             while let Some(first) = queue.front() {
                 if cx.is_cancelled() {
@@ -479,7 +482,8 @@ impl<'a, M: Model> Agent<'a, M> {
                     let reads = queue.iter().take_while(|c| !self.runs_alone(c)).count();
                     let batch: Vec<ToolCall> = queue.drain(..reads).collect();
                     let call_cx = exposed(cx, &run.exposure);
-                    let outcomes = self.run_reads(&run.grant, &batch, gates, &call_cx).await;
+                    let reads = self.run_reads(&run.grant, &batch, gates, &call_cx, &progress);
+                    let outcomes = progress.watch(reads, run.round, events).await;
                     for (call, (outcome, duration)) in batch.iter().zip(outcomes) {
                         if let Some(proposal) =
                             self.settle(&mut run, call, outcome, duration, gates, events)
@@ -499,7 +503,8 @@ impl<'a, M: Model> Agent<'a, M> {
                 }
                 let Some(call) = queue.pop_front() else { break };
                 let call_cx = exposed(cx, &run.exposure);
-                let (outcome, duration) = self.execute(&run.grant, &call, gates, &call_cx).await;
+                let write = self.execute(&run.grant, &call, gates, &call_cx, &progress);
+                let (outcome, duration) = progress.watch(write, run.round, events).await;
                 if let Some(proposal) =
                     self.settle(&mut run, &call, outcome, duration, gates, events)
                 {
@@ -637,10 +642,12 @@ impl<'a, M: Model> Agent<'a, M> {
         call: &ToolCall,
         gates: &Gates<'_>,
         cx: &ToolContext,
+        progress: &CallProgress,
     ) -> (Result<Outcome, ToolError>, Duration) {
         let arguments = self.normalized(call);
+        let cx = progress.context(cx, call);
         let started = Instant::now();
-        let outcome = gates.call(grant, &call.name, arguments, cx).await;
+        let outcome = gates.call(grant, &call.name, arguments, &cx).await;
         (outcome, started.elapsed())
     }
 
@@ -652,9 +659,10 @@ impl<'a, M: Model> Agent<'a, M> {
         calls: &[ToolCall],
         gates: &Gates<'_>,
         cx: &ToolContext,
+        progress: &CallProgress,
     ) -> Vec<(Result<Outcome, ToolError>, Duration)> {
         if let [call] = calls {
-            return vec![self.execute(grant, call, gates, cx).await];
+            return vec![self.execute(grant, call, gates, cx, progress).await];
         }
         // Boxed and collected first: a lazy `map` held across the await
         // would make the run's future `Send` for one lifetime only
@@ -662,7 +670,9 @@ impl<'a, M: Model> Agent<'a, M> {
         // runtimes.
         let calls: Vec<BoxFuture<'_, _>> = calls
             .iter()
-            .map(|call| Box::pin(self.execute(grant, call, gates, cx)) as BoxFuture<'_, _>)
+            .map(|call| {
+                Box::pin(self.execute(grant, call, gates, cx, progress)) as BoxFuture<'_, _>
+            })
             .collect();
         stream::iter(calls)
             .buffered(self.parallel_calls)

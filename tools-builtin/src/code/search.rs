@@ -20,6 +20,10 @@ const MAX_HITS: usize = 50;
 /// memory.
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
+/// How many files a progress report covers: a report per file would cost
+/// a large tree more than its search.
+const PROGRESS_EVERY: u64 = 50;
+
 /// Search the site's source root for a text, literally by default or as a
 /// regular expression (Rust syntax) when `regex` is true. Returns matching
 /// lines as `path:line: text` (paths relative to the root) and the total
@@ -77,6 +81,7 @@ impl Execute for SearchCode {
             .build();
         let mut hits = Vec::new();
         let mut total = 0usize;
+        let mut searched = 0u64;
         let walk = WalkBuilder::new(&root)
             .hidden(true)
             .follow_links(false)
@@ -115,7 +120,13 @@ impl Execute for SearchCode {
             });
             // An unreadable file is skipped, like one that is not there.
             let _ = searcher.search_file(&matcher, &file.into_std(), &mut sink);
+            searched += 1;
+            if searched.is_multiple_of(PROGRESS_EVERY) {
+                cx.progress(searched, None, "files searched");
+            }
         }
+        // The last count, so whoever watches sees the whole walk.
+        cx.progress(searched, None, "files searched");
         let mut out: Vec<String> = hits
             .iter()
             .map(|hit| format!("{}:{}: {}", hit.path, hit.line, hit.text))

@@ -31,7 +31,8 @@ use crate::app::runs::RunReport;
 use crate::app::{Host, HostError};
 use crate::model::OpenAiClient;
 use crate::store::{
-    AuditEntry, AuditKind, RunPhase, RunRequest, SqlApprovals, StoredProposal, StoredRun,
+    AuditEntry, AuditKind, CallOutcome, RunPhase, RunRequest, SqlApprovals, StoredProposal,
+    StoredRun,
 };
 
 /// How long a process waits for another one that took the run first to
@@ -400,15 +401,28 @@ impl Host {
         // Whatever the attempt says, the store says whether it was decided
         // (an approval that failed while applying was).
         match self.store().decision(proposal.id()).await? {
-            Some(recorded) if recorded == decision => Ok(Decided {
-                applied: matches!(decision, Decision::Approved { .. }).then(|| {
-                    attempt
-                        .map(|output| output.to_model_text())
-                        .map_err(|error| error.to_string())
-                }),
-                decision,
-                report: None,
-            }),
+            Some(recorded) if recorded == decision => {
+                if matches!(decision, Decision::Approved { .. }) {
+                    // The caller who made the call learns it from here
+                    // (its MCP task), in whichever process it asks.
+                    let outcome = match &attempt {
+                        Ok(output) => CallOutcome::Applied(output.clone()),
+                        Err(error) => CallOutcome::Failed(error.to_string()),
+                    };
+                    self.store()
+                        .record_call_outcome(proposal.id(), &outcome)
+                        .await?;
+                }
+                Ok(Decided {
+                    applied: matches!(decision, Decision::Approved { .. }).then(|| {
+                        attempt
+                            .map(|output| output.to_model_text())
+                            .map_err(|error| error.to_string())
+                    }),
+                    decision,
+                    report: None,
+                })
+            }
             Some(other) => Err(HostError::AlreadyDecided(other)),
             None => {
                 let gate = match &attempt {

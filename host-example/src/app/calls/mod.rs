@@ -5,10 +5,12 @@
 //! settings changes announced to whoever listens, and every call in the
 //! audit trail (`audit_writer.rs`: calls finishing together share one
 //! commit), and a call's progress forwarded, rate-limited, to whoever
-//! watches it (`progress.rs`).
+//! watches it (`progress.rs`); a proposal followed to its end for the
+//! caller who made it (`tasks.rs`).
 
 mod audit_writer;
 mod progress;
+pub mod tasks;
 pub mod verdicts;
 
 use std::collections::HashMap;

@@ -109,6 +109,27 @@ const render = {
       item.append(img);
     }
   },
+  // One step per call under way, updated in place by its newest report.
+  tool_progress(s) {
+    const steps = document.getElementById("steps");
+    let item = steps.querySelector(`li.progress[data-call="${CSS.escape(s.call_id)}"]`);
+    if (!item) {
+      item = step("progress", `Tool ${s.tool} · in progress`);
+      item.dataset.call = s.call_id;
+      const bar = el("progress");
+      bar.setAttribute("aria-label", `progress of ${s.tool}`);
+      item.append(bar, el("p", "progress-text"));
+    }
+    const bar = item.querySelector("progress");
+    if (s.total) {
+      bar.max = s.total;
+      bar.value = s.done;
+    } else {
+      bar.removeAttribute("value");
+    }
+    const of = s.total ? ` of ${s.total}` : "";
+    item.querySelector(".progress-text").textContent = `${s.done}${of}${s.message ? ` · ${s.message}` : ""}`;
+  },
   suspended(s) {
     const p = s.proposal;
     const item = step("suspended", `Suspended: ${p.tool} waits for an approval`);

@@ -1,0 +1,245 @@
+//! A single call's proposal followed to its end, for the caller who made
+//! it: what an MCP client that speaks the tasks extension polls
+//! (`tasks/get`), read from the database so any host process answers.
+//!
+//! The task is the proposal: its id is the proposal's, it is `working`
+//! while a person decides through the one approval path (command line or
+//! browser), and it ends with what that decision came to. Nothing here
+//! decides: the caller may only withdraw their own proposal, which is a
+//! rejection through the same path ([`Host::withdraw_call`]). Only the
+//! caller who made the call sees it; anyone else is told it does not
+//! exist, as for an id that was never issued.
+
+use std::time::Duration;
+
+use tool_core::approval::{ApprovalStore, Decision};
+use tool_core::{Actor, Proposal, ProposalId, ToolOutput};
+
+use crate::app::{Host, HostError};
+use crate::store::{CallOutcome, now};
+
+/// The reason a withdrawal records: the requester took the call back.
+pub const WITHDRAWN: &str = "withdrawn by its requester";
+
+/// How long an approved proposal may go without a recorded outcome before
+/// the task says the process applying it stopped: applying is one write,
+/// so minutes without an outcome mean it will not come.
+const APPLYING_GIVE_UP: Duration = Duration::from_secs(5 * 60);
+
+/// Where a call's proposal stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallTaskState {
+    /// Waiting for a person's decision.
+    Waiting,
+    /// Approved by `approver`; the change is being applied.
+    Applying {
+        /// Who approved.
+        approver: String,
+    },
+    /// Approved and written: the tool's output.
+    Applied(ToolOutput),
+    /// Approved, but nothing was written (a stale proposal, the tool's
+    /// failure, or the process applying it stopped), and why.
+    NotApplied(String),
+    /// Rejected by someone other than the caller.
+    Rejected {
+        /// Who rejected.
+        approver: String,
+        /// Why.
+        reason: String,
+    },
+    /// The caller withdrew it.
+    Withdrawn,
+    /// Nobody decided within the proposal's lifetime.
+    Expired,
+}
+
+impl CallTaskState {
+    /// Whether the task has ended.
+    pub fn is_final(&self) -> bool {
+        !matches!(
+            self,
+            CallTaskState::Waiting | CallTaskState::Applying { .. }
+        )
+    }
+}
+
+/// A call's proposal and where it stands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallTask {
+    /// The proposal (its id is the task's).
+    pub proposal: Proposal,
+    /// When the call proposed it (seconds since the epoch).
+    pub created_at: i64,
+    /// When it last changed: proposed, decided, applied.
+    pub updated_at: i64,
+    /// Where it stands.
+    pub state: CallTaskState,
+}
+
+impl CallTask {
+    /// The task of a proposal a call has just made.
+    pub fn waiting(proposal: Proposal) -> CallTask {
+        let created_at = i64::try_from(proposal.created_at()).unwrap_or(i64::MAX);
+        CallTask {
+            proposal,
+            created_at,
+            updated_at: created_at,
+            state: CallTaskState::Waiting,
+        }
+    }
+
+    /// One line for the person behind the client: what waits, and what
+    /// it would change, or how it ended.
+    pub fn status_message(&self) -> String {
+        let proposal = &self.proposal;
+        match &self.state {
+            CallTaskState::Waiting => {
+                let changes = proposal
+                    .changes
+                    .iter()
+                    .map(|change| format!("{}: {} → {}", change.field, change.replaces, change.new))
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                format!(
+                    "awaiting a person's approval in the host: {} ({}: {changes})",
+                    proposal.summary, proposal.record
+                )
+            }
+            CallTaskState::Applying { approver } => {
+                format!("approved by {approver}; the change is being applied")
+            }
+            CallTaskState::Applied(_) => format!("applied: {}", proposal.summary),
+            CallTaskState::NotApplied(reason) => format!("approved, but not applied: {reason}"),
+            CallTaskState::Rejected { approver, reason } => {
+                format!("rejected by {approver}: {reason}")
+            }
+            CallTaskState::Withdrawn => WITHDRAWN.to_owned(),
+            CallTaskState::Expired => {
+                "expired: nobody decided in time; nothing was written".to_owned()
+            }
+        }
+    }
+}
+
+impl Host {
+    /// Where the proposal `id` that `caller` made by a single call stands.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::UnknownProposal`] for an id that names no proposal,
+    /// one of another user, or one an agent run made: the same answer.
+    pub async fn call_task(&self, caller: &Actor, id: &str) -> Result<CallTask, HostError> {
+        let proposal_id = ProposalId::new(id);
+        let stored = self.callers_proposal(caller, &proposal_id).await?;
+        let proposal = stored.proposal;
+        let created_at = i64::try_from(proposal.created_at()).unwrap_or(i64::MAX);
+        let mut decided = self.store().decision_at(&proposal_id).await?;
+        if decided.is_none() && self.expired(created_at) {
+            // Recorded as the approval path records it, so an approval
+            // arriving now is refused as already decided.
+            let claimed = self
+                .store()
+                .approvals()
+                .claim(&proposal_id, &Decision::Expired)
+                .await;
+            if let Err(error) = claimed {
+                tracing::debug!(target: "host_example::tasks", %error, "expiry raced a decision");
+            }
+            decided = self.store().decision_at(&proposal_id).await?;
+        }
+        let Some((decision, decided_at)) = decided else {
+            return Ok(CallTask {
+                proposal,
+                created_at,
+                updated_at: created_at,
+                state: CallTaskState::Waiting,
+            });
+        };
+        let (state, updated_at) = match decision {
+            Decision::Approved { approver } => {
+                match self.store().call_outcome(&proposal_id).await? {
+                    Some((CallOutcome::Applied(output), at)) => {
+                        (CallTaskState::Applied(output), at)
+                    }
+                    Some((CallOutcome::Failed(reason), at)) => {
+                        (CallTaskState::NotApplied(reason), at)
+                    }
+                    None if now().saturating_sub(decided_at)
+                        > i64::try_from(APPLYING_GIVE_UP.as_secs()).unwrap_or(i64::MAX) =>
+                    {
+                        let reason = format!(
+                            "approved by {}, but the host recorded no outcome: the process \
+                             applying it stopped (the audit trail says what was written)",
+                            approver.id
+                        );
+                        (CallTaskState::NotApplied(reason), decided_at)
+                    }
+                    None => (
+                        CallTaskState::Applying {
+                            approver: approver.id,
+                        },
+                        decided_at,
+                    ),
+                }
+            }
+            Decision::Rejected { approver, reason } => {
+                let state = if approver.id == caller.id && reason == WITHDRAWN {
+                    CallTaskState::Withdrawn
+                } else {
+                    CallTaskState::Rejected {
+                        approver: approver.id,
+                        reason,
+                    }
+                };
+                (state, decided_at)
+            }
+            _ => (CallTaskState::Expired, decided_at),
+        };
+        Ok(CallTask {
+            proposal,
+            created_at,
+            updated_at,
+            state,
+        })
+    }
+
+    /// `caller` takes back the proposal `id` their single call made: a
+    /// rejection through the one approval path, by them, with the reason
+    /// [`WITHDRAWN`]. A proposal already decided stays as decided.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::UnknownProposal`] as for [`Host::call_task`];
+    /// [`HostError::MayNotDecide`] when the caller no longer passes the
+    /// gates for its tool.
+    pub async fn withdraw_call(&self, caller: &Actor, id: &str) -> Result<(), HostError> {
+        self.callers_proposal(caller, &ProposalId::new(id)).await?;
+        match self.reject(id, &caller.id, WITHDRAWN, &mut ()).await {
+            Ok(_) | Err(HostError::AlreadyDecided(_)) => Ok(()),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// The proposal `id` if `caller` made it by a single call.
+    async fn callers_proposal(
+        &self,
+        caller: &Actor,
+        id: &ProposalId,
+    ) -> Result<crate::store::StoredProposal, HostError> {
+        let unknown = || HostError::UnknownProposal(id.as_str().to_owned());
+        let stored = self.store().proposal(id).await?.ok_or_else(unknown)?;
+        let run = self.store().run(&stored.run).await?.ok_or_else(unknown)?;
+        let single_call = run.request.is_none() && run.state.is_none();
+        if !single_call || run.user != caller.id {
+            return Err(unknown());
+        }
+        Ok(stored)
+    }
+
+    /// Whether a proposal made at `created_at` is past its lifetime.
+    fn expired(&self, created_at: i64) -> bool {
+        let lifetime = i64::try_from(self.lifetime.0.as_secs()).unwrap_or(i64::MAX);
+        now() >= created_at.saturating_add(lifetime)
+    }
+}

@@ -1,0 +1,312 @@
+//! Approvals as MCP tasks (the `io.modelcontextprotocol/tasks` extension),
+//! against the real binary over HTTP with a raw JSON-RPC client: the
+//! official Python and TypeScript clients do not speak the extension yet.
+//!
+//! A write call from a client that declares the extension returns a task
+//! that stays `working` while a person decides in the browser or on the
+//! command line, then ends `completed` with the applied result, `failed`
+//! with the rejection, or `cancelled` when the caller withdrew it; a
+//! restart of the host in between changes nothing, since the task is the
+//! stored proposal. Another user's poll is answered as for an id never
+//! issued, and a client without the extension keeps the plain answer.
+
+mod mcp_support;
+
+use mcp_support::{Host, Served};
+use reqwest::header::HeaderMap;
+use serde_json::{Value, json};
+
+/// One 2025-11-25 session with the server at `base`, as `token`'s user.
+struct Session {
+    client: reqwest::Client,
+    url: String,
+    token: String,
+    id: String,
+    next: u64,
+}
+
+impl Session {
+    /// `initialize` (declaring the tasks extension when `tasks`), then
+    /// `notifications/initialized`.
+    async fn open(server: &Served, token: &str, tasks: bool) -> Session {
+        let capabilities = if tasks {
+            json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+        } else {
+            json!({})
+        };
+        let mut session = Session {
+            client: reqwest::Client::new(),
+            url: server.mcp_url(),
+            token: token.to_owned(),
+            id: String::new(),
+            next: 1,
+        };
+        let (headers, answer) = session
+            .post(json!({
+                "jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": capabilities,
+                    "clientInfo": {"name": "raw-tasks", "version": "0"}
+                }
+            }))
+            .await;
+        let advertised = &answer["result"]["capabilities"]["extensions"];
+        assert!(
+            advertised.get("io.modelcontextprotocol/tasks").is_some(),
+            "{answer}"
+        );
+        session.id = headers["mcp-session-id"].to_str().unwrap().to_owned();
+        session
+            .post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        session
+    }
+
+    /// One request (or notification) and its answer: the JSON-RPC message
+    /// with the request's id, from a JSON body or an event stream.
+    async fn post(&self, message: Value) -> (HeaderMap, Value) {
+        let mut request = self
+            .client
+            .post(&self.url)
+            .header("authorization", format!("Bearer {}", self.token))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(message.to_string());
+        if !self.id.is_empty() {
+            request = request
+                .header("mcp-session-id", &self.id)
+                .header("mcp-protocol-version", "2025-11-25");
+        }
+        let response = request.send().await.unwrap();
+        assert!(response.status().is_success(), "{}", response.status());
+        let headers = response.headers().clone();
+        let body = response.text().await.unwrap();
+        let Some(id) = message.get("id") else {
+            return (headers, Value::Null);
+        };
+        let answer = std::iter::once(body.as_str())
+            .chain(body.lines().filter_map(|line| line.strip_prefix("data:")))
+            .filter_map(|text| serde_json::from_str::<Value>(text.trim()).ok())
+            .find(|value| value.get("id") == Some(id))
+            .unwrap_or_else(|| panic!("no answer to {message} in {body}"));
+        (headers, answer)
+    }
+
+    async fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.post(message).await.1
+    }
+
+    /// `update_page_metadata` on page 20: the answer's `result`.
+    async fn propose(&mut self, title: &str) -> Value {
+        let arguments = json!({"page": 20, "title": title});
+        let answer = self
+            .request(
+                "tools/call",
+                json!({"name": "update_page_metadata", "arguments": arguments}),
+            )
+            .await;
+        answer["result"].clone()
+    }
+
+    async fn task(&mut self, id: &str) -> Value {
+        self.request("tasks/get", json!({"taskId": id})).await
+    }
+}
+
+/// Signs `user` in to the pages at `base` and approves proposal `id` there,
+/// as the inbox's button does; the notice the page then shows.
+async fn approve_in_browser(base: &str, user: &str, id: &str) -> String {
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let csrf = |body: &str| {
+        let from = body.find("name=\"csrf\" value=\"").unwrap() + 19;
+        body[from..from + body[from..].find('"').unwrap()].to_owned()
+    };
+    let form = client.get(format!("{base}/signin")).send().await.unwrap();
+    let cookie_of = |response: &reqwest::Response| {
+        let set = response.headers()["set-cookie"].to_str().unwrap();
+        set.split(';').next().unwrap().to_owned()
+    };
+    let cookie = cookie_of(&form);
+    let token = csrf(&form.text().await.unwrap());
+    let signed_in = client
+        .post(format!("{base}/signin"))
+        .header("cookie", &cookie)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!("name={user}&password=demo&csrf={token}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signed_in.status(), 303);
+    let cookie = cookie_of(&signed_in);
+    let inbox = client
+        .get(format!("{base}/approvals"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    let token = csrf(&inbox.text().await.unwrap());
+    let approved = client
+        .post(format!("{base}/approvals/{id}/approve"))
+        .header("cookie", &cookie)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!("csrf={token}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(approved.status(), 303);
+    let location = approved.headers()["location"].to_str().unwrap().to_owned();
+    let page = client
+        .get(format!("{base}{location}"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    page.text().await.unwrap()
+}
+
+/// A fresh host with the write tool the tests propose with switched on
+/// (write tools ship disabled).
+fn host_with_write_tool() -> Host {
+    let host = Host::new();
+    host.set_tools(json!({"update_page_metadata": {"state": "enabled"}}));
+    host
+}
+
+/// The task a write call returned: its id, after checking its shape.
+fn task_id(result: &Value, title: &str) -> String {
+    assert_eq!(result["resultType"], "task", "{result}");
+    assert_eq!(result["status"], "working", "{result}");
+    let message = result["statusMessage"].as_str().unwrap();
+    assert!(
+        message.contains("awaiting a person's approval"),
+        "{message}"
+    );
+    assert!(message.contains("title: \""), "{message}");
+    assert!(message.contains(&format!("→ \"{title}\"")), "{message}");
+    result["taskId"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_write_call_is_a_task_that_ends_with_what_a_person_decided() {
+    let host = host_with_write_tool();
+    let server = host.serve();
+    let clara = host.token("clara");
+    let mut session = Session::open(&server, &clara, true).await;
+
+    // Approved in the browser: completed, with the applied result.
+    let result = session.propose("Bikes and more").await;
+    let approved = task_id(&result, "Bikes and more");
+    let waiting = session.task(&approved).await;
+    assert_eq!(waiting["result"]["status"], "working", "{waiting}");
+    assert!(waiting["result"]["pollIntervalMs"].is_u64(), "{waiting}");
+    let notice = approve_in_browser(&server.base, "admin", &approved).await;
+    assert!(notice.contains("Approved and applied"), "{notice}");
+    let done = session.task(&approved).await;
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+    let result = &done["result"]["result"];
+    assert_ne!(result["isError"], true, "{done}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("written and verified"), "{done}");
+
+    // Rejected on the command line: failed, with the reason.
+    let result = session.propose("Bikes, rejected").await;
+    let rejected = task_id(&result, "Bikes, rejected");
+    host.run(&[
+        "--user",
+        "admin",
+        "approvals",
+        "reject",
+        &rejected,
+        "--reason",
+        "not this week",
+    ]);
+    let failed = session.task(&rejected).await;
+    assert_eq!(failed["result"]["status"], "failed", "{failed}");
+    let error = failed["result"]["error"]["message"].as_str().unwrap();
+    assert_eq!(error, "rejected by admin: not this week", "{failed}");
+
+    // Withdrawn by the caller: cancelled, and nobody can approve it after.
+    let result = session.propose("Bikes, withdrawn").await;
+    let withdrawn = task_id(&result, "Bikes, withdrawn");
+    let ack = session
+        .request("tasks/cancel", json!({"taskId": withdrawn}))
+        .await;
+    assert!(ack.get("error").is_none(), "{ack}");
+    let cancelled = session.task(&withdrawn).await;
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    let late = host
+        .command(&["--user", "admin", "approvals", "approve", &withdrawn])
+        .output()
+        .unwrap();
+    assert!(!late.status.success());
+    assert!(String::from_utf8_lossy(&late.stderr).contains("already decided"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_task_outlives_a_restart_of_the_host() {
+    let host = host_with_write_tool();
+    let clara = host.token("clara");
+    let server = host.serve();
+    let mut session = Session::open(&server, &clara, true).await;
+    let result = session.propose("Bikes after a restart").await;
+    let id = task_id(&result, "Bikes after a restart");
+    drop(session);
+    // SIGKILL: nothing is flushed or said goodbye to.
+    drop(server);
+
+    let server = host.serve();
+    let mut session = Session::open(&server, &clara, true).await;
+    let waiting = session.task(&id).await;
+    assert_eq!(waiting["result"]["status"], "working", "{waiting}");
+    let notice = approve_in_browser(&server.base, "admin", &id).await;
+    assert!(notice.contains("Approved and applied"), "{notice}");
+    drop(session);
+    drop(server);
+
+    let server = host.serve();
+    let mut session = Session::open(&server, &clara, true).await;
+    let done = session.task(&id).await;
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn only_the_caller_sees_their_task_and_other_clients_keep_the_plain_answer() {
+    let host = host_with_write_tool();
+    let server = host.serve();
+    let mut clara = Session::open(&server, &host.token("clara"), true).await;
+    let result = clara.propose("Bikes, clara's").await;
+    let id = task_id(&result, "Bikes, clara's");
+
+    // Another user, even an administrator, is told what an id never
+    // issued is told.
+    let mut admin = Session::open(&server, &host.token("admin"), true).await;
+    let theirs = admin.task(&id).await;
+    let never = admin.task("no-such-task").await;
+    let message = |answer: &Value| answer["error"]["message"].as_str().unwrap().to_owned();
+    assert_eq!(
+        message(&theirs).replace(&id, "ID"),
+        message(&never).replace("no-such-task", "ID")
+    );
+    assert_eq!(theirs["error"]["code"], never["error"]["code"]);
+    let cancel = admin.request("tasks/cancel", json!({"taskId": id})).await;
+    assert!(cancel.get("error").is_some(), "{cancel}");
+    assert_eq!(clara.task(&id).await["result"]["status"], "working");
+
+    // A client that did not declare the extension: today's answer.
+    let mut plain = Session::open(&server, &host.token("clara"), false).await;
+    let result = plain.propose("Bikes, plainly").await;
+    assert_eq!(
+        result["structuredContent"]["status"], "awaiting_approval",
+        "{result}"
+    );
+    assert!(result.get("taskId").is_none(), "{result}");
+    let refused = plain.task(&id).await;
+    assert!(refused.get("error").is_some(), "{refused}");
+}
