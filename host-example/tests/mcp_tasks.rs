@@ -12,109 +12,27 @@
 
 mod mcp_support;
 
-use mcp_support::{Host, Served};
-use reqwest::header::HeaderMap;
+use mcp_support::Host;
+use mcp_support::raw::Session;
 use serde_json::{Value, json};
 
-/// One 2025-11-25 session with the server at `base`, as `token`'s user.
-struct Session {
-    client: reqwest::Client,
-    url: String,
-    token: String,
-    id: String,
-    next: u64,
+/// The tasks extension's id, as a client declares it.
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+/// `update_page_metadata` on page 20: the answer's `result`.
+async fn propose(session: &mut Session, title: &str) -> Value {
+    let arguments = json!({"page": 20, "title": title});
+    let answer = session
+        .request(
+            "tools/call",
+            json!({"name": "update_page_metadata", "arguments": arguments}),
+        )
+        .await;
+    answer["result"].clone()
 }
 
-impl Session {
-    /// `initialize` (declaring the tasks extension when `tasks`), then
-    /// `notifications/initialized`.
-    async fn open(server: &Served, token: &str, tasks: bool) -> Session {
-        let capabilities = if tasks {
-            json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
-        } else {
-            json!({})
-        };
-        let mut session = Session {
-            client: reqwest::Client::new(),
-            url: server.mcp_url(),
-            token: token.to_owned(),
-            id: String::new(),
-            next: 1,
-        };
-        let (headers, answer) = session
-            .post(json!({
-                "jsonrpc": "2.0", "id": 0, "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": capabilities,
-                    "clientInfo": {"name": "raw-tasks", "version": "0"}
-                }
-            }))
-            .await;
-        let advertised = &answer["result"]["capabilities"]["extensions"];
-        assert!(
-            advertised.get("io.modelcontextprotocol/tasks").is_some(),
-            "{answer}"
-        );
-        session.id = headers["mcp-session-id"].to_str().unwrap().to_owned();
-        session
-            .post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-        session
-    }
-
-    /// One request (or notification) and its answer: the JSON-RPC message
-    /// with the request's id, from a JSON body or an event stream.
-    async fn post(&self, message: Value) -> (HeaderMap, Value) {
-        let mut request = self
-            .client
-            .post(&self.url)
-            .header("authorization", format!("Bearer {}", self.token))
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(message.to_string());
-        if !self.id.is_empty() {
-            request = request
-                .header("mcp-session-id", &self.id)
-                .header("mcp-protocol-version", "2025-11-25");
-        }
-        let response = request.send().await.unwrap();
-        assert!(response.status().is_success(), "{}", response.status());
-        let headers = response.headers().clone();
-        let body = response.text().await.unwrap();
-        let Some(id) = message.get("id") else {
-            return (headers, Value::Null);
-        };
-        let answer = std::iter::once(body.as_str())
-            .chain(body.lines().filter_map(|line| line.strip_prefix("data:")))
-            .filter_map(|text| serde_json::from_str::<Value>(text.trim()).ok())
-            .find(|value| value.get("id") == Some(id))
-            .unwrap_or_else(|| panic!("no answer to {message} in {body}"));
-        (headers, answer)
-    }
-
-    async fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next;
-        self.next += 1;
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        self.post(message).await.1
-    }
-
-    /// `update_page_metadata` on page 20: the answer's `result`.
-    async fn propose(&mut self, title: &str) -> Value {
-        let arguments = json!({"page": 20, "title": title});
-        let answer = self
-            .request(
-                "tools/call",
-                json!({"name": "update_page_metadata", "arguments": arguments}),
-            )
-            .await;
-        answer["result"].clone()
-    }
-
-    async fn task(&mut self, id: &str) -> Value {
-        self.request("tasks/get", json!({"taskId": id})).await
-    }
+async fn task(session: &mut Session, id: &str) -> Value {
+    session.request("tasks/get", json!({"taskId": id})).await
 }
 
 /// Signs `user` in to the pages at `base` and approves proposal `id` there,
@@ -198,17 +116,17 @@ async fn a_write_call_is_a_task_that_ends_with_what_a_person_decided() {
     let host = host_with_write_tool();
     let server = host.serve();
     let clara = host.token("clara");
-    let mut session = Session::open(&server, &clara, true).await;
+    let mut session = Session::open(&server, &clara, &[TASKS]).await;
 
     // Approved in the browser: completed, with the applied result.
-    let result = session.propose("Bikes and more").await;
+    let result = propose(&mut session, "Bikes and more").await;
     let approved = task_id(&result, "Bikes and more");
-    let waiting = session.task(&approved).await;
+    let waiting = task(&mut session, &approved).await;
     assert_eq!(waiting["result"]["status"], "working", "{waiting}");
     assert!(waiting["result"]["pollIntervalMs"].is_u64(), "{waiting}");
     let notice = approve_in_browser(&server.base, "admin", &approved).await;
     assert!(notice.contains("Approved and applied"), "{notice}");
-    let done = session.task(&approved).await;
+    let done = task(&mut session, &approved).await;
     assert_eq!(done["result"]["status"], "completed", "{done}");
     let result = &done["result"]["result"];
     assert_ne!(result["isError"], true, "{done}");
@@ -216,7 +134,7 @@ async fn a_write_call_is_a_task_that_ends_with_what_a_person_decided() {
     assert!(text.contains("written and verified"), "{done}");
 
     // Rejected on the command line: failed, with the reason.
-    let result = session.propose("Bikes, rejected").await;
+    let result = propose(&mut session, "Bikes, rejected").await;
     let rejected = task_id(&result, "Bikes, rejected");
     host.run(&[
         "--user",
@@ -227,19 +145,19 @@ async fn a_write_call_is_a_task_that_ends_with_what_a_person_decided() {
         "--reason",
         "not this week",
     ]);
-    let failed = session.task(&rejected).await;
+    let failed = task(&mut session, &rejected).await;
     assert_eq!(failed["result"]["status"], "failed", "{failed}");
     let error = failed["result"]["error"]["message"].as_str().unwrap();
     assert_eq!(error, "rejected by admin: not this week", "{failed}");
 
     // Withdrawn by the caller: cancelled, and nobody can approve it after.
-    let result = session.propose("Bikes, withdrawn").await;
+    let result = propose(&mut session, "Bikes, withdrawn").await;
     let withdrawn = task_id(&result, "Bikes, withdrawn");
     let ack = session
         .request("tasks/cancel", json!({"taskId": withdrawn}))
         .await;
     assert!(ack.get("error").is_none(), "{ack}");
-    let cancelled = session.task(&withdrawn).await;
+    let cancelled = task(&mut session, &withdrawn).await;
     assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
     let late = host
         .command(&["--user", "admin", "approvals", "approve", &withdrawn])
@@ -254,16 +172,16 @@ async fn a_task_outlives_a_restart_of_the_host() {
     let host = host_with_write_tool();
     let clara = host.token("clara");
     let server = host.serve();
-    let mut session = Session::open(&server, &clara, true).await;
-    let result = session.propose("Bikes after a restart").await;
+    let mut session = Session::open(&server, &clara, &[TASKS]).await;
+    let result = propose(&mut session, "Bikes after a restart").await;
     let id = task_id(&result, "Bikes after a restart");
     drop(session);
     // SIGKILL: nothing is flushed or said goodbye to.
     drop(server);
 
     let server = host.serve();
-    let mut session = Session::open(&server, &clara, true).await;
-    let waiting = session.task(&id).await;
+    let mut session = Session::open(&server, &clara, &[TASKS]).await;
+    let waiting = task(&mut session, &id).await;
     assert_eq!(waiting["result"]["status"], "working", "{waiting}");
     let notice = approve_in_browser(&server.base, "admin", &id).await;
     assert!(notice.contains("Approved and applied"), "{notice}");
@@ -271,8 +189,8 @@ async fn a_task_outlives_a_restart_of_the_host() {
     drop(server);
 
     let server = host.serve();
-    let mut session = Session::open(&server, &clara, true).await;
-    let done = session.task(&id).await;
+    let mut session = Session::open(&server, &clara, &[TASKS]).await;
+    let done = task(&mut session, &id).await;
     assert_eq!(done["result"]["status"], "completed", "{done}");
 }
 
@@ -280,15 +198,15 @@ async fn a_task_outlives_a_restart_of_the_host() {
 async fn only_the_caller_sees_their_task_and_other_clients_keep_the_plain_answer() {
     let host = host_with_write_tool();
     let server = host.serve();
-    let mut clara = Session::open(&server, &host.token("clara"), true).await;
-    let result = clara.propose("Bikes, clara's").await;
+    let mut clara = Session::open(&server, &host.token("clara"), &[TASKS]).await;
+    let result = propose(&mut clara, "Bikes, clara's").await;
     let id = task_id(&result, "Bikes, clara's");
 
     // Another user, even an administrator, is told what an id never
     // issued is told.
-    let mut admin = Session::open(&server, &host.token("admin"), true).await;
-    let theirs = admin.task(&id).await;
-    let never = admin.task("no-such-task").await;
+    let mut admin = Session::open(&server, &host.token("admin"), &[TASKS]).await;
+    let theirs = task(&mut admin, &id).await;
+    let never = task(&mut admin, "no-such-task").await;
     let message = |answer: &Value| answer["error"]["message"].as_str().unwrap().to_owned();
     assert_eq!(
         message(&theirs).replace(&id, "ID"),
@@ -297,16 +215,16 @@ async fn only_the_caller_sees_their_task_and_other_clients_keep_the_plain_answer
     assert_eq!(theirs["error"]["code"], never["error"]["code"]);
     let cancel = admin.request("tasks/cancel", json!({"taskId": id})).await;
     assert!(cancel.get("error").is_some(), "{cancel}");
-    assert_eq!(clara.task(&id).await["result"]["status"], "working");
+    assert_eq!(task(&mut clara, &id).await["result"]["status"], "working");
 
     // A client that did not declare the extension: today's answer.
-    let mut plain = Session::open(&server, &host.token("clara"), false).await;
-    let result = plain.propose("Bikes, plainly").await;
+    let mut plain = Session::open(&server, &host.token("clara"), &[]).await;
+    let result = propose(&mut plain, "Bikes, plainly").await;
     assert_eq!(
         result["structuredContent"]["status"], "awaiting_approval",
         "{result}"
     );
     assert!(result.get("taskId").is_none(), "{result}");
-    let refused = plain.task(&id).await;
+    let refused = task(&mut plain, &id).await;
     assert!(refused.get("error").is_some(), "{refused}");
 }

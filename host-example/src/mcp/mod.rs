@@ -16,6 +16,7 @@ pub mod http;
 mod listing;
 mod results;
 mod server;
+mod skills;
 mod tasks;
 
 use std::sync::Arc;

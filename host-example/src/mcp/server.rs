@@ -7,10 +7,11 @@ use std::time::Instant;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ErrorData, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, GetTaskParams, GetTaskResult, Implementation,
-    ListPromptsResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ProgressToken, Prompt, PromptMessage, Role, ServerCapabilities, ServerConfig,
-    SubscriptionFilter, UpdateTaskParams,
+    GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult, GetTaskParams,
+    GetTaskResult, Implementation, ListPromptsResult, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, Prompt,
+    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Role,
+    ServerCapabilities, ServerConfig, SubscriptionFilter, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
@@ -22,7 +23,7 @@ use tool_core::{Actor, Outcome, RunId};
 
 use super::hangup::Hangup;
 use super::listing::Listings;
-use super::{results, tasks};
+use super::{results, skills, tasks};
 use crate::app::calls::tasks::CallTask;
 use crate::app::calls::{
     CallControl, CallDecision, CallError, CallScope, Caller, ProgressReport, ProgressWatch,
@@ -140,6 +141,15 @@ impl McpServer {
                 .and_then(|id| id.to_str().ok())
                 .map_or(CallScope::Stateless, |id| CallScope::Session(id.to_owned())),
         }
+    }
+
+    /// The skills offered to this request's caller.
+    async fn offered_skills(
+        &self,
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<Vec<SkillPrompt>, ErrorData> {
+        let actor = self.actor(cx)?;
+        self.host.skill_prompts(&actor).await.map_err(host_failed)
     }
 
     /// Stops taking calls and waits for those under way (each ends with
@@ -308,6 +318,8 @@ impl ServerHandler for McpServer {
                 .enable_tool_list_changed()
                 .enable_prompts()
                 .enable_prompts_list_changed()
+                .enable_resources()
+                .enable_skills()
                 .enable_tasks()
                 .build(),
         )
@@ -502,6 +514,57 @@ impl ServerHandler for McpServer {
         Ok(GetPromptResult::new(vec![message])
             .with_description(skill.description)
             .into())
+    }
+
+    /// The offered skills, in the Skills extension's form.
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let offered = self.offered_skills(&cx).await?;
+        Ok(ListSkillsResult::with_all_items(skills::skills(&offered)))
+    }
+
+    /// One offered skill by the URI of its `SKILL.md`; a skill not offered
+    /// is answered like one that does not exist.
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        let offered = self.offered_skills(&cx).await?;
+        skills::skill_at(&offered, &request.uri).map(GetSkillResult::new)
+    }
+
+    /// The `SKILL.md` of each offered skill: the only resources served.
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let offered = self.offered_skills(&cx).await?;
+        Ok(ListResourcesResult::with_all_items(skills::resources(
+            &offered,
+        )))
+    }
+
+    /// A file of an offered skill, with the bytes that were approved.
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let actor = self.actor(&cx)?;
+        let offered = self.host.skill_prompts(&actor).await.map_err(host_failed)?;
+        let (skill, file) = skills::file_at(&offered, &request.uri)?;
+        let bytes = match self.host.skill_file(&actor, &skill.name, &file.path).await {
+            Ok(bytes) => bytes,
+            Err(HostError::Invalid(_)) => return Err(skills::not_found(&request.uri)),
+            Err(error) => return Err(host_failed(error)),
+        };
+        let contents = skills::contents(&request.uri, &file.path, bytes);
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
     /// Sessions of 2025-11-25 and older: announce every settings change on

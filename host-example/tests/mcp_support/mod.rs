@@ -4,6 +4,8 @@
 //! line by line.
 #![allow(dead_code)] // each test file uses part of it
 
+pub mod raw;
+
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

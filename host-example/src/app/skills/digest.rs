@@ -18,6 +18,7 @@
 //! could cover it. So does a file name that is not UTF-8 or holds a line
 //! break or `\`, which the digest's lines could not state unambiguously.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::fs;
 use std::io;
@@ -37,6 +38,8 @@ pub struct SkillFolder {
     pub digest: SkillDigest,
     /// The `SKILL.md`, byte for byte.
     pub skill_file: Vec<u8>,
+    /// Each file's length in bytes, by path.
+    pub sizes: BTreeMap<String, u64>,
 }
 
 impl FileChange {
@@ -162,6 +165,7 @@ impl SkillFolder {
     /// Reads every file of the skill folder `folder` once.
     pub fn read(folder: &Path) -> Result<SkillFolder, DigestError> {
         let mut files = Vec::new();
+        let mut sizes = BTreeMap::new();
         let mut skill_file = None;
         let mut pending = vec![(folder.to_path_buf(), String::new())];
         while let Some((dir, prefix)) = pending.pop() {
@@ -199,6 +203,7 @@ impl SkillFolder {
                     });
                 }
                 let bytes = fs::read(&path).map_err(|e| unreadable(&path, e))?;
+                sizes.insert(relative.clone(), bytes.len() as u64);
                 files.push(FileDigest {
                     path: relative.clone(),
                     sha256: hex(&Sha256::digest(&bytes)),
@@ -216,8 +221,14 @@ impl SkillFolder {
         Ok(SkillFolder {
             digest: SkillDigest::from_files(files),
             skill_file,
+            sizes,
         })
     }
+}
+
+/// The SHA-256 of `bytes`, lowercase hex, as a [`FileDigest`] states it.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
 }
 
 fn hex(bytes: &[u8]) -> String {

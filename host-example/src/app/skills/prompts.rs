@@ -1,5 +1,6 @@
 //! Approved skills offered to MCP clients as prompts (`prompts/list`,
-//! `prompts/get`), to each user only those they could follow.
+//! `prompts/get`) and as the Skills extension's skills and files, to each
+//! user only those they could follow.
 //!
 //! A skill is offered to a user when, read now from the skills folders:
 //! - it is approved and its files match the approval (the rule runs use,
@@ -24,10 +25,11 @@ use tool_core::skills::{AllowedTools, ToolTarget, read_skill};
 
 use crate::app::skills::approval::{UnapprovedSkills, Verdict, judge};
 use crate::app::skills::check::SkillFolders;
-use crate::app::skills::digest::SkillFolder;
+use crate::app::skills::digest::{SkillFolder, sha256_hex};
 use crate::app::{Host, HostError};
 
-/// One skill as a prompt.
+/// One skill offered to a user: as a prompt, and as the files of the
+/// MCP Skills extension.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkillPrompt {
     /// The skill folder's name: the prompt's name.
@@ -36,6 +38,22 @@ pub struct SkillPrompt {
     pub description: String,
     /// The skill's instructions (the file's body, after the front matter).
     pub text: String,
+    /// Every file of the skill as approved: path, SHA-256 and size, in
+    /// path order.
+    pub files: Vec<SkillFile>,
+    /// Where the skill folder is.
+    folder: PathBuf,
+}
+
+/// One file of an offered skill, as approved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillFile {
+    /// Its path below the skill folder, `/`-separated.
+    pub path: String,
+    /// The SHA-256 of its bytes, lowercase hex.
+    pub sha256: String,
+    /// Its length in bytes.
+    pub size: u64,
 }
 
 impl Host {
@@ -78,14 +96,64 @@ impl Host {
             if !granted_every_tool(&manifest.allowed_tools, &grant) {
                 continue;
             }
+            let files = read
+                .digest
+                .files
+                .iter()
+                .map(|file| SkillFile {
+                    path: file.path.clone(),
+                    sha256: file.sha256.clone(),
+                    size: read.sizes.get(&file.path).copied().unwrap_or_default(),
+                })
+                .collect();
             prompts.push(SkillPrompt {
                 name,
                 description: manifest.description.unwrap_or_default(),
                 text: manifest.body,
+                files,
+                folder,
             });
         }
         prompts.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(prompts)
+    }
+}
+
+impl Host {
+    /// The bytes of `path` of the skill `name`, if that skill is offered to
+    /// `actor` now and the file is one of its approved files with the bytes
+    /// that were approved: what is handed out is what was checked.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::Invalid`] when the skill is not offered to `actor`,
+    /// has no such file, or the file changed since it was approved: the
+    /// same answer, so nobody learns of a skill they are not offered.
+    pub async fn skill_file(
+        &self,
+        actor: &Actor,
+        name: &str,
+        path: &str,
+    ) -> Result<Vec<u8>, HostError> {
+        let missing =
+            || HostError::Invalid(format!("no file `{path}` of an offered skill `{name}`"));
+        let offered = self.skill_prompts(actor).await?;
+        let skill = offered
+            .iter()
+            .find(|s| s.name == name)
+            .ok_or_else(missing)?;
+        let file = skill
+            .files
+            .iter()
+            .find(|f| f.path == path)
+            .ok_or_else(missing)?;
+        // The path is one the folder's own listing gave, never the
+        // caller's text, so it names a file inside the folder.
+        let bytes = std::fs::read(skill.folder.join(&file.path)).map_err(|_| missing())?;
+        if sha256_hex(&bytes) != file.sha256 {
+            return Err(missing());
+        }
+        Ok(bytes)
     }
 }
 
