@@ -551,3 +551,84 @@ fn the_search_index_stands_the_same_at_the_command_line_and_on_the_tools_page() 
     assert!(section.contains("<dd>45</dd>"), "{section}");
     assert!(section.contains("index 0 of site 0"), "{section}");
 }
+
+/// A CLI run as clara proposing a new title for page 20 (her "Service"
+/// subtree): the proposal's id.
+fn clara_proposes(world: &World, title: &str) -> String {
+    let before = world.pending();
+    let prompt = format!(r#"CALL update_page_metadata {{"page": 20, "title": "{title}"}}"#);
+    let ran = world.cli("clara", &["run", &prompt]);
+    assert!(ran.status.success(), "{}", stderr(&ran));
+    world.new_proposal(&before)
+}
+
+#[test]
+fn an_approval_policy_of_others_refuses_the_requester_at_every_door_alike() {
+    let world = World::new();
+    world.host.set_tools(json!({
+        "update_page_metadata": {"state": "enabled", "approvers": "others"}
+    }));
+    let id = clara_proposes(&world, "Four eyes");
+
+    let refused = world.cli("clara", &["approvals", "approve", &id]);
+    assert_eq!(refused.status.code(), Some(1));
+    let from_cli = stderr(&refused);
+    let rule = "this tool's changes need an approver other than the person who asked for them";
+    assert!(from_cli.contains(rule), "{from_cli}");
+    let mut clara = world.browser("clara");
+    let answer = clara.post(&format!("/approvals/{id}/approve"), &[]);
+    let from_browser = clara.notice_after(&answer);
+    assert!(from_browser.contains(rule), "{from_browser}");
+    assert!(world.pending().contains(&id));
+
+    let approved = world.cli("admin", &["approvals", "approve", &id]);
+    assert!(approved.status.success(), "{}", stderr(&approved));
+    assert!(stdout(&approved).contains("applied: written and verified"));
+}
+
+#[test]
+fn two_required_approvers_apply_only_after_a_second_different_person() {
+    let world = World::new();
+    world.host.set_tools(json!({
+        "update_page_metadata": {"state": "enabled", "required": 2}
+    }));
+    let id = clara_proposes(&world, "Two pairs of eyes");
+
+    // The first approval is recorded and applies nothing.
+    let first = world.cli("admin", &["approvals", "approve", &id]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let waiting = "1 of 2 approvals: approved by admin; waiting for another person";
+    assert!(stdout(&first).contains(waiting), "{}", stdout(&first));
+    let shown = world.host.run(&["approvals", "show", &id]);
+    assert!(shown.contains(&format!("needs:     {waiting}")), "{shown}");
+    // The same person never counts twice, at either door.
+    let mut admin = world.browser("admin");
+    let again = admin.post(&format!("/approvals/{id}/approve"), &[]);
+    let notice = admin.notice_after(&again);
+    assert!(notice.contains(waiting), "{notice}");
+    assert!(world.pending().contains(&id));
+
+    // Withdrawn, the count starts over.
+    let withdrawn = world.cli("admin", &["approvals", "withdraw", &id]);
+    assert!(withdrawn.status.success(), "{}", stderr(&withdrawn));
+    let shown = world.host.run(&["approvals", "show", &id]);
+    assert!(shown.contains("needs:     0 of 2 approvals yet"), "{shown}");
+
+    // An edit cannot be approved under four eyes: the second approver
+    // would approve what the first never saw.
+    let edit = admin.post(
+        &format!("/approvals/{id}/edit/confirm"),
+        &[("arguments", r#"{"page": 20, "title": "Edited"}"#)],
+    );
+    let notice = admin.notice_after(&edit);
+    assert!(notice.contains("need two approvers"), "{notice}");
+
+    // admin, then clara (the policy admits anyone): applied.
+    let first = world.cli("admin", &["approvals", "approve", &id]);
+    assert!(stdout(&first).contains(waiting), "{}", stdout(&first));
+    let mut clara = world.browser("clara");
+    let second = clara.post(&format!("/approvals/{id}/approve"), &[]);
+    let notice = clara.notice_after(&second);
+    assert!(notice.contains("Approved and applied"), "{notice}");
+    assert!(!world.pending().contains(&id));
+}

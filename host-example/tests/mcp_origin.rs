@@ -2,7 +2,8 @@
 //! `/mcp` and the pages' forms refuse a request whose `Origin` is present
 //! and neither the server's own nor one the `allowed_origins` setting
 //! lists (`null` included); a session's `DELETE` is answered `204`, so
-//! the official Python client closes its session without a warning.
+//! the official Python and TypeScript clients close their sessions without
+//! a warning.
 
 mod mcp_support;
 
@@ -181,6 +182,23 @@ fn the_python_client_closes_its_session_without_a_warning() {
     assert!(!client.names().is_empty());
     let stderr = client.finish();
     assert!(!stderr.contains("Session termination failed"), "{stderr}");
+    assert_eq!(stderr, "", "the client warned");
+}
+
+/// The official TypeScript client over HTTP (2025-11-25, with a session)
+/// ends its session with `DELETE` (`terminateSession`) and logs nothing:
+/// a failed termination would throw and end the script with an error.
+#[test]
+fn the_typescript_client_ends_its_session_without_a_warning() {
+    let host = Host::new();
+    let server = host.serve();
+    let token = host.token("petra");
+    let url = server.mcp_url();
+    let Some(mut client) = Driver::typescript_keeping_stderr(&["--http", &url, &token]) else {
+        return;
+    };
+    assert!(!client.names().is_empty());
+    let stderr = client.finish();
     assert_eq!(stderr, "", "the client warned");
 }
 

@@ -35,6 +35,7 @@ impl Run {
             "b_write".into(),
             ToolSettings {
                 state: Toggle::Enabled,
+                ..ToolSettings::default()
             },
         );
         Run {

@@ -83,6 +83,7 @@ impl Run {
                 tool.into(),
                 ToolSettings {
                     state: Toggle::Enabled,
+                    ..ToolSettings::default()
                 },
             );
         }
@@ -259,6 +260,7 @@ fn a_tool_disabled_since_the_proposal_is_refused() {
         "b_write".into(),
         ToolSettings {
             state: Toggle::Disabled,
+            ..ToolSettings::default()
         },
     );
     assert_eq!(

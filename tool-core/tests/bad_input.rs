@@ -286,6 +286,7 @@ fn every_hostile_input_is_refused_and_nothing_runs_or_is_written() {
         "b_write".into(),
         ToolSettings {
             state: Toggle::Enabled,
+            ..ToolSettings::default()
         },
     );
     let config = RunConfig::default();

@@ -149,6 +149,7 @@ fn settings() -> HostSettings {
         "note".into(),
         ToolSettings {
             state: Toggle::Enabled,
+            ..ToolSettings::default()
         },
     );
     settings

@@ -212,6 +212,7 @@ fn settings() -> HostSettings {
         "publish".into(),
         ToolSettings {
             state: Toggle::Enabled,
+            ..ToolSettings::default()
         },
     );
     settings

@@ -65,9 +65,13 @@ impl Run {
     }
 
     fn set_tool(&mut self, tool: &str, state: Toggle) {
-        self.settings
-            .tools
-            .insert(tool.into(), ToolSettings { state });
+        self.settings.tools.insert(
+            tool.into(),
+            ToolSettings {
+                state,
+                ..ToolSettings::default()
+            },
+        );
     }
 }
 

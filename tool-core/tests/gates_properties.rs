@@ -78,7 +78,15 @@ fn settings() -> impl Strategy<Value = HostSettings> {
                 .collect(),
             tools: tools
                 .into_iter()
-                .map(|(t, state)| (t.to_owned(), ToolSettings { state }))
+                .map(|(t, state)| {
+                    (
+                        t.to_owned(),
+                        ToolSettings {
+                            state,
+                            ..ToolSettings::default()
+                        },
+                    )
+                })
                 .collect(),
             sites: Vec::new(),
             skill_trust_floor: TrustLevel(floor),
@@ -239,7 +247,7 @@ proptest! {
     fn disabled_group_is_never_undone_by_a_tool_override(mut w in world(), group in prop::sample::select(GROUPS)) {
         w.settings.groups.entry(group.to_owned()).or_default().state = Toggle::Disabled;
         for tool in TOOLS {
-            w.settings.tools.insert((*tool).to_owned(), ToolSettings { state: Toggle::Enabled });
+            w.settings.tools.insert((*tool).to_owned(), ToolSettings { state: Toggle::Enabled, ..ToolSettings::default() });
         }
         let registry = common::registry();
         let grant = w.grant(&registry);

@@ -190,6 +190,7 @@ fn each_gate_that_refuses_is_named_with_its_rule() {
         "sign_in".into(),
         ToolSettings {
             state: Toggle::Disabled,
+            ..ToolSettings::default()
         },
     );
     cases.push((disabled, "sign_in", Gate::Enabled, Denial::ToolDisabled));

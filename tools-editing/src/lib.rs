@@ -60,7 +60,7 @@
 //!
 //! // An administrator enabled the tool; clara edits the Service pages.
 //! let mut settings = HostSettings::default();
-//! settings.tools.insert("update_page_metadata".into(), ToolSettings { state: Toggle::Enabled });
+//! settings.tools.insert("update_page_metadata".into(), ToolSettings { state: Toggle::Enabled, ..ToolSettings::default() });
 //! let config = RunConfig::default();
 //! let clara = Actor { id: "clara".into(), admin: false };
 //! let inputs = RunInputs { settings: &settings, actor: Some(&clara), config: &config, skills: &[], selection: &Selection::All };

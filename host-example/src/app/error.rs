@@ -93,6 +93,10 @@ pub enum HostError {
     /// No public search backend could answer.
     #[error(transparent)]
     Index(#[from] tools_builtin::rag::IndexError),
+    /// The approval was recorded, and the tool's policy needs another
+    /// person's before anything is applied (`1 of 2 approvals: …`).
+    #[error("{0}; nothing is written until then")]
+    Waiting(String),
     /// The decision could not be recorded; nothing was decided or written.
     #[error("the decision could not be recorded: {0}")]
     Decision(String),

@@ -1,6 +1,7 @@
-//! `host-example approvals list|show|approve|reject`.
+//! `host-example approvals list|show|approve|withdraw|reject`.
 
 use clap::Subcommand;
+use host_example::app::HostError;
 use host_example::app::approvals::ProposalView;
 use host_example::{plain_table, render_table};
 use site_model::Timestamp;
@@ -28,6 +29,13 @@ pub enum Command {
         /// The proposal's id.
         id: String,
     },
+    /// Take back your first approval of a proposal whose tool needs two
+    /// approvers (as --user), while it is undecided.
+    #[command(after_help = "Example: host-example approvals withdraw 3f2a… --user ops")]
+    Withdraw {
+        /// The proposal's id.
+        id: String,
+    },
     /// Reject a proposal (as --user): nothing is written; the run goes on
     /// and the model reads the reason.
     #[command(
@@ -47,7 +55,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
         Command::List => {
             let host = context.host().await?;
             let now = host_example_now();
-            let mut table = plain_table(["ID", "TOOL", "RECORD", "REQUESTER", "AGE"]);
+            let mut table = plain_table(["ID", "TOOL", "RECORD", "REQUESTER", "AGE", "NEEDS"]);
             for view in host.pending_proposals().await? {
                 let proposal = &view.stored.proposal;
                 table.add_row([
@@ -56,6 +64,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
                     proposal.record.clone(),
                     view.requester.clone(),
                     age(now.saturating_sub(proposal.created_at())),
+                    view.still_needs.clone().unwrap_or_default(),
                 ]);
             }
             out!("{}", render_table(&table));
@@ -70,7 +79,16 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             let approver = context.user("approvals approve")?.to_owned();
             let host = context.host().await?;
             let mut progress = Progress::new();
-            let decided = host.approve(&id, &approver, &mut progress).await?;
+            let decided = match host.approve(&id, &approver, &mut progress).await {
+                Ok(decided) => decided,
+                // The first approval of two is recorded: done, for now.
+                Err(HostError::Waiting(waiting)) => {
+                    drop(progress);
+                    outln!("recorded: {waiting}");
+                    return Ok(());
+                }
+                Err(error) => return Err(error.into()),
+            };
             drop(progress);
             let not_applied = match &decided.applied {
                 Some(Ok(written)) => {
@@ -93,6 +111,13 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
                 None => Ok(()),
             }
         }
+        Command::Withdraw { id } => {
+            let approver = context.user("approvals withdraw")?.to_owned();
+            let host = context.host().await?;
+            host.withdraw_approval(&id, &approver).await?;
+            outln!("withdrew your approval of proposal {id}");
+            Ok(())
+        }
         Command::Reject { id, reason } => {
             let approver = context.user("approvals reject")?.to_owned();
             let host = context.host().await?;
@@ -111,6 +136,9 @@ fn show(view: &ProposalView) -> Result<(), Failure> {
     outln!("status:    {}", view.stored.status);
     if let Some(decision) = &view.decision {
         outln!("decided:   {}", host_example::app::describe(decision));
+    }
+    if let Some(needs) = &view.still_needs {
+        outln!("needs:     {needs}");
     }
     outln!("run:       {}", view.stored.run.0);
     outln!("requester: {}", view.requester);

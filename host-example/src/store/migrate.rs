@@ -50,6 +50,7 @@ const MIGRATIONS: &[Migration] = &[
     migration!(5, "exposures", "0005_exposures"),
     migration!(6, "public_search", "0006_public_search"),
     migration!(7, "call_outcomes", "0007_call_outcomes"),
+    migration!(8, "approval_votes", "0008_approval_votes"),
 ];
 
 /// The newest schema version this build knows.

@@ -15,6 +15,7 @@
 //! the columns reads filter and order by: the schema follows the model
 //! rather than normalising it.
 
+mod approval_votes;
 mod audit;
 mod call_outcomes;
 mod error;

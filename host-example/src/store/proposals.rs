@@ -3,12 +3,14 @@
 //! whose primary key is the proposal id, so the first decision wins across
 //! every process sharing the database.
 
+use std::collections::BTreeSet;
+
 use sqlx::any::{AnyArguments, AnyRow};
 use sqlx::query::Query;
 use sqlx::{Any, Row};
 use tool_core::approval::{AlreadyDecided, ApprovalStore, ClaimError, Decision};
 use tool_core::gates::Grant;
-use tool_core::{BoxFuture, Proposal, ProposalId, RunId};
+use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId};
 
 use super::{Store, StoreError, from_json, now, one_line, to_json};
 
@@ -245,5 +247,13 @@ impl ApprovalStore for SqlApprovals {
         decision: &'a Decision,
     ) -> BoxFuture<'a, Result<(), ClaimError>> {
         Box::pin(self.store.claim(id, decision))
+    }
+
+    fn second<'a>(
+        &'a self,
+        id: &'a ProposalId,
+        approver: &'a Actor,
+    ) -> BoxFuture<'a, Result<BTreeSet<String>, ClaimError>> {
+        Box::pin(self.store.second(id, &approver.id))
     }
 }

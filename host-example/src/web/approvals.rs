@@ -20,6 +20,7 @@ use super::WebState;
 use super::layout::{self, OrFailure, csrf_field, when};
 use super::runs::status_text;
 use super::session::SignedIn;
+use crate::app::HostError;
 use crate::app::approvals::inbox::PendingEntry;
 use crate::app::approvals::{Decided, Verdict};
 use crate::app::runs::RunEnded;
@@ -82,6 +83,13 @@ fn card(user: &SignedIn, entry: &PendingEntry) -> Markup {
                 " · expires " (when(entry.expires_at))
             }
             (values(proposal))
+            @if let Some(needs) = &entry.view.still_needs {
+                p.needs { (needs) }
+                form method="post" action={"/approvals/" (id) "/withdraw"} {
+                    (csrf_field(user))
+                    button.withdraw type="submit" { "Withdraw my approval" }
+                }
+            }
             form method="post" action={"/approvals/" (id) "/approve"} {
                 (csrf_field(user))
                 button.approve type="submit" { "Approve" }
@@ -176,11 +184,28 @@ pub(super) async fn approve(
         .host
         .decide(&id, &user.name, Verdict::Approve, &mut ())
         .await;
-    back(
-        &state,
-        &user,
-        decided.map(|d| said(&d)).map_err(|e| e.to_string()),
-    )
+    let said = match decided {
+        Ok(decided) => Ok(said(&decided)),
+        // The first approval of two is recorded: done, for now.
+        Err(HostError::Waiting(waiting)) => Ok(format!("Recorded: {waiting}")),
+        Err(error) => Err(error.to_string()),
+    };
+    back(&state, &user, said)
+}
+
+/// Takes back the signed-in person's first approval of two.
+pub(super) async fn withdraw(
+    State(state): State<WebState>,
+    user: SignedIn,
+    Path(id): Path<String>,
+) -> Response {
+    let withdrawn = state
+        .host
+        .withdraw_approval(&id, &user.name)
+        .await
+        .map(|()| "Your approval was withdrawn".to_owned())
+        .map_err(|e| e.to_string());
+    back(&state, &user, withdrawn)
 }
 
 #[derive(Deserialize)]

@@ -94,6 +94,7 @@ pub fn router(state: WebState) -> Router {
             post(approvals::approve_edited),
         )
         .route("/approvals/{id}/reject", post(approvals::reject))
+        .route("/approvals/{id}/withdraw", post(approvals::withdraw))
         .route("/approvals/run/{run}", post(approvals::decide_run))
         .route("/runs", get(runs::list))
         .route("/runs/{id}", get(runs::show))

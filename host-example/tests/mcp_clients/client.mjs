@@ -5,14 +5,23 @@
 //   {"op": "list"}                                  -> {"tools": [...], "pages": n}
 //   {"op": "call", "name": "...", "arguments": {}}  -> the CallToolResult as JSON
 //
-// Usage: node client.mjs COMMAND [ARG...]
+// Usage: node client.mjs COMMAND [ARG...]     (stdio: starts the server)
+//        node client.mjs --http URL TOKEN      (Streamable HTTP, a bearer token)
+// Over HTTP the session is ended as an application ends it, with
+// `terminateSession()` (a DELETE), when stdin closes.
 import { createInterface } from "node:readline";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const [command, ...args] = process.argv.slice(2);
-const transport = new StdioClientTransport({ command, args, stderr: "inherit" });
+const transport =
+  command === "--http"
+    ? new StreamableHTTPClientTransport(new URL(args[0]), {
+        requestInit: { headers: { Authorization: `Bearer ${args[1]}` } },
+      })
+    : new StdioClientTransport({ command, args, stderr: "inherit" });
 const client = new Client({ name: "host-example-typescript-test", version: "1.0.0" });
 await client.connect(transport);
 
@@ -38,4 +47,5 @@ for await (const line of createInterface({ input: process.stdin })) {
     emit({ error: `unknown op ${op}` });
   }
 }
+if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession();
 await client.close();

@@ -171,6 +171,15 @@ impl Driver {
         Some(Driver::spawn(command, false))
     }
 
+    /// [`Driver::typescript`], keeping what the client writes to stderr
+    /// for [`Driver::finish`].
+    pub fn typescript_keeping_stderr(args: &[&str]) -> Option<Driver> {
+        let script = typescript_client()?;
+        let mut command = Command::new("node");
+        command.arg(script).args(args);
+        Some(Driver::spawn(command, true))
+    }
+
     fn spawn(mut command: Command, keep_stderr: bool) -> Driver {
         let mut child = command
             .stdin(Stdio::piped())

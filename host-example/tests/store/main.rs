@@ -3,6 +3,7 @@
 //! to create databases; each test gets a fresh database). With `CI` set
 //! and no URL, the PostgreSQL tests fail instead of skipping.
 
+mod approval_votes;
 mod backends;
 mod behaviours;
 mod exposures;
@@ -11,6 +12,7 @@ mod skill_approvals;
 
 /// Every behaviour of the suite, whichever file holds it.
 mod every {
+    pub use crate::approval_votes::*;
     pub use crate::behaviours::*;
     pub use crate::exposures::*;
     pub use crate::settings::*;
@@ -50,6 +52,7 @@ suite!(
     a_failed_compare_and_set_changes_nothing,
     a_compare_and_set_applies_and_appends_history,
     concurrent_claims_have_one_winner,
+    approvals_of_two_count_each_person_once_even_at_once,
     settings_round_trip,
     a_corrupt_setting_is_a_one_line_error,
     passwords_and_tokens,

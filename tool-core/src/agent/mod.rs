@@ -208,7 +208,7 @@
 //! let registry = Registry::linked().unwrap();
 //! // Write tools ship disabled: an administrator enabled this one.
 //! let mut settings = HostSettings::default();
-//! settings.tools.insert("rename_page".into(), ToolSettings { state: Toggle::Enabled });
+//! settings.tools.insert("rename_page".into(), ToolSettings { state: Toggle::Enabled, ..ToolSettings::default() });
 //! let (config, author) = (RunConfig::default(), Actor { id: "ada".into(), admin: false });
 //! let inputs = RunInputs { settings: &settings, actor: Some(&author), config: &config, skills: &[], selection: &Selection::All };
 //! let cx = ToolContext::new(RunId("run-2".into())).with_actor(author.clone());

@@ -164,6 +164,8 @@ pub enum OutcomeKind {
     Mismatch,
     /// The approvals store failed; nothing was decided.
     StoreFailed,
+    /// The first approval of two was recorded; nothing was applied yet.
+    Waiting,
 }
 
 impl OutcomeKind {
@@ -194,9 +196,10 @@ impl OutcomeKind {
         match result {
             Ok(_) => OutcomeKind::Applied,
             Err(error) => match error {
-                ApprovalError::RunRefused { .. } | ApprovalError::ApproverRefused { .. } => {
-                    OutcomeKind::Refused
-                }
+                ApprovalError::RunRefused { .. }
+                | ApprovalError::ApproverRefused { .. }
+                | ApprovalError::Policy(_) => OutcomeKind::Refused,
+                ApprovalError::Waiting { .. } => OutcomeKind::Waiting,
                 ApprovalError::AlreadyDecided(_) => OutcomeKind::AlreadyDecided,
                 ApprovalError::Store(_) => OutcomeKind::StoreFailed,
                 ApprovalError::Stale => OutcomeKind::Stale,

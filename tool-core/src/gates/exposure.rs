@@ -18,7 +18,8 @@ use crate::{DataClass, Effect, Egress, Registry};
 
 use super::{Denial, HostSettings};
 
-/// Who may approve a proposal besides passing the gates for its tool.
+/// Who may approve a proposal besides passing the gates for its tool: in
+/// gate 9's policy, and in a tool's or group's approval policy.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Approvers {
@@ -28,6 +29,8 @@ pub enum Approvers {
     /// Anyone who passes the gates for the tool except the person whose
     /// run (or call) asked for the change.
     Others,
+    /// Administrators who pass the gates for the tool.
+    Admins,
 }
 
 impl fmt::Display for Approvers {
@@ -35,6 +38,7 @@ impl fmt::Display for Approvers {
         f.write_str(match self {
             Approvers::Anyone => "anyone",
             Approvers::Others => "others",
+            Approvers::Admins => "admins",
         })
     }
 }

@@ -60,7 +60,7 @@ pub use denial::{Denial, Gate};
 pub use exposure::{Approvers, ExposurePolicy, ExposureRule, GroupExposure};
 pub use grant::{GRANT_FORMAT, Grant};
 pub use settings::{
-    AllowedEffects, GroupSettings, HostSettings, RunConfig, RunInputs, Selection, Toggle,
+    AllowedEffects, GroupSettings, HostSettings, Required, RunConfig, RunInputs, Selection, Toggle,
     ToolSettings,
 };
 

@@ -9,7 +9,7 @@ use crate::egress::Site;
 use crate::skills::{SkillRef, TrustLevel};
 use crate::{Actor, DataClass, Egress};
 
-use super::{ExposurePolicy, GroupExposure};
+use super::{Approvers, ExposurePolicy, GroupExposure};
 
 /// An administrator's switch for a group or a tool. `Unset` keeps the
 /// default (a group: enabled; a tool: its shipped state).
@@ -36,6 +36,12 @@ pub struct GroupSettings {
     /// Whether gate 9 applies to the group's tools; enforced unless an
     /// administrator exempts the group.
     pub exposure: GroupExposure,
+    /// Who may approve the group's write tools; a tool's own setting wins.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approvers: Option<Approvers>,
+    /// How many different people must approve; a tool's own setting wins.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub required: Option<Required>,
 }
 
 /// A host's settings for one tool.
@@ -45,6 +51,54 @@ pub struct ToolSettings {
     /// On or off; unset keeps the tool's shipped state. Cannot re-enable a
     /// tool of a disabled group.
     pub state: Toggle,
+    /// Who may approve its proposals; unset takes the group's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approvers: Option<Approvers>,
+    /// How many different people must approve; unset takes the group's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub required: Option<Required>,
+}
+
+/// How many different people must approve a proposal: one, or two (four
+/// eyes). Written as the number, `1` or `2`; any other is refused.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Required {
+    /// One approver.
+    #[default]
+    One,
+    /// Two different approvers.
+    Two,
+}
+
+impl Required {
+    /// The number of approvers.
+    pub fn count(self) -> usize {
+        match self {
+            Required::One => 1,
+            Required::Two => 2,
+        }
+    }
+}
+
+impl Serialize for Required {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u8(match self {
+            Required::One => 1,
+            Required::Two => 2,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Required {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match u64::deserialize(deserializer)? {
+            1 => Ok(Required::One),
+            2 => Ok(Required::Two),
+            other => Err(serde::de::Error::custom(format!(
+                "`required` is 1 or 2, not {other}"
+            ))),
+        }
+    }
 }
 
 /// What a host configured, filled from its own storage.

@@ -177,9 +177,13 @@ impl Host {
     }
 
     fn set_tool(&mut self, tool: &str, state: Toggle) {
-        self.settings
-            .tools
-            .insert(tool.into(), ToolSettings { state });
+        self.settings.tools.insert(
+            tool.into(),
+            ToolSettings {
+                state,
+                ..ToolSettings::default()
+            },
+        );
     }
 
     fn inputs(&self) -> RunInputs<'_> {

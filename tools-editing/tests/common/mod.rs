@@ -55,6 +55,7 @@ impl Host {
                 tool.into(),
                 ToolSettings {
                     state: Toggle::Enabled,
+                    ..ToolSettings::default()
                 },
             );
         }

@@ -14,6 +14,7 @@
 
 pub mod inbox;
 
+use std::collections::BTreeSet;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -21,9 +22,11 @@ use serde_json::Value;
 use tool_core::agent::{
     CallResult, Event, EventSink, Model, ModelError, ModelRequest, ModelResponse,
 };
-use tool_core::approval::{Approval, ApprovalError, ApprovalStore, ClaimError, Decision};
+use tool_core::approval::{
+    Approval, ApprovalError, ApprovalPolicy, ApprovalStore, ClaimError, Decision,
+};
 use tool_core::export::Provider;
-use tool_core::gates::{Denial, Gate};
+use tool_core::gates::{Denial, Gate, Required};
 use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId, ToolOutput};
 
 use crate::app::recorder::{EventLog, Recorder};
@@ -48,6 +51,10 @@ pub struct ProposalView {
     pub requester: String,
     /// The decision, once made.
     pub decision: Option<Decision>,
+    /// While undecided, what its tool's approval policy still needs when
+    /// it needs two approvers: `1 of 2 approvals: approved by ops; waiting
+    /// for another administrator`.
+    pub still_needs: Option<String>,
 }
 
 /// What deciding came to.
@@ -91,11 +98,37 @@ impl Host {
             .await?
             .map_or_else(|| "?".to_owned(), |run| run.user);
         let decision = self.store().decision(stored.proposal.id()).await?;
+        let still_needs = match decision {
+            Some(_) => None,
+            None => self.still_needs(&stored.proposal).await?,
+        };
         Ok(ProposalView {
             stored,
             requester,
             decision,
+            still_needs,
         })
+    }
+
+    /// What an undecided `proposal` still needs under its tool's approval
+    /// policy now, when that policy needs two approvers.
+    async fn still_needs(&self, proposal: &Proposal) -> Result<Option<String>, HostError> {
+        let Some(tool) = self.registry().get(proposal.tool()) else {
+            return Ok(None);
+        };
+        let declaration = tool.declaration();
+        let settings = self.host_settings().await?;
+        let policy = ApprovalPolicy::of(&settings, &declaration.name, &declaration.group);
+        if policy.required == Required::One {
+            return Ok(None);
+        }
+        let approved_by = self.store().approvals_of(proposal.id()).await?;
+        let waiting = ApprovalError::Waiting {
+            approved_by,
+            required: policy.required,
+            next: policy.next_approver(),
+        };
+        Ok(Some(waiting.to_string()))
     }
 
     /// Approves proposal `id` as `approver` and resumes its run.
@@ -292,6 +325,8 @@ impl Host {
         };
         let claimed = || approvals.claimed();
         let mut recorder = Recorder::new(log, &mut capture).hold_until(&claimed);
+        let approver_id = approver.id.clone();
+        let is_approval = !matches!(verdict, Verdict::Reject(_));
         let (decision, edit) = match verdict {
             Verdict::Approve => (Decision::Approved { approver }, None),
             Verdict::ApproveEdited(arguments) => (Decision::Approved { approver }, Some(arguments)),
@@ -335,6 +370,20 @@ impl Host {
                     HostError::AlreadyDecided(decided.decision)
                 }
                 Some(Err(error)) => HostError::Decision(error.to_string()),
+                _ if is_approval
+                    && self
+                        .store()
+                        .approvals_of(proposal.id())
+                        .await?
+                        .contains(&approver_id) =>
+                {
+                    // The first approval of two, recorded: the run waits
+                    // for the second.
+                    let (waiting, _) = refusal(&held);
+                    self.audit_first_approval(run, proposal, &approver_id, &waiting)
+                        .await?;
+                    HostError::Waiting(waiting)
+                }
                 _ => {
                     let (reason, gate) = refusal(&held);
                     self.audit_refusal(run, proposal, &decision, &reason, gate)
@@ -345,7 +394,6 @@ impl Host {
         }
         let ended = self.conclude(run, end).await?;
         written?;
-        let is_approval = matches!(decision, Decision::Approved { .. });
         Ok(Decided {
             decision,
             applied: if is_approval { applied } else { None },
@@ -367,6 +415,7 @@ impl Host {
         approver: Actor,
         verdict: Verdict,
     ) -> Result<Decided, HostError> {
+        let approver_id = approver.id.clone();
         let setup = self.setup(&run.user, &[]).await?;
         let decisions = self.store().approvals();
         let approval = Approval {
@@ -424,6 +473,12 @@ impl Host {
                 })
             }
             Some(other) => Err(HostError::AlreadyDecided(other)),
+            None if matches!(attempt, Err(ApprovalError::Waiting { .. })) => {
+                let waiting = attempt.err().map(|e| e.to_string()).unwrap_or_default();
+                self.audit_first_approval(&run.id, proposal, &approver_id, &waiting)
+                    .await?;
+                Err(HostError::Waiting(waiting))
+            }
             None => {
                 let gate = match &attempt {
                     Err(
@@ -441,6 +496,43 @@ impl Host {
                 Err(HostError::Refused(reason))
             }
         }
+    }
+
+    /// The first approval of two, recorded: in the audit trail as such.
+    async fn audit_first_approval(
+        &self,
+        run: &RunId,
+        proposal: &Proposal,
+        approver: &str,
+        waiting: &str,
+    ) -> Result<(), HostError> {
+        let mut entry = AuditEntry::new(AuditKind::Write, approver, "approved (first of two)");
+        entry.run = Some(run.0.clone());
+        entry.tool = Some(proposal.tool().to_owned());
+        entry.detail = Some(format!("proposal {}: {waiting}", proposal.id().as_str()));
+        Ok(self.store().audit(&entry).await?)
+    }
+
+    /// Takes back `approver`'s first approval of proposal `id` (of two it
+    /// needs), while it is undecided.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::UnknownProposal`]; [`HostError::Invalid`] when
+    /// `approver` has no approval of it to take back (or it was decided).
+    pub async fn withdraw_approval(&self, id: &str, approver: &str) -> Result<(), HostError> {
+        let view = self.proposal(id).await?;
+        let proposal = view.stored.proposal.id();
+        if !self.store().withdraw_approval(proposal, approver).await? {
+            return Err(HostError::Invalid(format!(
+                "`{approver}` has no approval of proposal `{id}` to withdraw (or it was decided)"
+            )));
+        }
+        let mut entry = AuditEntry::new(AuditKind::Write, approver, "approval withdrawn");
+        entry.run = Some(view.stored.run.0.clone());
+        entry.tool = Some(view.stored.proposal.tool().to_owned());
+        entry.detail = Some(format!("proposal {id}"));
+        Ok(self.store().audit(&entry).await?)
     }
 
     /// An approval the gates refused: its gate decision in the audit trail.
@@ -531,6 +623,14 @@ impl ApprovalStore for WatchedApprovals {
             }
             outcome
         })
+    }
+
+    fn second<'a>(
+        &'a self,
+        id: &'a ProposalId,
+        approver: &'a Actor,
+    ) -> BoxFuture<'a, Result<BTreeSet<String>, ClaimError>> {
+        self.inner.second(id, approver)
     }
 }
 

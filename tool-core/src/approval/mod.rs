@@ -11,18 +11,23 @@
 //!    not call it cannot approve it), and is not the person whose run
 //!    asked when the proposal needs another approver (it was made after
 //!    untrusted content entered the run: gate 9,
-//!    [`Proposal::exposure_hold`]);
+//!    [`Proposal::exposure_hold`]), and is one the tool's
+//!    [`ApprovalPolicy`] admits (`others`, `admins`);
 //! 3. the proposal has not expired: it was made less than its
 //!    [`ProposalLifetime`] ago (default [`DEFAULT_PROPOSAL_LIFETIME`]); an
 //!    expired one is recorded as [`Decision::Expired`] and refused with
 //!    [`ApprovalError::Expired`];
-//! 4. the proposal is claimed in the [`ApprovalStore`]: the first decision
+//! 4. when the policy requires two approvers, this approval is counted
+//!    ([`ApprovalStore::second`]): the first of two is recorded and the
+//!    approver told it waits for another person
+//!    ([`ApprovalError::Waiting`]); the same person never counts twice;
+//! 5. the proposal is claimed in the [`ApprovalStore`]: the first decision
 //!    wins, every later one is told it was already decided;
-//! 5. the tool proposes again, on the proposal's own arguments, against the
+//! 6. the tool proposes again, on the proposal's own arguments, against the
 //!    record as it is now: a fresh proposal that differs makes this one
 //!    stale, and it is refused (this also re-runs the tool's own checks, so
 //!    an edited proposal is refused);
-//! 6. the tool applies, as a compare-and-set on the replaced values. Its
+//! 7. the tool applies, as a compare-and-set on the replaced values. Its
 //!    context is the run's with the approver added as an [`Approver`]
 //!    service, so the tool can record who approved and check the
 //!    approver's own rights on the record.
@@ -50,7 +55,9 @@
 //! docs/agent-loop.md shows the path inside a run; the host quick start
 //! (`host-example/examples/host_quick_start.rs`) shows it whole.
 
-use std::collections::HashMap;
+mod policy;
+
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -58,13 +65,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::calls::{DecisionRecord, GateDecision, OutcomeKind};
-use crate::gates::{Denial, Gates, Grant, RunInputs};
+use crate::gates::{Approvers, Denial, Gates, Grant, Required, RunInputs};
 use crate::redact::redact_json;
 use crate::skills::Allowance;
 use crate::{
     Actor, BoxFuture, Outcome, Proposal, ProposalId, RegisteredTool, Registry, ToolContext,
     ToolError, ToolOutput,
 };
+
+pub use policy::{ApprovalPolicy, PolicyRefusal};
 
 /// How long a proposal may wait for a decision when the host sets no
 /// [`ProposalLifetime`]: 7 days.
@@ -139,6 +148,22 @@ pub trait ApprovalStore: Send + Sync {
         id: &'a ProposalId,
         decision: &'a Decision,
     ) -> BoxFuture<'a, Result<(), ClaimError>>;
+
+    /// Records `approver`'s approval of `id` where two different people
+    /// must approve, and returns everyone who has approved it so far
+    /// (`approver` included), each once. Atomic as `claim` is. A store
+    /// that cannot keep such approvals refuses (the default): a
+    /// four-eyes policy then approves nothing.
+    fn second<'a>(
+        &'a self,
+        id: &'a ProposalId,
+        approver: &'a Actor,
+    ) -> BoxFuture<'a, Result<BTreeSet<String>, ClaimError>> {
+        let _ = (id, approver);
+        Box::pin(std::future::ready(Err(ClaimError::Store(
+            "this approvals store keeps no approvals that need a second person".to_owned(),
+        ))))
+    }
 }
 
 /// Why a claim did not record the decision.
@@ -165,6 +190,7 @@ pub struct AlreadyDecided {
 #[derive(Debug, Default)]
 pub struct MemoryApprovals {
     decided: Mutex<HashMap<ProposalId, Decision>>,
+    seconded: Mutex<HashMap<ProposalId, BTreeSet<String>>>,
 }
 
 impl MemoryApprovals {
@@ -206,6 +232,18 @@ impl ApprovalStore for MemoryApprovals {
         decision: &'a Decision,
     ) -> BoxFuture<'a, Result<(), ClaimError>> {
         Box::pin(std::future::ready(self.claim_now(id, decision)))
+    }
+
+    fn second<'a>(
+        &'a self,
+        id: &'a ProposalId,
+        approver: &'a Actor,
+    ) -> BoxFuture<'a, Result<BTreeSet<String>, ClaimError>> {
+        // One insert under the lock, as for `claim`.
+        let mut seconded = self.seconded.lock().unwrap_or_else(|e| e.into_inner());
+        let approvers = seconded.entry(id.clone()).or_default();
+        approvers.insert(approver.id.clone());
+        Box::pin(std::future::ready(Ok(approvers.clone())))
     }
 }
 
@@ -254,9 +292,38 @@ pub enum ApprovalError {
     /// proposes a change to another record.
     #[error("the stored proposal does not match the call that made it; nothing was written")]
     Mismatch,
+    /// The tool's approval policy does not admit this approver; nothing
+    /// was decided.
+    #[error("{0}")]
+    Policy(PolicyRefusal),
+    /// The approval was recorded, and the policy needs another person's
+    /// too before anything is applied.
+    #[error("{}", waiting_text(.approved_by, *.required, .next))]
+    Waiting {
+        /// Everyone who approved so far.
+        approved_by: BTreeSet<String>,
+        /// How many must.
+        required: Required,
+        /// Who the next approval must come from, in words.
+        next: &'static str,
+    },
     /// The tool refused, or failed while applying.
     #[error(transparent)]
     Tool(#[from] ToolError),
+}
+
+/// `1 of 2 approvals: approved by ops; waiting for another administrator`.
+fn waiting_text(approved_by: &BTreeSet<String>, required: Required, next: &str) -> String {
+    let names: Vec<&str> = approved_by.iter().map(String::as_str).collect();
+    if names.is_empty() {
+        return format!("0 of {} approvals yet", required.count());
+    }
+    format!(
+        "{} of {} approvals: approved by {}; waiting for {next}",
+        names.len(),
+        required.count(),
+        names.join(", ")
+    )
 }
 
 impl ApprovalError {
@@ -364,6 +431,9 @@ impl Approval<'_> {
         cx: &ToolContext,
     ) -> Result<ToolOutput, ApprovalError> {
         let (tool, edited) = self.edit(proposal, arguments, approver, cx).await?;
+        if self.policy(tool).required == Required::Two {
+            return Err(ApprovalError::Policy(PolicyRefusal::NoEditWithTwo));
+        }
         let cx = cx.clone().with_service(Approver(approver.clone()));
         self.claim_approval(proposal, approver, &cx).await?;
         let cx = cx.with_service(EditedFrom(proposal.clone()));
@@ -460,18 +530,27 @@ impl Approval<'_> {
         let tool = run_gates
             .check_call(&grant, proposal.tool(), arguments, cx)
             .map_err(|denial| ApprovalError::RunRefused { denial })?;
-        if let Some(raised_by) = proposal.exposure_hold()
-            && self
+        if let Some(raised_by) = proposal.exposure_hold() {
+            if self
                 .run
                 .actor
                 .is_some_and(|requester| requester.id == approver.id)
-        {
-            return Err(ApprovalError::ApproverRefused {
-                denial: Denial::OwnProposal {
-                    raised_by: Box::new(raised_by.clone()),
-                },
-            });
+            {
+                return Err(ApprovalError::ApproverRefused {
+                    denial: Denial::OwnProposal {
+                        raised_by: Box::new(raised_by.clone()),
+                    },
+                });
+            }
+            if self.run.settings.exposure.writes_after_untrusted == Approvers::Admins
+                && !approver.admin
+            {
+                return Err(ApprovalError::Policy(PolicyRefusal::Admins));
+            }
         }
+        self.policy(tool)
+            .admits(approver, self.run.actor)
+            .map_err(ApprovalError::Policy)?;
         let as_approver = RunInputs {
             actor: Some(approver),
             ..self.run
@@ -488,6 +567,12 @@ impl Approval<'_> {
             return Err(ApprovalError::ApproverRefused { denial });
         }
         Ok(tool)
+    }
+
+    /// The approval policy of `tool` under the settings as they are now.
+    fn policy(&self, tool: &RegisteredTool) -> ApprovalPolicy {
+        let declaration = tool.declaration();
+        ApprovalPolicy::of(self.run.settings, &declaration.name, &declaration.group)
     }
 
     /// The decision record of one approval of `tool` with `arguments`.
@@ -548,6 +633,19 @@ impl Approval<'_> {
         if Duration::from_secs(age) >= lifetime {
             self.expire(proposal).await?;
             return Err(ApprovalError::Expired);
+        }
+        if let Some(tool) = self.registry.get(proposal.tool()) {
+            let policy = self.policy(tool);
+            if policy.required == Required::Two {
+                let approved_by = self.store.second(proposal.id(), approver).await?;
+                if approved_by.len() < policy.required.count() {
+                    return Err(ApprovalError::Waiting {
+                        approved_by,
+                        required: policy.required,
+                        next: policy.next_approver(),
+                    });
+                }
+            }
         }
         let decision = Decision::Approved {
             approver: approver.clone(),
