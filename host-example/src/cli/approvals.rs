@@ -1,4 +1,4 @@
-//! `host-example approvals list|show|approve|withdraw|reject`.
+//! `host-example approvals list|show|approve|withdraw|reject|standing|revoke-standing`.
 
 use clap::Subcommand;
 use host_example::app::HostError;
@@ -24,9 +24,33 @@ pub enum Command {
     },
     /// Approve a proposal (as --user, who must pass the gates for its
     /// tool), apply it, and continue its run to its end.
-    #[command(after_help = "Example: host-example approvals approve 3f2a… --user ops")]
+    #[command(after_help = "Examples:
+  host-example approvals approve 3f2a… --user ops
+  host-example approvals approve 3f2a… --user ops --rest-of-run kind")]
     Approve {
         /// The proposal's id.
+        id: String,
+        /// Also approve the rest of this run's proposals of the same tool,
+        /// limited to this record (`record`), these fields (`field`) or
+        /// records of this kind (`kind`): a standing approval, until the
+        /// run ends or it is revoked. Not for a single call's proposal,
+        /// nor where the tool needs two approvers.
+        #[arg(long, value_name = "record|field|kind")]
+        rest_of_run: Option<String>,
+    },
+    /// List the standing approvals in force for a run.
+    #[command(after_help = "Example: host-example approvals standing run-1f2e…")]
+    Standing {
+        /// The run's id.
+        run: String,
+    },
+    /// Revoke a standing approval (as --user: its approver or an
+    /// administrator); the run's later proposals wait for a person again.
+    #[command(
+        after_help = "Example: host-example approvals revoke-standing standing-9c1d… --user ops"
+    )]
+    RevokeStanding {
+        /// The standing approval's id.
         id: String,
     },
     /// Take back your first approval of a proposal whose tool needs two
@@ -75,11 +99,18 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             show(&host.proposal(&id).await?)?;
             Ok(())
         }
-        Command::Approve { id } => {
+        Command::Approve { id, rest_of_run } => {
             let approver = context.user("approvals approve")?.to_owned();
             let host = context.host().await?;
             let mut progress = Progress::new();
-            let decided = match host.approve(&id, &approver, &mut progress).await {
+            let approved = match &rest_of_run {
+                None => host.approve(&id, &approver, &mut progress).await,
+                Some(scope) => {
+                    host.approve_standing(&id, &approver, scope, &mut progress)
+                        .await
+                }
+            };
+            let decided = match approved {
                 Ok(decided) => decided,
                 // The first approval of two is recorded: done, for now.
                 Err(HostError::Waiting(waiting)) => {
@@ -110,6 +141,27 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
                 ))),
                 None => Ok(()),
             }
+        }
+        Command::Standing { run } => {
+            let host = context.host().await?;
+            let mut table = plain_table(["ID", "TOOL", "APPROVER", "LIMIT"]);
+            for standing in host.standing_of_run(&run).await? {
+                table.add_row([
+                    standing.id.clone(),
+                    standing.tool.clone(),
+                    standing.approver.id.clone(),
+                    standing.limit.to_string(),
+                ]);
+            }
+            out!("{}", render_table(&table));
+            Ok(())
+        }
+        Command::RevokeStanding { id } => {
+            let by = context.user("approvals revoke-standing")?.to_owned();
+            let host = context.host().await?;
+            host.revoke_standing(&id, &by).await?;
+            outln!("revoked standing approval {id}");
+            Ok(())
         }
         Command::Withdraw { id } => {
             let approver = context.user("approvals withdraw")?.to_owned();

@@ -51,6 +51,7 @@ const MIGRATIONS: &[Migration] = &[
     migration!(6, "public_search", "0006_public_search"),
     migration!(7, "call_outcomes", "0007_call_outcomes"),
     migration!(8, "approval_votes", "0008_approval_votes"),
+    migration!(9, "standing_approvals", "0009_standing_approvals"),
 ];
 
 /// The newest schema version this build knows.

@@ -29,6 +29,7 @@ mod seed;
 mod settings;
 mod site;
 mod skill_approvals;
+mod standing_approvals;
 mod users;
 mod values;
 
@@ -52,6 +53,7 @@ pub use seed::DEMO_PASSWORD;
 pub use settings::{SettingKey, SettingValue};
 pub use site::SqlSite;
 pub use skill_approvals::SkillApproval;
+pub use standing_approvals::StoredStanding;
 pub use users::{HostUser, hash_password};
 pub use values::{
     Distrust, FileChange, FileDigest, OAuthSettings, SkillDigest, UnapprovedSkills, WebOrigin,

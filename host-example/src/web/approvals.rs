@@ -94,6 +94,22 @@ fn card(user: &SignedIn, entry: &PendingEntry) -> Markup {
                 (csrf_field(user))
                 button.approve type="submit" { "Approve" }
             }
+            @if entry.call.is_some() {
+                form.standing method="post" action={"/approvals/" (id) "/approve-standing"} {
+                    (csrf_field(user))
+                    label {
+                        "Approve, and the rest of this run's "
+                        code { (proposal.tool()) }
+                        " changes to "
+                        select name="scope" {
+                            option value="record" { "this record" }
+                            option value="field" { "these fields" }
+                            option value="kind" { "records of this kind" }
+                        }
+                    }
+                    button.approve-standing type="submit" { "Approve for the rest of the run" }
+                }
+            }
             form method="post" action={"/approvals/" (id) "/reject"} {
                 (csrf_field(user))
                 input name="reason" placeholder="Why not (the model reads this)" required;
@@ -191,6 +207,27 @@ pub(super) async fn approve(
         Err(error) => Err(error.to_string()),
     };
     back(&state, &user, said)
+}
+
+#[derive(Deserialize)]
+pub(super) struct StandingForm {
+    scope: String,
+}
+
+/// Approves and gives a standing approval of the rest of the run.
+pub(super) async fn approve_standing(
+    State(state): State<WebState>,
+    user: SignedIn,
+    Path(id): Path<String>,
+    Form(form): Form<StandingForm>,
+) -> Response {
+    let decided = state
+        .host
+        .approve_standing(&id, &user.name, &form.scope, &mut ())
+        .await
+        .map(|d| said(&d))
+        .map_err(|e| e.to_string());
+    back(&state, &user, decided)
 }
 
 /// Takes back the signed-in person's first approval of two.

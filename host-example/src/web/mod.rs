@@ -95,6 +95,10 @@ pub fn router(state: WebState) -> Router {
         )
         .route("/approvals/{id}/reject", post(approvals::reject))
         .route("/approvals/{id}/withdraw", post(approvals::withdraw))
+        .route(
+            "/approvals/{id}/approve-standing",
+            post(approvals::approve_standing),
+        )
         .route("/approvals/run/{run}", post(approvals::decide_run))
         .route("/runs", get(runs::list))
         .route("/runs/{id}", get(runs::show))

@@ -50,12 +50,17 @@
 //!   proposal goes through [`Approval::approve`] on its own, so a stale or
 //!   expired one fails alone and the others apply.
 //!
-//! Approval stays per call: nothing here approves a tool for later calls.
+//! Approval stays per call, with one deliberate exception a host may
+//! offer for its agent runs: a [`StandingApproval`] ("the rest of this
+//! run, for the same record, fields or kind of record"), which never
+//! skips this path: each proposal it covers is approved here, as its
+//! approver, and decided on its own (see [`standing`](StandingApproval)).
 //!
 //! docs/agent-loop.md shows the path inside a run; the host quick start
 //! (`host-example/examples/host_quick_start.rs`) shows it whole.
 
 mod policy;
+mod standing;
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Mutex;
@@ -74,6 +79,7 @@ use crate::{
 };
 
 pub use policy::{ApprovalPolicy, PolicyRefusal};
+pub use standing::{StandingApproval, StandingLimit, record_kind};
 
 /// How long a proposal may wait for a decision when the host sets no
 /// [`ProposalLifetime`]: 7 days.

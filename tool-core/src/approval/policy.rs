@@ -58,6 +58,13 @@ impl ApprovalPolicy {
         }
     }
 
+    /// Whether a standing approval may be given: never when two people
+    /// must approve, since one person's "the rest of this run" would
+    /// stand in for the second pair of eyes.
+    pub fn allows_standing(&self) -> bool {
+        self.required == Required::One
+    }
+
     /// Who the next approval must come from, in words: `another person`,
     /// `another administrator`.
     pub fn next_approver(&self) -> &'static str {
@@ -84,6 +91,10 @@ pub enum PolicyRefusal {
         "this tool's changes need two approvers, so a proposal cannot be edited while approving; reject it with a reason instead"
     )]
     NoEditWithTwo,
+    /// Two approvers are required, so nobody may approve the rest of a
+    /// run at once.
+    #[error("this tool's changes need two approvers, so no standing approval can be given")]
+    NoStandingWithTwo,
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@
 //! first, they are dropped and the run is given back, still waiting.
 
 pub mod inbox;
+pub mod standing;
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;
@@ -22,9 +23,7 @@ use serde_json::Value;
 use tool_core::agent::{
     CallResult, Event, EventSink, Model, ModelError, ModelRequest, ModelResponse,
 };
-use tool_core::approval::{
-    Approval, ApprovalError, ApprovalPolicy, ApprovalStore, ClaimError, Decision,
-};
+use tool_core::approval::{Approval, ApprovalError, ApprovalStore, ClaimError, Decision};
 use tool_core::export::Provider;
 use tool_core::gates::{Denial, Gate, Required};
 use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId, ToolOutput};
@@ -113,12 +112,7 @@ impl Host {
     /// What an undecided `proposal` still needs under its tool's approval
     /// policy now, when that policy needs two approvers.
     async fn still_needs(&self, proposal: &Proposal) -> Result<Option<String>, HostError> {
-        let Some(tool) = self.registry().get(proposal.tool()) else {
-            return Ok(None);
-        };
-        let declaration = tool.declaration();
-        let settings = self.host_settings().await?;
-        let policy = ApprovalPolicy::of(&settings, &declaration.name, &declaration.group);
+        let policy = self.policy_of(proposal).await?;
         if policy.required == Required::One {
             return Ok(None);
         }
@@ -175,7 +169,23 @@ impl Host {
     /// path). An edit is checked by the
     /// tool again as the approval is recorded, whatever
     /// [`Host::preview_edit`] showed.
+    ///
+    /// When the run goes on to a proposal a standing approval in force
+    /// covers, that one is approved too, as the standing approval's
+    /// approver, and so on ([`standing`]); what the last decision came to.
     pub async fn decide(
+        &self,
+        id: &str,
+        approver: &str,
+        verdict: Verdict,
+        watch: &mut (dyn EventSink + Send),
+    ) -> Result<Decided, HostError> {
+        let decided = self.decide_once(id, approver, verdict, watch).await?;
+        self.follow_standing(decided, watch).await
+    }
+
+    /// [`Host::decide`] without following standing approvals.
+    async fn decide_once(
         &self,
         id: &str,
         approver: &str,

@@ -1,0 +1,205 @@
+//! Standing approvals in the host (`tool_core::approval::StandingApproval`):
+//! given with the approval of one proposal of an agent run, they approve
+//! the run's later proposals they cover, each through the one approval
+//! path as their approver, until the run ends or they are revoked.
+//!
+//! Not for a single call's proposal (an MCP client's): it has no run to
+//! go on. Never where the tool needs two approvers, and never for a
+//! proposal made after untrusted content entered the run (gate 9): those
+//! need a person each time.
+
+use argon2::password_hash::rand_core::{OsRng, RngCore};
+use tool_core::agent::EventSink;
+use tool_core::approval::{ApprovalPolicy, PolicyRefusal, StandingApproval, StandingLimit};
+use tool_core::{Proposal, RunId};
+
+use super::{Decided, Verdict};
+use crate::app::runs::{RunEnded, RunReport};
+use crate::app::{Host, HostError};
+use crate::store::{AuditEntry, AuditKind};
+
+/// The limits a standing approval can state, as an approver names them.
+pub const SCOPES: [&str; 3] = ["record", "field", "kind"];
+
+impl Host {
+    /// Approves proposal `id` as `approver` and gives, with it, a standing
+    /// approval of the rest of its run's proposals of the same tool within
+    /// `scope` (`record`: this record; `field`: these fields; `kind`:
+    /// records of this kind). Nothing is kept if the approval fails.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::Invalid`] for a single call's proposal, a scope not in
+    /// [`SCOPES`] or a proposal made after untrusted content;
+    /// [`HostError::Refused`] when the tool needs two approvers; as
+    /// [`Host::approve`] otherwise.
+    pub async fn approve_standing(
+        &self,
+        id: &str,
+        approver: &str,
+        scope: &str,
+        watch: &mut (dyn EventSink + Send),
+    ) -> Result<Decided, HostError> {
+        let view = self.proposal(id).await?;
+        let proposal = &view.stored.proposal;
+        let run = &view.stored.run;
+        let stored_run = self
+            .store()
+            .run(run)
+            .await?
+            .ok_or_else(|| HostError::UnknownRun(run.0.clone()))?;
+        if stored_run.request.is_none() && stored_run.state.is_none() {
+            return Err(HostError::Invalid(
+                "a standing approval is for an agent run's proposals; this one was made by a single call".to_owned(),
+            ));
+        }
+        let limit = StandingLimit::of(scope, proposal).ok_or_else(|| {
+            HostError::Invalid(format!(
+                "a standing approval is limited to {}, not `{scope}`",
+                SCOPES.join(", ")
+            ))
+        })?;
+        if !self.policy_of(proposal).await?.allows_standing() {
+            return Err(HostError::Refused(
+                PolicyRefusal::NoStandingWithTwo.to_string(),
+            ));
+        }
+        if proposal.exposure_hold().is_some() {
+            return Err(HostError::Invalid(
+                "this change was proposed after untrusted content entered the run: each such change needs a person, so no standing approval can be given".to_owned(),
+            ));
+        }
+        let standing = StandingApproval {
+            id: new_standing_id(),
+            tool: proposal.tool().to_owned(),
+            approver: self.actor(approver).await?,
+            limit,
+        };
+        // Kept before the approval resumes the run, so the run's next
+        // proposal finds it.
+        self.store().save_standing(run, &standing).await?;
+        self.audit_standing(run, &standing, "standing approval given", proposal)
+            .await?;
+        match self.decide(id, approver, Verdict::Approve, watch).await {
+            Ok(decided) => Ok(decided),
+            Err(error) => {
+                self.store().revoke_standing(&standing.id, approver).await?;
+                Err(error)
+            }
+        }
+    }
+
+    /// Revokes standing approval `id` as `by`: its approver or an
+    /// administrator.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::Invalid`] for an id that names none in force, or one
+    /// `by` may not revoke: the same answer.
+    pub async fn revoke_standing(&self, id: &str, by: &str) -> Result<(), HostError> {
+        let by = self.actor(by).await?;
+        let unknown = || HostError::Invalid(format!("no standing approval `{id}` in force"));
+        let stored = self.store().standing(id).await?.ok_or_else(unknown)?;
+        if stored.revoked_by.is_some() || !(by.admin || stored.standing.approver.id == by.id) {
+            return Err(unknown());
+        }
+        if !self.store().revoke_standing(id, &by.id).await? {
+            return Err(unknown());
+        }
+        let mut entry = AuditEntry::new(AuditKind::Write, &by.id, "standing approval revoked");
+        entry.run = Some(stored.run.0.clone());
+        entry.tool = Some(stored.standing.tool.clone());
+        entry.detail = Some(format!("standing approval {id}"));
+        Ok(self.store().audit(&entry).await?)
+    }
+
+    /// The standing approvals in force for `run`.
+    pub async fn standing_of_run(&self, run: &str) -> Result<Vec<StandingApproval>, HostError> {
+        Ok(self.store().standing_of_run(&RunId(run.to_owned())).await?)
+    }
+
+    /// While the run `decided` went on to is waiting on a proposal a
+    /// standing approval in force covers, approves it as that approval's
+    /// approver, through the one path; what the last decision came to. An
+    /// approval the path refuses leaves the proposal to a person.
+    pub(super) async fn follow_standing(
+        &self,
+        mut decided: Decided,
+        watch: &mut (dyn EventSink + Send),
+    ) -> Result<Decided, HostError> {
+        loop {
+            let Some(RunReport {
+                run,
+                ended: RunEnded::Suspended(next),
+            }) = &decided.report
+            else {
+                return Ok(decided);
+            };
+            let standing = self.store().standing_of_run(run).await?;
+            let Some(covering) = standing.into_iter().find(|s| s.covers(next)) else {
+                return Ok(decided);
+            };
+            let (run, next) = (run.clone(), next.clone());
+            self.audit_standing(&run, &covering, "approved by standing approval", &next)
+                .await?;
+            let id = next.id().as_str().to_owned();
+            match self
+                .decide_once(&id, &covering.approver.id, Verdict::Approve, watch)
+                .await
+            {
+                Ok(next_decided) => decided = next_decided,
+                Err(error) => {
+                    tracing::info!(
+                        target: "host_example::approvals",
+                        standing = covering.id.as_str(),
+                        proposal = id.as_str(),
+                        %error,
+                        "a standing approval's approval was refused; the proposal waits for a person"
+                    );
+                    return Ok(decided);
+                }
+            }
+        }
+    }
+
+    /// The approval policy of `proposal`'s tool under the settings now.
+    pub(super) async fn policy_of(&self, proposal: &Proposal) -> Result<ApprovalPolicy, HostError> {
+        let Some(tool) = self.registry().get(proposal.tool()) else {
+            return Ok(ApprovalPolicy::default());
+        };
+        let declaration = tool.declaration();
+        let settings = self.host_settings().await?;
+        Ok(ApprovalPolicy::of(
+            &settings,
+            &declaration.name,
+            &declaration.group,
+        ))
+    }
+
+    async fn audit_standing(
+        &self,
+        run: &RunId,
+        standing: &StandingApproval,
+        what: &str,
+        proposal: &Proposal,
+    ) -> Result<(), HostError> {
+        let mut entry = AuditEntry::new(AuditKind::Write, &standing.approver.id, what);
+        entry.run = Some(run.0.clone());
+        entry.tool = Some(standing.tool.clone());
+        entry.detail = Some(format!(
+            "standing approval {} ({}), proposal {}",
+            standing.id,
+            standing.limit,
+            proposal.id().as_str()
+        ));
+        Ok(self.store().audit(&entry).await?)
+    }
+}
+
+/// `standing-` and 16 random hex digits.
+fn new_standing_id() -> String {
+    let mut bytes = [0u8; 8];
+    OsRng.fill_bytes(&mut bytes);
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("standing-{hex}")
+}
