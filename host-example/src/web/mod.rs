@@ -29,6 +29,7 @@ mod session;
 mod signin;
 mod tools;
 mod user;
+mod why_not;
 
 use std::sync::Arc;
 
