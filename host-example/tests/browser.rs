@@ -109,6 +109,11 @@ fn browser_pages() {
             .await
             .unwrap();
         store.set_setting("tools", WRITE_TOOLS_ON).await.unwrap();
+        // The sign-in tests send `X-Forwarded-For` as a proxy in front would.
+        store
+            .set_setting("trusted_proxies", r#"["127.0.0.1"]"#)
+            .await
+            .unwrap();
         let host = Arc::new(Host::new(store).unwrap());
         // Two runs of ops, each suspended on its proposal, as a model's
         // call would leave them.
@@ -128,7 +133,8 @@ fn browser_pages() {
         }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        let app = web::router(WebState::new(host));
+        let app = web::router(WebState::new(host))
+            .into_make_service_with_connect_info::<std::net::SocketAddr>();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         (address, model)
     });

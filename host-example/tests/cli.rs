@@ -317,3 +317,37 @@ fn a_closed_pipe_ends_a_command_quietly() {
         assert_eq!(String::from_utf8_lossy(&output.stderr), "", "{args:?}");
     }
 }
+
+#[test]
+fn users_unlock_lifts_a_sign_in_lock_which_never_stops_the_command_line() {
+    let host = Host::new();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let open = || host_example::Host::open(&host.url);
+    runtime.block_on(async {
+        let app = open().await.unwrap();
+        for _ in 0..20 {
+            assert!(!app.sign_in("admin", "guess", None).await.unwrap());
+        }
+        assert_eq!(app.sign_in_locks("admin").await.unwrap().len(), 1);
+    });
+    let (code, _, err) = host.run(&["--user", "clara", "users", "unlock", "admin"]);
+    assert_eq!(code, 1);
+    assert_one_line_error(&err);
+    // The locked administrator acts on the command line all the same.
+    let (code, out, err) = host.run(&["--user", "admin", "users", "unlock", "admin"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "sign-in of admin unlocked\n"),
+        "{err}"
+    );
+    runtime.block_on(async {
+        let app = open().await.unwrap();
+        let password = host_example::store::DEMO_PASSWORD;
+        assert!(app.sign_in("admin", password, None).await.unwrap());
+    });
+    let (code, out, _) = host.run(&["--user", "admin", "users", "unlock", "admin"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "sign-in of admin was not held back\n")
+    );
+}

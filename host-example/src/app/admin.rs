@@ -191,11 +191,6 @@ impl Host {
         Ok(self.store().schema_version().await?)
     }
 
-    /// Whether `password` is `name`'s password.
-    pub async fn verify_password(&self, name: &str, password: &str) -> Result<bool, HostError> {
-        Ok(self.store().verify_password(name, password).await?)
-    }
-
     /// What the gates offer `actor` now (the settings, the trust zone and
     /// their administrator flag as they are now, no skill): the tools a run
     /// of theirs, started from any door, may be offered, and the ones an

@@ -21,6 +21,7 @@
 //! | `oauth.rs` | an OAuth issuer's access tokens as host users |
 //! | `origin.rs` | which browser origins may send a request that acts (`/mcp`, the pages' forms) |
 //! | `recorder.rs` | a run's events stored and audited as they happen |
+//! | `signin.rs` | password sign-in held back against guessing, per name and address, and locks lifted |
 
 pub mod actions;
 mod admin;
@@ -34,6 +35,7 @@ pub mod origin;
 pub mod recorder;
 pub mod runs;
 mod setup;
+pub mod signin;
 pub mod skills;
 
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! `host-example users add|list|token`.
+//! `host-example users add|list|token|unlock`.
 
 use std::io::BufRead;
 
@@ -36,6 +36,14 @@ pub enum Command {
     #[command(after_help = "Example: host-example --user admin users token maria")]
     Token {
         /// The user the token acts as.
+        name: String,
+    },
+    /// Lift the sign-in lock (and any wait) that failed browser sign-ins
+    /// put on a name (needs --user naming an administrator; the lock never
+    /// holds back the command line).
+    #[command(after_help = "Example: host-example --user admin users unlock maria")]
+    Unlock {
+        /// The name signed in with.
         name: String,
     },
 }
@@ -84,6 +92,16 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             let token = context.host().await?.new_token(actor, &name).await?;
             outln!("{token}");
             eprintln!("note: this token is shown once; only its hash is stored");
+            Ok(())
+        }
+        Command::Unlock { name } => {
+            let actor = context.user("users unlock")?;
+            let lifted = context.host().await?.unlock(actor, &name).await?;
+            if lifted {
+                outln!("sign-in of {name} unlocked");
+            } else {
+                outln!("sign-in of {name} was not held back");
+            }
             Ok(())
         }
     }

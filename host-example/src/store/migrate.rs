@@ -49,6 +49,7 @@ const MIGRATIONS: &[Migration] = &[
     migration!(4, "skill_approvals", "0004_skill_approvals"),
     migration!(5, "exposures", "0005_exposures"),
     migration!(6, "public_search", "0006_public_search"),
+    migration!(7, "signin_throttle", "0007_signin_throttle"),
 ];
 
 /// The newest schema version this build knows.

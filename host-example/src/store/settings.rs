@@ -57,6 +57,9 @@ pub enum SettingKey {
     /// Browser origins besides the server's own that may send requests to
     /// `/mcp` and the pages' forms: `["https://app.example.com"]`.
     AllowedOrigins,
+    /// Addresses of reverse proxies whose `X-Forwarded-For` names the
+    /// client a sign-in is throttled by: `["127.0.0.1"]`.
+    TrustedProxies,
 }
 
 /// The window of [`SettingKey::ExposureWindowMinutes`] when none is set.
@@ -83,7 +86,7 @@ impl<'de> serde::Deserialize<'de> for ExposureWindowMinutes {
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 14] = [
+    pub const ALL: [SettingKey; 15] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -98,6 +101,7 @@ impl SettingKey {
         SettingKey::ExposureWindowMinutes,
         SettingKey::MarkToolResults,
         SettingKey::AllowedOrigins,
+        SettingKey::TrustedProxies,
     ];
 
     /// Its name in the table and on the command line.
@@ -117,6 +121,7 @@ impl SettingKey {
             SettingKey::ExposureWindowMinutes => "exposure_window_minutes",
             SettingKey::MarkToolResults => "mark_tool_results",
             SettingKey::AllowedOrigins => "allowed_origins",
+            SettingKey::TrustedProxies => "trusted_proxies",
         }
     }
 
@@ -140,7 +145,9 @@ impl SettingKey {
             SettingKey::Sites => serde_json::to_value(settings.sites),
             SettingKey::SkillTrustFloor => serde_json::to_value(settings.skill_trust_floor),
             SettingKey::TrustZone => serde_json::to_value(RunConfig::default().trust_zone),
-            SettingKey::SkillsFolders | SettingKey::AllowedOrigins => Ok(Value::Array(Vec::new())),
+            SettingKey::SkillsFolders | SettingKey::AllowedOrigins | SettingKey::TrustedProxies => {
+                Ok(Value::Array(Vec::new()))
+            }
             SettingKey::Model | SettingKey::OAuth => Ok(Value::Null),
             SettingKey::Models => Ok(Value::Object(serde_json::Map::new())),
             SettingKey::UnapprovedSkills => serde_json::to_value(UnapprovedSkills::default()),
@@ -174,6 +181,7 @@ impl SettingKey {
             SettingKey::ExposureWindowMinutes => canonical::<ExposureWindowMinutes>(value),
             SettingKey::MarkToolResults => canonical::<bool>(value),
             SettingKey::AllowedOrigins => canonical::<Vec<WebOrigin>>(value),
+            SettingKey::TrustedProxies => canonical::<Vec<std::net::IpAddr>>(value),
         }
     }
 }
@@ -358,6 +366,14 @@ impl Store {
     pub async fn allowed_origins(&self) -> Result<Vec<WebOrigin>, StoreError> {
         Ok(self
             .setting(SettingKey::AllowedOrigins)
+            .await?
+            .unwrap_or_default())
+    }
+
+    /// The reverse proxies whose `X-Forwarded-For` is believed.
+    pub async fn trusted_proxies(&self) -> Result<Vec<std::net::IpAddr>, StoreError> {
+        Ok(self
+            .setting(SettingKey::TrustedProxies)
             .await?
             .unwrap_or_default())
     }

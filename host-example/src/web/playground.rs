@@ -133,7 +133,14 @@ pub(super) async fn live(
         )
             .into_response();
     };
-    render(&state, &user, &ForUser::default(), &live.draft, Outcome::Live(id)).await
+    render(
+        &state,
+        &user,
+        &ForUser::default(),
+        &live.draft,
+        Outcome::Live(id),
+    )
+    .await
 }
 
 /// Every tool the gates offer `user` now, by group.

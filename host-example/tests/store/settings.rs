@@ -84,6 +84,12 @@ pub async fn settings_round_trip(url: &str) {
     let stored = store.set_setting("allowed_origins", origins).await.unwrap();
     let expected = json!(["https://host.test", "http://host.test:3000"]);
     assert_eq!(stored, expected);
+    let proxies = store
+        .set_setting("trusted_proxies", r#"["127.0.0.1", "::1"]"#)
+        .await
+        .unwrap();
+    assert_eq!(proxies, json!(["127.0.0.1", "::1"]));
+    assert_eq!(store.trusted_proxies().await.unwrap().len(), 2);
     // A value that does not fit is refused and stores nothing.
     let before = store.settings().await.unwrap();
     for (key, value) in [
@@ -94,6 +100,7 @@ pub async fn settings_round_trip(url: &str) {
         ("sites", r#"["ftp://example.com"]"#),
         ("unapproved_skills", r#""sometimes""#),
         ("allowed_origins", r#"["null"]"#),
+        ("trusted_proxies", r#"["proxy.local"]"#),
         ("oauth", r#"{"issuer": "https://id.example"}"#),
         (
             "oauth",
