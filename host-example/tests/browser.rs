@@ -27,10 +27,11 @@ use std::sync::Arc;
 
 use host_example::Host;
 use host_example::app::runs::RunEnded;
+use host_example::serve::HostState;
 use host_example::store::{RunRequest, Store};
-use host_example::web::{self, WebState};
 use scripted_model::ScriptedModel;
 use serde_json::json;
+use tokio_util::sync::CancellationToken;
 use tool_core::{ContentItem, Execute, Tool, ToolContext, ToolError, ToolOutput};
 
 /// A 1×1 PNG.
@@ -114,7 +115,8 @@ fn browser_pages() {
             .set_setting("trusted_proxies", r#"["127.0.0.1"]"#)
             .await
             .unwrap();
-        let host = Arc::new(Host::new(store).unwrap());
+        let state = HostState::new(Host::new(store).unwrap());
+        let host = Arc::clone(&state.host);
         // Two runs of ops, each suspended on its proposal, as a model's
         // call would leave them.
         for arguments in [
@@ -133,7 +135,9 @@ fn browser_pages() {
         }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        let app = web::router(WebState::new(host))
+        // The pages and `/mcp` as `serve` serves them: a token made in
+        // the browser is tried at `/mcp`.
+        let app = host_example::serve::router(&state, CancellationToken::new())
             .into_make_service_with_connect_info::<std::net::SocketAddr>();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         (address, model)

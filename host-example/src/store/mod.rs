@@ -51,7 +51,7 @@ pub use settings::{SettingKey, SettingValue};
 pub use signin_throttle::ThrottleState;
 pub use site::SqlSite;
 pub use skill_approvals::SkillApproval;
-pub use users::{HostUser, hash_password};
+pub use users::{HostUser, TOKEN_ID_LEN, TokenInfo, hash_password};
 pub use values::{
     Distrust, FileChange, FileDigest, OAuthSettings, SkillDigest, UnapprovedSkills, WebOrigin,
 };

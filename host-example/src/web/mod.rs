@@ -1,4 +1,5 @@
 //! The browser front door: sign-in, the tools and their switches, the
+//! people (users, passwords, tokens, administrators, sign-in locks), the
 //! approvals inbox, the runs, the content browser with its actions on
 //! records, and the playground, served as
 //! server-rendered pages ([`maud`], which escapes every value it
@@ -23,6 +24,7 @@ mod draft;
 mod inspector;
 mod layout;
 mod live;
+mod people;
 mod playground;
 mod runs;
 mod session;
@@ -87,6 +89,13 @@ pub fn router(state: WebState) -> Router {
         .route("/tools/group", post(tools::switch_group))
         .route("/tools/tool", post(tools::switch_tool))
         .route("/tools/sites", post(tools::save_sites))
+        .route("/users", get(people::page))
+        .route("/users/add", post(people::add))
+        .route("/users/{name}/password", post(people::password))
+        .route("/users/{name}/token", post(people::token))
+        .route("/users/{name}/tokens/{id}/revoke", post(people::revoke))
+        .route("/users/{name}/admin", post(people::admin))
+        .route("/users/{name}/unlock", post(people::unlock))
         .route("/approvals", get(approvals::page))
         .route("/approvals/{id}/approve", post(approvals::approve))
         .route("/approvals/{id}/edit", post(approvals::preview_edit))

@@ -6,7 +6,7 @@ so the other tests' sign-ins are not held back."""
 
 import pytest
 
-from conftest import url
+from conftest import sign_in, url
 
 
 @pytest.fixture
@@ -33,3 +33,18 @@ def test_twenty_wrong_passwords_lock_a_name_with_one_message(guesser):
     assert answers == {(401, unknown)}
     # The right password during the lock: the same answer.
     assert attempt(guesser, "nils", "demo") == (401, unknown)
+
+
+def test_an_administrator_lifts_the_lock_in_the_browser(page, browser):
+    sign_in(page, "admin")
+    page.goto(url("/users"))
+    assert page.is_visible("#locks li.lock[data-name=nils]")
+    page.click("#locks li.lock[data-name=nils] button")
+    page.wait_for_url(url("/users"))
+    assert page.inner_text(".notice") == "Sign-in of nils unlocked."
+    assert not page.is_visible("#locks")
+    # From another address (the guesser's own stays held back a while).
+    context = browser.new_context(extra_http_headers={"X-Forwarded-For": "203.0.113.51"})
+    nils = context.new_page()
+    sign_in(nils, "nils")
+    context.close()
