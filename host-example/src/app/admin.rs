@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
+use tool_core::agent::{Message, Model, ModelRequest};
 use tool_core::gates::{HostSettings, Toggle};
 use tool_core::{Actor, Egress};
 
@@ -95,6 +96,28 @@ impl Host {
         // of the change now.
         self.call_settings().await?;
         Ok(stored)
+    }
+
+    /// Sends the model configuration called `name` (the `model` setting
+    /// for `None`) one small request, as `user`, an administrator, and
+    /// returns its answer's text: whether the configuration reaches a
+    /// model, before a run depends on it. No tool is offered; the answer
+    /// or the error is the provider's, in the run's words.
+    pub async fn test_model(&self, user: &str, name: Option<&str>) -> Result<String, HostError> {
+        self.require_admin(user, "testing a model configuration")
+            .await?;
+        let client = self.model_named(name).await?;
+        let messages = [Message::User {
+            text: "Reply with the single word OK.".to_owned(),
+        }];
+        let answer = client
+            .complete(ModelRequest {
+                messages: &messages,
+                tools: None,
+            })
+            .await
+            .map_err(|error| HostError::ModelTest(error.to_string()))?;
+        Ok(answer.text)
     }
 
     /// Switches the tool group `group` on or off, with its egress, as

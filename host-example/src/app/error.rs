@@ -93,6 +93,9 @@ pub enum HostError {
     /// No public search backend could answer.
     #[error(transparent)]
     Index(#[from] tools_builtin::rag::IndexError),
+    /// A model configuration, tested, did not answer.
+    #[error("the model did not answer: {0}")]
+    ModelTest(String),
     /// The decision could not be recorded; nothing was decided or written.
     #[error("the decision could not be recorded: {0}")]
     Decision(String),

@@ -27,6 +27,7 @@ pub(super) fn page(title: &str, user: Option<&SignedIn>, body: Markup) -> Markup
                         @if user.admin {
                             a href="/tools" { "Tools" }
                             a href="/users" { "People" }
+                            a href="/settings" { "Settings" }
                         }
                         a href="/playground" { "Playground" }
                         span.who { "Signed in as " strong { (user.name) } @if user.admin { " (administrator)" } }

@@ -1,5 +1,6 @@
 //! The browser front door: sign-in, the tools and their switches, the
 //! people (users, passwords, tokens, administrators, sign-in locks), the
+//! settings (a page per concern), the
 //! approvals inbox, the runs, the content browser with its actions on
 //! records, and the playground, served as
 //! server-rendered pages ([`maud`], which escapes every value it
@@ -28,6 +29,7 @@ mod people;
 mod playground;
 mod runs;
 mod session;
+mod settings;
 mod signin;
 mod tools;
 mod user;
@@ -89,6 +91,9 @@ pub fn router(state: WebState) -> Router {
         .route("/tools/group", post(tools::switch_group))
         .route("/tools/tool", post(tools::switch_tool))
         .route("/tools/sites", post(tools::save_sites))
+        .route("/settings", get(settings::index))
+        .route("/settings/{slug}", get(settings::page).post(settings::save))
+        .route("/settings/models/test", post(settings::test_model))
         .route("/users", get(people::page))
         .route("/users/add", post(people::add))
         .route("/users/{name}/password", post(people::password))
