@@ -18,6 +18,30 @@ use serde::{Deserialize, Serialize};
 #[serde(transparent)]
 pub struct Timestamp(pub i64);
 
+impl Timestamp {
+    /// Midnight (UTC) starting this instant's day.
+    ///
+    /// ```
+    /// use site_model::Timestamp;
+    /// assert_eq!(Timestamp(1_717_243_200).day_start().to_string(), "2024-06-01T00:00:00Z");
+    /// ```
+    pub fn day_start(self) -> Timestamp {
+        Timestamp(self.0 - self.0.rem_euclid(86_400))
+    }
+
+    /// Midnight (UTC) starting this instant's month.
+    ///
+    /// ```
+    /// use site_model::Timestamp;
+    /// assert_eq!(Timestamp(1_717_243_200).month_start().to_string(), "2024-06-01T00:00:00Z");
+    /// assert_eq!(Timestamp(1_719_705_600).month_start().to_string(), "2024-06-01T00:00:00Z");
+    /// ```
+    pub fn month_start(self) -> Timestamp {
+        let (_, _, day) = civil_from_days(self.0.div_euclid(86_400));
+        Timestamp(self.day_start().0 - i64::from(day - 1) * 86_400)
+    }
+}
+
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let days = self.0.div_euclid(86_400);

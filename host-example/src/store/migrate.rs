@@ -50,6 +50,7 @@ const MIGRATIONS: &[Migration] = &[
     migration!(5, "exposures", "0005_exposures"),
     migration!(6, "public_search", "0006_public_search"),
     migration!(7, "signin_throttle", "0007_signin_throttle"),
+    migration!(8, "run_cost", "0008_run_cost"),
 ];
 
 /// The newest schema version this build knows.

@@ -16,6 +16,7 @@
 //! rather than normalising it.
 
 mod audit;
+mod budgets;
 mod error;
 mod exposures;
 mod migrate;
@@ -39,6 +40,7 @@ use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{Any, AnyPool, Row, Transaction};
 
 pub use audit::{AuditEntry, AuditKind, McpClient};
+pub use budgets::{Budgets, Limits, Spending};
 pub use error::StoreError;
 pub use exposures::StoredExposure;
 pub use migrate::LATEST_VERSION;

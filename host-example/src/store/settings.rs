@@ -15,6 +15,7 @@ use tool_core::egress::Site;
 use tool_core::gates::{ExposurePolicy, GroupSettings, HostSettings, RunConfig, ToolSettings};
 use tool_core::skills::TrustLevel;
 
+use super::budgets::Budgets;
 use super::{OAuthSettings, UnapprovedSkills, WebOrigin};
 use super::{Store, StoreError, now};
 use crate::model::ModelConfig;
@@ -60,6 +61,10 @@ pub enum SettingKey {
     /// Addresses of reverse proxies whose `X-Forwarded-For` names the
     /// client a sign-in is throttled by: `["127.0.0.1"]`.
     TrustedProxies,
+    /// What each user may spend per day and month (tokens, estimated
+    /// cost), with a default for all: `{"default": {"tokens_per_day":
+    /// 100000}, "users": {"petra": {"tokens_per_day": 1000}}}`.
+    Budgets,
 }
 
 /// The window of [`SettingKey::ExposureWindowMinutes`] when none is set.
@@ -86,7 +91,7 @@ impl<'de> serde::Deserialize<'de> for ExposureWindowMinutes {
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 15] = [
+    pub const ALL: [SettingKey; 16] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -102,6 +107,7 @@ impl SettingKey {
         SettingKey::MarkToolResults,
         SettingKey::AllowedOrigins,
         SettingKey::TrustedProxies,
+        SettingKey::Budgets,
     ];
 
     /// Its name in the table and on the command line.
@@ -122,6 +128,7 @@ impl SettingKey {
             SettingKey::MarkToolResults => "mark_tool_results",
             SettingKey::AllowedOrigins => "allowed_origins",
             SettingKey::TrustedProxies => "trusted_proxies",
+            SettingKey::Budgets => "budgets",
         }
     }
 
@@ -154,6 +161,7 @@ impl SettingKey {
             SettingKey::Exposure => serde_json::to_value(settings.exposure),
             SettingKey::ExposureWindowMinutes => Ok(Value::from(DEFAULT_EXPOSURE_WINDOW_MINUTES)),
             SettingKey::MarkToolResults => Ok(Value::Bool(true)),
+            SettingKey::Budgets => serde_json::to_value(Budgets::default()),
         };
         value.expect("defaults serialize")
     }
@@ -182,6 +190,7 @@ impl SettingKey {
             SettingKey::MarkToolResults => canonical::<bool>(value),
             SettingKey::AllowedOrigins => canonical::<Vec<WebOrigin>>(value),
             SettingKey::TrustedProxies => canonical::<Vec<std::net::IpAddr>>(value),
+            SettingKey::Budgets => canonical::<Budgets>(value),
         }
     }
 }
@@ -261,7 +270,10 @@ impl Store {
     }
 
     /// The stored value of `key` as `T`, `None` when unset.
-    async fn setting<T: DeserializeOwned>(&self, key: SettingKey) -> Result<Option<T>, StoreError> {
+    pub(super) async fn setting<T: DeserializeOwned>(
+        &self,
+        key: SettingKey,
+    ) -> Result<Option<T>, StoreError> {
         let row = sqlx::query("SELECT value FROM settings WHERE key = $1")
             .bind(key.name())
             .fetch_optional(&self.pool)

@@ -101,6 +101,8 @@ pub fn router(state: WebState) -> Router {
         .route("/users/{name}/tokens/{id}/revoke", post(people::revoke))
         .route("/users/{name}/admin", post(people::admin))
         .route("/users/{name}/unlock", post(people::unlock))
+        .route("/users/{name}/budget", post(people::budget))
+        .route("/users/default-budget", post(people::default_budget))
         .route("/approvals", get(approvals::page))
         .route("/approvals/{id}/approve", post(approvals::approve))
         .route("/approvals/{id}/edit", post(approvals::preview_edit))

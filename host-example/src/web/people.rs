@@ -1,6 +1,7 @@
 //! The people page (administrators, `/users`): add a user, set a password,
 //! make a bearer token (shown once, on the page that made it), list and
-//! revoke tokens, make or unmake an administrator, lift a sign-in lock.
+//! revoke tokens, make or unmake an administrator, lift a sign-in lock,
+//! and set each budget (and everyone's) beside what was spent.
 //! Each form calls the app layer, which checks the administrator again,
 //! keeps the rules (never the last administrator; the name's form) and
 //! audits; the page only says what happened.
@@ -10,13 +11,15 @@ use std::collections::BTreeMap;
 use axum::Form;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect, Response};
-use maud::html;
+use maud::{Markup, html};
 use serde::Deserialize;
 
 use super::WebState;
 use super::layout::{self, OrFailure, csrf_field, when};
 use super::session::{Admin, SignedIn};
 use crate::app::HostError;
+use crate::app::Limits;
+use crate::app::budgets::UserBudget;
 
 pub(super) async fn page(State(state): State<WebState>, Admin(user): Admin) -> Response {
     render(&state, &user, None).await
@@ -27,14 +30,22 @@ async fn render(state: &WebState, user: &SignedIn, made: Option<(String, String)
     let loaded = async {
         let people = state.host.users().await?;
         let locks = state.host.sign_in_locks(&user.name).await?;
+        let budgets: BTreeMap<String, UserBudget> = state
+            .host
+            .budgets(&user.name)
+            .await?
+            .into_iter()
+            .map(|budget| (budget.name.clone(), budget))
+            .collect();
+        let default = state.host.default_budget().await?;
         let mut tokens = BTreeMap::new();
         for person in &people {
             let theirs = state.host.tokens(&user.name, &person.name).await?;
             tokens.insert(person.name.clone(), theirs);
         }
-        Ok::<_, HostError>((people, locks, tokens))
+        Ok::<_, HostError>((people, locks, tokens, budgets, default))
     };
-    let (people, locks, tokens) = match loaded.await.or_failure() {
+    let (people, locks, tokens, budgets, default) = match loaded.await.or_failure() {
         Ok(loaded) => loaded,
         Err(response) => return response,
     };
@@ -76,6 +87,11 @@ async fn render(state: &WebState, user: &SignedIn, made: Option<(String, String)
                 }
             }
         }
+        section #default-budget {
+            h2 { "Everyone's budget" }
+            p { "Checked before every round of a run; a user's own budget replaces it whole. Empty: no limit." }
+            (budget_form(user, "/users/default-budget", "the default", &default, false))
+        }
         section #people {
             h2 { "People" }
             @for person in &people {
@@ -109,6 +125,9 @@ async fn render(state: &WebState, user: &SignedIn, made: Option<(String, String)
                             }
                         }
                     }
+                    @if let Some(budget) = budgets.get(name) {
+                        (budget_section(user, name, budget))
+                    }
                     @if !theirs.is_empty() {
                         table.tokens {
                             caption { "Tokens of " (name) }
@@ -134,6 +153,137 @@ async fn render(state: &WebState, user: &SignedIn, made: Option<(String, String)
         }
     };
     layout::page("People", Some(user), body).into_response()
+}
+
+fn limit<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map_or_else(String::new, |v| v.to_string())
+}
+
+/// A user's budget, what they spent, and the form that sets it.
+fn budget_section(user: &SignedIn, name: &str, budget: &UserBudget) -> Markup {
+    let l = &budget.limits;
+    let of = |spent: String, limit: Option<String>| match limit {
+        Some(limit) => format!("{spent} of {limit}"),
+        None => format!("{spent} (no limit)"),
+    };
+    html! {
+        div.budget data-name=(name) {
+            h4 { "Budget" (if budget.own { " (their own)" } else { " (the default)" }) }
+            dl.spent {
+                dt { "Tokens today" } dd.day-tokens { (of(budget.day_tokens.to_string(), l.tokens_per_day.map(|t| t.to_string()))) }
+                dt { "Tokens this month" } dd { (of(budget.month_tokens.to_string(), l.tokens_per_month.map(|t| t.to_string()))) }
+                dt { "Estimated cost today" } dd { (of(format!("{:.4}", budget.day_cost), l.cost_per_day.map(|c| c.to_string()))) }
+                dt { "Estimated cost this month" } dd { (of(format!("{:.4}", budget.month_cost), l.cost_per_month.map(|c| c.to_string()))) }
+            }
+            (budget_form(user, &format!("/users/{name}/budget"), name, l, budget.own))
+        }
+    }
+}
+
+/// The form setting `whose` limits; `own`: they have their own, which the
+/// form can drop.
+fn budget_form(user: &SignedIn, action: &str, whose: &str, limits: &Limits, own: bool) -> Markup {
+    let fields = [
+        (
+            "tokens_per_day",
+            "Tokens a day",
+            limit(limits.tokens_per_day),
+        ),
+        (
+            "tokens_per_month",
+            "Tokens a month",
+            limit(limits.tokens_per_month),
+        ),
+        ("cost_per_day", "Cost a day", limit(limits.cost_per_day)),
+        (
+            "cost_per_month",
+            "Cost a month",
+            limit(limits.cost_per_month),
+        ),
+    ];
+    html! {
+        form.budget-form method="post" action=(action) {
+            (csrf_field(user))
+            @for (field, label, value) in &fields {
+                label { (label) " (" (whose) ") " input name=(field) value=(value) inputmode="decimal" size="10"; }
+                " "
+            }
+            @if own {
+                label { input type="checkbox" name="use_default" value="on"; " Drop their own: use the default" }
+                " "
+            }
+            button type="submit" { "Save budget (" (whose) ")" }
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub(super) struct BudgetForm {
+    #[serde(default)]
+    tokens_per_day: String,
+    #[serde(default)]
+    tokens_per_month: String,
+    #[serde(default)]
+    cost_per_day: String,
+    #[serde(default)]
+    cost_per_month: String,
+    use_default: Option<String>,
+}
+
+impl BudgetForm {
+    /// The limits the form writes: empty fields are no limit.
+    fn limits(&self) -> Result<Limits, HostError> {
+        fn number<T: std::str::FromStr>(field: &str, text: &str) -> Result<Option<T>, HostError> {
+            let text = text.trim();
+            if text.is_empty() {
+                return Ok(None);
+            }
+            text.parse().map(Some).map_err(|_| {
+                HostError::Invalid(format!(
+                    "{field}: `{text}` is not a number of the right kind"
+                ))
+            })
+        }
+        Ok(Limits {
+            tokens_per_day: number("tokens a day", &self.tokens_per_day)?,
+            tokens_per_month: number("tokens a month", &self.tokens_per_month)?,
+            cost_per_day: number("cost a day", &self.cost_per_day)?,
+            cost_per_month: number("cost a month", &self.cost_per_month)?,
+        })
+    }
+}
+
+pub(super) async fn budget(
+    State(state): State<WebState>,
+    Admin(user): Admin,
+    Path(name): Path<String>,
+    Form(form): Form<BudgetForm>,
+) -> Response {
+    let set = async {
+        let limits = match form.use_default {
+            Some(_) => None,
+            None => Some(form.limits()?),
+        };
+        state.host.set_budget(&user.name, Some(&name), limits).await
+    };
+    answer(&state, &user, set.await, format!("Budget of {name} saved."))
+}
+
+pub(super) async fn default_budget(
+    State(state): State<WebState>,
+    Admin(user): Admin,
+    Form(form): Form<BudgetForm>,
+) -> Response {
+    let set = async {
+        let limits = form.limits()?;
+        state.host.set_budget(&user.name, None, Some(limits)).await
+    };
+    answer(
+        &state,
+        &user,
+        set.await,
+        "The default budget saved.".to_owned(),
+    )
 }
 
 #[derive(Deserialize)]

@@ -264,11 +264,15 @@ impl Host {
             client: &client,
             approvals: &approvals,
         };
+        let allowance = self
+            .allowance(&stored.user, Some(run), client.config(), 0)
+            .await?;
         let agent = request
             .agent(self.registry(), &model)
             .context_window(client.config().window())
             .skill_bytes(setup.skill_bytes())
-            .mark_results(setup.mark_results);
+            .mark_results(setup.mark_results)
+            .budget(request.budget(allowance));
         let cx = self.context(run, &setup.actor);
         let log = EventLog::new(self.store().clone(), run.clone(), stored.user.clone())
             .resuming(proposal.clone());
@@ -342,6 +346,7 @@ impl Host {
                 }
             });
         }
+        self.record_cost(run, client.config(), &end).await?;
         let ended = self.conclude(run, end).await?;
         written?;
         let is_approval = matches!(decision, Decision::Approved { .. });
