@@ -16,6 +16,7 @@
 //! | `skills/` | loading a run's skills, approving skill folders, checking skill files, the skills a user may have as MCP prompts |
 //! | `content.rs` | the page tree, a page and the files as one person may see them |
 //! | `index/` | public search for the `rag` tools: tantivy beside the database, its full-text search, or substrings, kept at the site's generation |
+//! | `audit.rs` | the audit trail filtered, paged and exported (administrators) |
 //! | `budgets.rs` | each user's budget per day and month, checked before every round of their runs |
 //! | `admin.rs` | settings, users and tokens: the administrator check, the write and the audit, once |
 //! | `calls/` | a single gated call (MCP): per-user grants cached per settings generation, proposals, the audit trail written in group commits |
@@ -27,6 +28,7 @@
 pub mod actions;
 mod admin;
 pub mod approvals;
+pub mod audit;
 pub mod budgets;
 pub mod calls;
 mod content;
@@ -50,7 +52,7 @@ use tool_core::{Actor, Registry};
 /// database's address and schema, and the store's failures inside
 /// [`HostError`]. (The store itself stays beneath this layer.)
 pub use crate::store::{
-    DEFAULT_DATABASE_URL, LATEST_VERSION, Limits, RunRequest, SettingKey, StoreError,
+    AuditFilter, DEFAULT_DATABASE_URL, LATEST_VERSION, Limits, RunRequest, SettingKey, StoreError,
 };
 pub use admin::Offer;
 pub use error::{HostError, describe, describe_exposure};

@@ -39,7 +39,7 @@ use serde::de::DeserializeOwned;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{Any, AnyPool, Row, Transaction};
 
-pub use audit::{AuditEntry, AuditKind, McpClient};
+pub use audit::{AuditEntry, AuditFilter, AuditKind, McpClient};
 pub use budgets::{Budgets, Limits, Spending};
 pub use error::StoreError;
 pub use exposures::StoredExposure;

@@ -1,6 +1,6 @@
 //! The browser front door: sign-in, the tools and their switches, the
 //! people (users, passwords, tokens, administrators, sign-in locks), the
-//! settings (a page per concern), the
+//! settings (a page per concern), the audit trail, the
 //! approvals inbox, the runs, the content browser with its actions on
 //! records, and the playground, served as
 //! server-rendered pages ([`maud`], which escapes every value it
@@ -19,6 +19,7 @@
 
 mod actions;
 mod approvals;
+mod audit;
 mod batch;
 mod content;
 mod draft;
@@ -94,6 +95,8 @@ pub fn router(state: WebState) -> Router {
         .route("/settings", get(settings::index))
         .route("/settings/{slug}", get(settings::page).post(settings::save))
         .route("/settings/models/test", post(settings::test_model))
+        .route("/audit", get(audit::page))
+        .route("/audit/export", get(audit::export))
         .route("/users", get(people::page))
         .route("/users/add", post(people::add))
         .route("/users/{name}/password", post(people::password))
