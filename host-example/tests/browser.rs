@@ -59,6 +59,9 @@ impl Execute for RenderSwatch {
     }
 }
 
+/// A skill for the skills page: approved, changed and approved again there.
+const SKILL: &str = "---\nname: review\ndescription: Reviews the site's page tree for broken structure. Use when asked to audit pages.\nallowed-tools: get_pagetree\n---\nRead the page tree first.\n";
+
 /// A title a model could write: it must reach the page as text.
 const HOSTILE_TITLE: &str =
     "<script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\">";
@@ -98,6 +101,7 @@ fn browser_pages() {
         "sqlite://{}?mode=rwc",
         folder.path().join("host.db").display()
     );
+    let skills = folder.path().join("skills");
     let (address, model) = runtime.block_on(async {
         let store = Store::open(&url).await.unwrap();
         let model = ScriptedModel::start().await;
@@ -110,6 +114,12 @@ fn browser_pages() {
             .await
             .unwrap();
         store.set_setting("tools", WRITE_TOOLS_ON).await.unwrap();
+        // One skill, never approved, for the skills page to show.
+        let review = skills.join("review");
+        std::fs::create_dir_all(&review).unwrap();
+        std::fs::write(review.join("SKILL.md"), SKILL).unwrap();
+        let folders = serde_json::to_string(&[&skills]).unwrap();
+        store.set_setting("skills_folders", &folders).await.unwrap();
         // The sign-in tests send `X-Forwarded-For` as a proxy in front would.
         store
             .set_setting("trusted_proxies", r#"["127.0.0.1"]"#)
@@ -160,6 +170,7 @@ fn browser_pages() {
         .env("BASE_URL", format!("http://{address}"))
         .env("SCREENSHOTS", &screenshots)
         .env("MODEL_URL", &model.base_url)
+        .env("SKILLS_DIR", &skills)
         .status()
         .unwrap();
     assert!(

@@ -51,6 +51,7 @@ const MIGRATIONS: &[Migration] = &[
     migration!(6, "public_search", "0006_public_search"),
     migration!(7, "signin_throttle", "0007_signin_throttle"),
     migration!(8, "run_cost", "0008_run_cost"),
+    migration!(9, "skill_text", "0009_skill_text"),
 ];
 
 /// The newest schema version this build knows.

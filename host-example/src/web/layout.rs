@@ -28,6 +28,7 @@ pub(super) fn page(title: &str, user: Option<&SignedIn>, body: Markup) -> Markup
                             a href="/tools" { "Tools" }
                             a href="/users" { "People" }
                             a href="/settings" { "Settings" }
+                            a href="/skills" { "Skills" }
                             a href="/audit" { "Audit" }
                         }
                         a href="/playground" { "Playground" }

@@ -1,6 +1,7 @@
 //! The browser front door: sign-in, the tools and their switches, the
 //! people (users, passwords, tokens, administrators, sign-in locks), the
-//! settings (a page per concern), the audit trail, the
+//! settings (a page per concern), the skills and their approvals, the
+//! audit trail, the
 //! approvals inbox, the runs, the content browser with its actions on
 //! records, and the playground, served as
 //! server-rendered pages ([`maud`], which escapes every value it
@@ -32,6 +33,7 @@ mod runs;
 mod session;
 mod settings;
 mod signin;
+mod skills;
 mod tools;
 mod user;
 mod why_not;
@@ -95,6 +97,8 @@ pub fn router(state: WebState) -> Router {
         .route("/settings", get(settings::index))
         .route("/settings/{slug}", get(settings::page).post(settings::save))
         .route("/settings/models/test", post(settings::test_model))
+        .route("/skills", get(skills::page))
+        .route("/skills/{name}/approve", post(skills::approve))
         .route("/audit", get(audit::page))
         .route("/audit/export", get(audit::export))
         .route("/users", get(people::page))
