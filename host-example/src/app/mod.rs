@@ -21,6 +21,7 @@
 //! | `admin.rs` | settings, users and tokens: the administrator check, the write and the audit, once |
 //! | `calls/` | a single gated call (MCP): per-user grants cached per settings generation, proposals, the audit trail written in group commits |
 //! | `oauth.rs` | an OAuth issuer's access tokens as host users |
+//! | `overview.rs` | how the host is used over a period, for the overview's charts |
 //! | `origin.rs` | which browser origins may send a request that acts (`/mcp`, the pages' forms) |
 //! | `recorder.rs` | a run's events stored and audited as they happen |
 //! | `signin.rs` | password sign-in held back against guessing, per name and address, and locks lifted |
@@ -36,6 +37,7 @@ mod error;
 pub mod index;
 pub mod oauth;
 pub mod origin;
+pub mod overview;
 pub mod recorder;
 pub mod runs;
 mod setup;

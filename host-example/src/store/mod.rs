@@ -29,6 +29,7 @@ mod settings;
 mod signin_throttle;
 mod site;
 mod skill_approvals;
+mod usage;
 mod users;
 mod values;
 
@@ -53,6 +54,7 @@ pub use settings::{SettingKey, SettingValue};
 pub use signin_throttle::ThrottleState;
 pub use site::SqlSite;
 pub use skill_approvals::SkillApproval;
+pub use usage::HostUsage;
 pub use users::{HostUser, TOKEN_ID_LEN, TokenInfo, hash_password};
 pub use values::{
     Distrust, FileChange, FileDigest, OAuthSettings, SkillDigest, UnapprovedSkills, WebOrigin,

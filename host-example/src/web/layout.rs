@@ -30,6 +30,7 @@ pub(super) fn page(title: &str, user: Option<&SignedIn>, body: Markup) -> Markup
                             a href="/settings" { "Settings" }
                             a href="/skills" { "Skills" }
                             a href="/audit" { "Audit" }
+                            a href="/overview" { "Overview" }
                         }
                         a href="/playground" { "Playground" }
                         span.who { "Signed in as " strong { (user.name) } @if user.admin { " (administrator)" } }

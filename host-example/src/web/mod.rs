@@ -1,7 +1,7 @@
 //! The browser front door: sign-in, the tools and their switches, the
 //! people (users, passwords, tokens, administrators, sign-in locks), the
 //! settings (a page per concern), the skills and their approvals, the
-//! audit trail, the
+//! audit trail, the overview's charts, the
 //! approvals inbox, the runs, the content browser with its actions on
 //! records, and the playground, served as
 //! server-rendered pages ([`maud`], which escapes every value it
@@ -27,6 +27,7 @@ mod draft;
 mod inspector;
 mod layout;
 mod live;
+mod overview;
 mod people;
 mod playground;
 mod runs;
@@ -97,6 +98,7 @@ pub fn router(state: WebState) -> Router {
         .route("/settings", get(settings::index))
         .route("/settings/{slug}", get(settings::page).post(settings::save))
         .route("/settings/models/test", post(settings::test_model))
+        .route("/overview", get(overview::page))
         .route("/skills", get(skills::page))
         .route("/skills/{name}/approve", post(skills::approve))
         .route("/audit", get(audit::page))

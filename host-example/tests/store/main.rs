@@ -67,4 +67,5 @@ suite!(
     twenty_failures_lock_a_name_in_every_process,
     an_address_guessing_many_names_is_held_back,
     a_forwarded_address_counts_only_from_a_trusted_proxy,
+    the_overview_reads_on_every_backend,
 );

@@ -125,3 +125,21 @@ pub async fn a_forwarded_address_counts_only_from_a_trusted_proxy(url: &str) {
             .is_err()
     );
 }
+
+pub async fn the_overview_reads_on_every_backend(url: &str) {
+    let host = Host::new(Store::open(url).await.unwrap()).unwrap();
+    // A failed sign-in is a refusal without a gate: not counted per gate.
+    assert!(!host.sign_in("admin", "guess", None).await.unwrap());
+    let overview = host.overview("admin", 7).await.unwrap();
+    assert_eq!(overview.days, 7);
+    assert!(overview.usage.refusals.is_empty(), "{overview:?}");
+    assert_eq!(overview.wait_median, None);
+    assert!(matches!(
+        host.overview("admin", 3).await,
+        Err(HostError::Invalid(_))
+    ));
+    assert!(matches!(
+        host.overview("clara", 7).await,
+        Err(HostError::NotAdmin { .. })
+    ));
+}
