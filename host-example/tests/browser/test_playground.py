@@ -177,3 +177,14 @@ def test_a_tools_image_is_shown_inline_from_the_servers_data_url(page):
     assert image.evaluate("img => img.naturalWidth") == 1
     screenshot(page, "playground-image")
 
+
+
+def test_a_text_result_reads_as_text_with_its_line_breaks(page):
+    sign_in(page, "admin")
+    page.goto(url("/playground"))
+    page.fill("textarea[name=prompt]", "CALL get_pagetree {}")
+    page.click("button.run")
+    page.wait_for_selector("#inspector[data-done=true]")
+    text = page.inner_text("#steps li.tool pre.result-text")
+    assert len(text.splitlines()) > 3, text
+    assert "\\n" not in text and '"text"' not in text, text
