@@ -1,6 +1,7 @@
 //! The browser front door in a real browser: the host's web router served
 //! on loopback over a fresh SQLite database, driven by Playwright (Python)
-//! and Debian's chromium, both installed by `tests/browser/install.sh`.
+//! and Debian's chromium, with axe-core for the accessibility checks, all
+//! installed by `tests/browser/install.sh`.
 //!
 //! The setup switches the writing tools on and starts two runs that each
 //! wait on a proposal of `update_page_metadata` (one of them carrying
@@ -86,10 +87,17 @@ fn venv_python() -> PathBuf {
 #[test]
 fn browser_pages() {
     let python = venv_python();
-    if !python.exists() || !Path::new("/usr/bin/chromium").exists() {
+    // axe-core, beside the virtualenv (install.sh puts it there).
+    let axe = python
+        .parent()
+        .and_then(Path::parent)
+        .map(|venv| venv.join("axe/node_modules/axe-core/axe.min.js"))
+        .unwrap_or_default();
+    if !python.exists() || !axe.exists() || !Path::new("/usr/bin/chromium").exists() {
         let note = format!(
-            "browser tests skipped: run host-example/tests/browser/install.sh (missing {} or /usr/bin/chromium)",
-            python.display()
+            "browser tests skipped: run host-example/tests/browser/install.sh (missing {}, {} or /usr/bin/chromium)",
+            python.display(),
+            axe.display()
         );
         assert!(std::env::var_os("CI").is_none(), "{note}");
         eprintln!("{note}");
@@ -153,16 +161,18 @@ fn browser_pages() {
         (address, model)
     });
     let folder_of_tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
-    // The README shows the committed screenshots; a test run writes beside
-    // the virtualenv unless asked to refresh them (UPDATE_SCREENSHOTS=1),
-    // so running the tests leaves the work tree as it was.
+    // The README shows the committed screenshots (docs/images); a test run
+    // writes beside the virtualenv unless asked to refresh them
+    // (UPDATE_SCREENSHOTS=1), so running the tests leaves the work tree as
+    // it was.
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/images");
     let screenshots = if std::env::var_os("UPDATE_SCREENSHOTS").is_some() {
-        folder_of_tests.join("screenshots")
+        committed
     } else {
-        venv_python().parent().and_then(Path::parent).map_or_else(
-            || folder_of_tests.join("screenshots"),
-            |venv| venv.join("screenshots"),
-        )
+        venv_python()
+            .parent()
+            .and_then(Path::parent)
+            .map_or(committed, |venv| venv.join("screenshots"))
     };
     let status = Command::new(&python)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
@@ -171,6 +181,7 @@ fn browser_pages() {
         .env("SCREENSHOTS", &screenshots)
         .env("MODEL_URL", &model.base_url)
         .env("SKILLS_DIR", &skills)
+        .env("AXE_JS", &axe)
         .status()
         .unwrap();
     assert!(

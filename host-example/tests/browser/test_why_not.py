@@ -26,6 +26,7 @@ def test_the_playground_says_why_a_tool_is_not_offered(page):
     assert reason.startswith("trust zone:"), reason
     # Nothing both offered and explained as refused.
     assert not offered_in_playground(page) & set(gates)
+    page.evaluate("document.getElementById('why-not').scrollIntoView()")
     screenshot(page, "why-not")
 
 

@@ -127,7 +127,8 @@ fn state_of(name: String, folder: PathBuf, approval: Option<&SkillApproval>) -> 
 }
 
 /// The lines of `then` and `now` as the longest common subsequence pairs
-/// them; `None` when the texts are too long to diff.
+/// them, a removed line before the line added in its place; `None` when
+/// the texts are too long to diff.
 pub fn line_diff(then: &str, now: &str) -> Option<Vec<DiffLine>> {
     let a: Vec<&str> = then.lines().collect();
     let b: Vec<&str> = now.lines().collect();
@@ -154,7 +155,7 @@ pub fn line_diff(then: &str, now: &str) -> Option<Vec<DiffLine>> {
             i += 1;
             j += 1;
         } else if j < b.len()
-            && (i == a.len() || common[i * width + j + 1] >= common[(i + 1) * width + j])
+            && (i == a.len() || common[i * width + j + 1] > common[(i + 1) * width + j])
         {
             lines.push(DiffLine::Added(b[j].to_owned()));
             j += 1;
