@@ -56,8 +56,10 @@ pub async fn serve(
     router: Router,
     stop: CancellationToken,
 ) -> std::io::Result<()> {
+    // With each connection's peer address: the sign-in is throttled by it.
+    let service = router.into_make_service_with_connect_info::<std::net::SocketAddr>();
     let server =
-        axum::serve(listener, router).with_graceful_shutdown(stop.clone().cancelled_owned());
+        axum::serve(listener, service).with_graceful_shutdown(stop.clone().cancelled_owned());
     tokio::select! {
         served = server => served,
         () = async {

@@ -1,6 +1,7 @@
 //! The browser front door in a real browser: the host's web router served
 //! on loopback over a fresh SQLite database, driven by Playwright (Python)
-//! and Debian's chromium, both installed by `tests/browser/install.sh`.
+//! and Debian's chromium, with axe-core for the accessibility checks, all
+//! installed by `tests/browser/install.sh`.
 //!
 //! The setup switches the writing tools on and starts two runs that each
 //! wait on a proposal of `update_page_metadata` (one of them carrying
@@ -28,10 +29,11 @@ use std::sync::Arc;
 
 use host_example::Host;
 use host_example::app::runs::RunEnded;
+use host_example::serve::HostState;
 use host_example::store::{RunRequest, Store};
-use host_example::web::{self, WebState};
 use scripted_model::ScriptedModel;
 use serde_json::json;
+use tokio_util::sync::CancellationToken;
 use tool_core::{ContentItem, Execute, Tool, ToolContext, ToolError, ToolOutput};
 
 /// A 1×1 PNG.
@@ -77,6 +79,9 @@ impl Execute for CountToThree {
     }
 }
 
+/// A skill for the skills page: approved, changed and approved again there.
+const SKILL: &str = "---\nname: review\ndescription: Reviews the site's page tree for broken structure. Use when asked to audit pages.\nallowed-tools: get_pagetree\n---\nRead the page tree first.\n";
+
 /// A title a model could write: it must reach the page as text.
 const HOSTILE_TITLE: &str =
     "<script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\">";
@@ -101,10 +106,17 @@ fn venv_python() -> PathBuf {
 #[test]
 fn browser_pages() {
     let python = venv_python();
-    if !python.exists() || !Path::new("/usr/bin/chromium").exists() {
+    // axe-core, beside the virtualenv (install.sh puts it there).
+    let axe = python
+        .parent()
+        .and_then(Path::parent)
+        .map(|venv| venv.join("axe/node_modules/axe-core/axe.min.js"))
+        .unwrap_or_default();
+    if !python.exists() || !axe.exists() || !Path::new("/usr/bin/chromium").exists() {
         let note = format!(
-            "browser tests skipped: run host-example/tests/browser/install.sh (missing {} or /usr/bin/chromium)",
-            python.display()
+            "browser tests skipped: run host-example/tests/browser/install.sh (missing {}, {} or /usr/bin/chromium)",
+            python.display(),
+            axe.display()
         );
         assert!(std::env::var_os("CI").is_none(), "{note}");
         eprintln!("{note}");
@@ -116,6 +128,7 @@ fn browser_pages() {
         "sqlite://{}?mode=rwc",
         folder.path().join("host.db").display()
     );
+    let skills = folder.path().join("skills");
     let (address, model) = runtime.block_on(async {
         let store = Store::open(&url).await.unwrap();
         let model = ScriptedModel::start().await;
@@ -128,7 +141,19 @@ fn browser_pages() {
             .await
             .unwrap();
         store.set_setting("tools", WRITE_TOOLS_ON).await.unwrap();
-        let host = Arc::new(Host::new(store).unwrap());
+        // One skill, never approved, for the skills page to show.
+        let review = skills.join("review");
+        std::fs::create_dir_all(&review).unwrap();
+        std::fs::write(review.join("SKILL.md"), SKILL).unwrap();
+        let folders = serde_json::to_string(&[&skills]).unwrap();
+        store.set_setting("skills_folders", &folders).await.unwrap();
+        // The sign-in tests send `X-Forwarded-For` as a proxy in front would.
+        store
+            .set_setting("trusted_proxies", r#"["127.0.0.1"]"#)
+            .await
+            .unwrap();
+        let state = HostState::new(Host::new(store).unwrap());
+        let host = Arc::clone(&state.host);
         // Two runs of ops, each suspended on its proposal, as a model's
         // call would leave them.
         for arguments in [
@@ -147,21 +172,26 @@ fn browser_pages() {
         }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        let app = web::router(WebState::new(host));
+        // The pages and `/mcp` as `serve` serves them: a token made in
+        // the browser is tried at `/mcp`.
+        let app = host_example::serve::router(&state, CancellationToken::new())
+            .into_make_service_with_connect_info::<std::net::SocketAddr>();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         (address, model)
     });
     let folder_of_tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
-    // The README shows the committed screenshots; a test run writes beside
-    // the virtualenv unless asked to refresh them (UPDATE_SCREENSHOTS=1),
-    // so running the tests leaves the work tree as it was.
+    // The README shows the committed screenshots (docs/images); a test run
+    // writes beside the virtualenv unless asked to refresh them
+    // (UPDATE_SCREENSHOTS=1), so running the tests leaves the work tree as
+    // it was.
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/images");
     let screenshots = if std::env::var_os("UPDATE_SCREENSHOTS").is_some() {
-        folder_of_tests.join("screenshots")
+        committed
     } else {
-        venv_python().parent().and_then(Path::parent).map_or_else(
-            || folder_of_tests.join("screenshots"),
-            |venv| venv.join("screenshots"),
-        )
+        venv_python()
+            .parent()
+            .and_then(Path::parent)
+            .map_or(committed, |venv| venv.join("screenshots"))
     };
     let status = Command::new(&python)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
@@ -169,6 +199,8 @@ fn browser_pages() {
         .env("BASE_URL", format!("http://{address}"))
         .env("SCREENSHOTS", &screenshots)
         .env("MODEL_URL", &model.base_url)
+        .env("SKILLS_DIR", &skills)
+        .env("AXE_JS", &axe)
         .status()
         .unwrap();
     assert!(

@@ -317,3 +317,110 @@ fn a_closed_pipe_ends_a_command_quietly() {
         assert_eq!(String::from_utf8_lossy(&output.stderr), "", "{args:?}");
     }
 }
+
+#[test]
+fn users_unlock_lifts_a_sign_in_lock_which_never_stops_the_command_line() {
+    let host = Host::new();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let open = || host_example::Host::open(&host.url);
+    runtime.block_on(async {
+        let app = open().await.unwrap();
+        for _ in 0..20 {
+            assert!(!app.sign_in("admin", "guess", None).await.unwrap());
+        }
+        assert_eq!(app.sign_in_locks("admin").await.unwrap().len(), 1);
+    });
+    let (code, _, err) = host.run(&["--user", "clara", "users", "unlock", "admin"]);
+    assert_eq!(code, 1);
+    assert_one_line_error(&err);
+    // The locked administrator acts on the command line all the same.
+    let (code, out, err) = host.run(&["--user", "admin", "users", "unlock", "admin"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "sign-in of admin unlocked\n"),
+        "{err}"
+    );
+    runtime.block_on(async {
+        let app = open().await.unwrap();
+        let password = host_example::store::DEMO_PASSWORD;
+        assert!(app.sign_in("admin", password, None).await.unwrap());
+    });
+    let (code, out, _) = host.run(&["--user", "admin", "users", "unlock", "admin"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "sign-in of admin was not held back\n")
+    );
+}
+
+#[test]
+fn users_tokens_revoke_password_and_the_last_administrator() {
+    let host = Host::new();
+    let (code, token, err) = host.run(&["--user", "admin", "users", "token", "petra"]);
+    assert_eq!(code, 0, "{err}");
+    let token = token.trim();
+    let (code, listed, _) = host.run(&["--user", "petra", "users", "tokens", "petra"]);
+    assert_eq!(code, 0);
+    let id = listed
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap();
+    assert_eq!(id.len(), host_example::store::TOKEN_ID_LEN);
+    assert!(!listed.contains(token), "a list never shows a token");
+    // Another user's tokens: an administrator's business only.
+    let (code, _, err) = host.run(&["--user", "clara", "users", "revoke", "petra", id]);
+    assert_eq!(code, 1);
+    assert_one_line_error(&err);
+    let (code, out, err) = host.run(&["--user", "petra", "users", "revoke", "petra", id]);
+    assert_eq!(
+        (code, out),
+        (0, format!("token {id} of petra revoked\n")),
+        "{err}"
+    );
+    let (code, _, err) = host.run(&["--user", "admin", "users", "revoke", "petra", id]);
+    assert_eq!(code, 1);
+    assert!(err.contains("has no token"), "{err}");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let store = host_example::store::Store::open(&host.url).await.unwrap();
+        assert_eq!(store.user_for_token(token).await.unwrap(), None);
+    });
+
+    let (code, _, err) = host
+        .cmd(&["--user", "admin", "users", "password", "clara"])
+        .write_stdin("n3w\n")
+        .output()
+        .map(|o| {
+            (
+                o.status.code().unwrap(),
+                (),
+                String::from_utf8(o.stderr).unwrap(),
+            )
+        })
+        .unwrap();
+    assert_eq!(code, 0, "{err}");
+    runtime.block_on(async {
+        let store = host_example::store::Store::open(&host.url).await.unwrap();
+        assert!(store.verify_password("clara", "n3w").await.unwrap());
+    });
+
+    // Unmake every administrator: the last one stays.
+    let (_, list, _) = host.run(&["users", "list"]);
+    let admins: Vec<&str> = list
+        .lines()
+        .skip(1)
+        .filter(|line| line.split_whitespace().nth(1) == Some("yes"))
+        .filter_map(|line| line.split_whitespace().next())
+        .collect();
+    let (last, others) = admins.split_last().unwrap();
+    for name in others {
+        let (code, _, err) = host.run(&["--user", last, "users", "admin", name, "--off"]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let (code, _, err) = host.run(&["--user", last, "users", "admin", last, "--off"]);
+    assert_eq!(code, 1);
+    assert_one_line_error(&err);
+    assert!(err.contains("last administrator"), "{err}");
+}

@@ -6,11 +6,12 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
+use tool_core::agent::{Message, Model, ModelRequest};
 use tool_core::gates::{HostSettings, Toggle};
 use tool_core::{Actor, Egress};
 
 use crate::app::{Host, HostError};
-use crate::store::{AuditEntry, AuditKind, HostUser, SettingKey, SettingValue};
+use crate::store::{AuditEntry, AuditKind, HostUser, SettingKey, SettingValue, TokenInfo};
 
 /// What the gates offer one user now, outside any skill: every tool they
 /// may be offered, by group.
@@ -97,6 +98,28 @@ impl Host {
         Ok(stored)
     }
 
+    /// Sends the model configuration called `name` (the `model` setting
+    /// for `None`) one small request, as `user`, an administrator, and
+    /// returns its answer's text: whether the configuration reaches a
+    /// model, before a run depends on it. No tool is offered; the answer
+    /// or the error is the provider's, in the run's words.
+    pub async fn test_model(&self, user: &str, name: Option<&str>) -> Result<String, HostError> {
+        self.require_admin(user, "testing a model configuration")
+            .await?;
+        let client = self.model_named(name).await?;
+        let messages = [Message::User {
+            text: "Reply with the single word OK.".to_owned(),
+        }];
+        let answer = client
+            .complete(ModelRequest {
+                messages: &messages,
+                tools: None,
+            })
+            .await
+            .map_err(|error| HostError::ModelTest(error.to_string()))?;
+        Ok(answer.text)
+    }
+
     /// Switches the tool group `group` on or off, with its egress, as
     /// `user`, an administrator.
     pub async fn switch_group(
@@ -170,15 +193,73 @@ impl Host {
     /// when they are an administrator. Shown this once; only its hash is
     /// kept.
     pub async fn new_token(&self, user: &str, name: &str) -> Result<String, HostError> {
-        if user != name {
-            self.administrator(user, "a token for another user").await?;
-        } else {
-            self.actor(user).await?;
-        }
+        self.own_or_admin(user, name, "a token for another user")
+            .await?;
         let token = self.store().new_token(name).await?;
         self.audit_change(user, "users token", format!("token for {name}"))
             .await?;
         Ok(token)
+    }
+
+    /// Sets a new password for `name` as `user`, an administrator. An
+    /// empty password is refused: a user without one signs in by token
+    /// only, which `users add` without a password gives.
+    pub async fn reset_password(
+        &self,
+        user: &str,
+        name: &str,
+        password: &str,
+    ) -> Result<(), HostError> {
+        self.administrator(user, "resetting a password").await?;
+        if password.is_empty() {
+            return Err(HostError::Invalid("the new password is empty".to_owned()));
+        }
+        self.store().set_password(name, Some(password)).await?;
+        self.audit_change(user, "users password", format!("password of {name} reset"))
+            .await
+    }
+
+    /// Makes `name` an administrator (`admin`) or not, as `user`, an
+    /// administrator; never the last administrator.
+    pub async fn set_admin(&self, user: &str, name: &str, admin: bool) -> Result<(), HostError> {
+        self.administrator(user, "making or unmaking an administrator")
+            .await?;
+        self.store().set_admin(name, admin).await?;
+        self.audit_change(user, "users admin", format!("user {name} (admin: {admin})"))
+            .await
+    }
+
+    /// `name`'s bearer tokens (never the tokens: their ids), for `user`:
+    /// their own, or anyone's when they are an administrator.
+    pub async fn tokens(&self, user: &str, name: &str) -> Result<Vec<TokenInfo>, HostError> {
+        self.own_or_admin(user, name, "see another user's tokens")
+            .await?;
+        Ok(self.store().tokens(name).await?)
+    }
+
+    /// Revokes `name`'s token `id` (as [`Host::tokens`] names it), for
+    /// `user`: their own, or anyone's when they are an administrator. From
+    /// now on the token is refused at `/mcp`.
+    pub async fn revoke_token(&self, user: &str, name: &str, id: &str) -> Result<(), HostError> {
+        self.own_or_admin(user, name, "revoking another user's token")
+            .await?;
+        if !self.store().revoke_token(name, id).await? {
+            return Err(HostError::Invalid(format!(
+                "`{name}` has no token `{id}` (see `users tokens {name}`)"
+            )));
+        }
+        self.audit_change(user, "users revoke", format!("token {id} of {name}"))
+            .await
+    }
+
+    /// Passes for `user` acting on themselves (who must exist) or as an
+    /// administrator (the refusal audited).
+    async fn own_or_admin(&self, user: &str, name: &str, doing: &str) -> Result<(), HostError> {
+        if user == name {
+            self.actor(user).await.map(drop)
+        } else {
+            self.administrator(user, doing).await
+        }
     }
 
     /// The newest `n` entries of the audit trail, oldest first.
@@ -189,11 +270,6 @@ impl Host {
     /// The database's schema version.
     pub async fn schema_version(&self) -> Result<i64, HostError> {
         Ok(self.store().schema_version().await?)
-    }
-
-    /// Whether `password` is `name`'s password.
-    pub async fn verify_password(&self, name: &str, password: &str) -> Result<bool, HostError> {
-        Ok(self.store().verify_password(name, password).await?)
     }
 
     /// What the gates offer `actor` now (the settings, the trust zone and

@@ -97,6 +97,9 @@ pub enum HostError {
     /// person's before anything is applied (`1 of 2 approvals: …`).
     #[error("{0}; nothing is written until then")]
     Waiting(String),
+    /// A model configuration, tested, did not answer.
+    #[error("the model did not answer: {0}")]
+    ModelTest(String),
     /// The decision could not be recorded; nothing was decided or written.
     #[error("the decision could not be recorded: {0}")]
     Decision(String),

@@ -16,24 +16,32 @@
 //! | `skills/` | loading a run's skills, approving skill folders, checking skill files, the skills a user may have as MCP prompts |
 //! | `content.rs` | the page tree, a page and the files as one person may see them |
 //! | `index/` | public search for the `rag` tools: tantivy beside the database, its full-text search, or substrings, kept at the site's generation |
+//! | `audit.rs` | the audit trail filtered, paged and exported (administrators) |
+//! | `budgets.rs` | each user's budget per day and month, checked before every round of their runs |
 //! | `admin.rs` | settings, users and tokens: the administrator check, the write and the audit, once |
 //! | `calls/` | a single gated call (MCP): per-user grants cached per settings generation, proposals, the audit trail written in group commits |
 //! | `oauth.rs` | an OAuth issuer's access tokens as host users |
+//! | `overview.rs` | how the host is used over a period, for the overview's charts |
 //! | `origin.rs` | which browser origins may send a request that acts (`/mcp`, the pages' forms) |
 //! | `recorder.rs` | a run's events stored and audited as they happen |
+//! | `signin.rs` | password sign-in held back against guessing, per name and address, and locks lifted |
 
 pub mod actions;
 mod admin;
 pub mod approvals;
+pub mod audit;
+pub mod budgets;
 pub mod calls;
 mod content;
 mod error;
 pub mod index;
 pub mod oauth;
 pub mod origin;
+pub mod overview;
 pub mod recorder;
 pub mod runs;
 mod setup;
+pub mod signin;
 pub mod skills;
 pub mod timestamps;
 
@@ -46,7 +54,9 @@ use tool_core::{Actor, Registry};
 /// What a door names when it asks: a run's request, a setting's key, the
 /// database's address and schema, and the store's failures inside
 /// [`HostError`]. (The store itself stays beneath this layer.)
-pub use crate::store::{DEFAULT_DATABASE_URL, LATEST_VERSION, RunRequest, SettingKey, StoreError};
+pub use crate::store::{
+    AuditFilter, DEFAULT_DATABASE_URL, LATEST_VERSION, Limits, RunRequest, SettingKey, StoreError,
+};
 pub use admin::Offer;
 pub use error::{HostError, describe, describe_exposure};
 pub use setup::{DEFAULT_ROUNDS, RunChoices, RunSetup};

@@ -8,13 +8,14 @@
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use serde_json::Value;
 use tool_core::agent::{
-    Agent, BudgetExceeded, DryRun, Event, EventSink, Finished, Message, Model, ModelRequest,
-    RunEnd, Spent,
+    Agent, Budget, BudgetExceeded, DryRun, Event, EventSink, Finished, Message, Model,
+    ModelRequest, RunEnd, Spent,
 };
 use tool_core::approval::Decision;
 use tool_core::gates::{Gates, Selection};
 use tool_core::{Actor, Proposal, Registry, RunId};
 
+use crate::app::budgets::Allowance;
 use crate::app::recorder::{EventLog, Recorder};
 use crate::app::{DEFAULT_ROUNDS, Host, HostError};
 use crate::store::{RunNote, RunRequest, RunSummary, StoredProposal, StoredRun};
@@ -100,12 +101,21 @@ impl Host {
             .context_window(model.config().window())
             .skill_bytes(setup.skill_bytes())
             .mark_results(setup.mark_results);
+        // The user's budget is checked before the first request too, with
+        // that request's estimated size.
+        let first = agent
+            .dry_run(messages.clone(), setup.inputs())
+            .budget
+            .total();
+        let allowance = self.allowance(user, None, model.config(), first).await?;
+        let agent = agent.budget(request.budget(allowance));
         let log = EventLog::new(self.store().clone(), run.clone(), user);
         let mut recorder = Recorder::new(log, watch);
         let end = agent
             .start(messages, setup.inputs(), &cx, &mut recorder)
             .await;
         let (_, written) = recorder.finish().await;
+        self.record_cost(&run, model.config(), &end).await?;
         let ended = self.conclude(&run, end).await?;
         written?;
         Ok(RunReport { run, ended })
@@ -211,25 +221,30 @@ impl RunRequest {
         }
     }
 
-    /// The agent loop this request asks for over `model`: its round cap,
-    /// and its token budget checked before every round.
+    /// The agent loop this request asks for over `model`, with its round
+    /// cap; its budget is [`RunRequest::budget`].
     pub fn agent<'a, M: Model>(&self, registry: &'a Registry, model: &'a M) -> Agent<'a, M> {
-        let agent = Agent::new(registry, model).max_rounds(self.max_rounds);
-        match self.token_budget {
-            None => agent,
-            Some(limit) => agent.budget(move |spent: &Spent| {
+        Agent::new(registry, model).max_rounds(self.max_rounds)
+    }
+
+    /// The check before every round: this request's own token budget, if
+    /// it has one, then the user's `allowance` (their budget per day and
+    /// month).
+    pub fn budget(&self, allowance: Allowance) -> impl Budget + use<> {
+        let own = self.token_budget;
+        move |spent: &Spent| {
+            if let Some(limit) = own {
                 let used = spent
                     .usage
                     .input_tokens
                     .saturating_add(spent.usage.output_tokens);
                 if used >= limit {
-                    Err(BudgetExceeded::new(format!(
+                    return Err(BudgetExceeded::new(format!(
                         "{used} tokens spent, the run's budget is {limit}"
-                    )))
-                } else {
-                    Ok(())
+                    )));
                 }
-            }),
+            }
+            allowance.check(spent)
         }
     }
 }

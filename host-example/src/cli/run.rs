@@ -63,9 +63,9 @@ fn show_finished(run: &str, finished: &Finished) -> Result<(), Failure> {
             outln!("{}", finished.answer.as_deref().unwrap_or("(no answer)"));
             outln!();
             let how = match status {
-                RunStatus::Truncated => " (truncated at the round cap)",
-                RunStatus::Budget { .. } => " (stopped by the budget)",
-                _ => "",
+                RunStatus::Truncated => " (truncated at the round cap)".to_owned(),
+                RunStatus::Budget { reason } => format!(" (stopped by the budget: {reason})"),
+                _ => String::new(),
             };
             outln!("run {run} finished{how}: {tokens}");
             Ok(())

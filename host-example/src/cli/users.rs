@@ -1,4 +1,4 @@
-//! `host-example users add|list|token`.
+//! `host-example users add|list|token|tokens|revoke|password|admin|unlock`.
 
 use std::io::BufRead;
 
@@ -36,6 +36,50 @@ pub enum Command {
     #[command(after_help = "Example: host-example --user admin users token maria")]
     Token {
         /// The user the token acts as.
+        name: String,
+    },
+    /// List a user's bearer tokens by id (never the tokens themselves).
+    /// An administrator may list anyone's, a user their own.
+    #[command(after_help = "Example: host-example --user admin users tokens maria")]
+    Tokens {
+        /// Whose tokens.
+        name: String,
+    },
+    /// Revoke a bearer token by its id (from `users tokens`): MCP refuses
+    /// it from then on. An administrator may revoke anyone's, a user their
+    /// own.
+    #[command(after_help = "Example: host-example --user admin users revoke maria 3f9a0c12d4e5")]
+    Revoke {
+        /// Whose token.
+        name: String,
+        /// Its id, as `users tokens` lists it.
+        id: String,
+    },
+    /// Set a new password for a user from the first line of standard input
+    /// (needs --user naming an administrator).
+    #[command(
+        after_help = "Example: echo 'n3w s3cret' | host-example --user admin users password maria"
+    )]
+    Password {
+        /// Whose password.
+        name: String,
+    },
+    /// Make a user an administrator, or (with --off) no longer one; the
+    /// last administrator stays one (needs --user naming an administrator).
+    #[command(after_help = "Example: host-example --user admin users admin maria --off")]
+    Admin {
+        /// Who.
+        name: String,
+        /// Take the administrator's rights away instead.
+        #[arg(long)]
+        off: bool,
+    },
+    /// Lift the sign-in lock (and any wait) that failed browser sign-ins
+    /// put on a name (needs --user naming an administrator; the lock never
+    /// holds back the command line).
+    #[command(after_help = "Example: host-example --user admin users unlock maria")]
+    Unlock {
+        /// The name signed in with.
         name: String,
     },
 }
@@ -86,6 +130,56 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             eprintln!("note: this token is shown once; only its hash is stored");
             Ok(())
         }
+        Command::Tokens { name } => {
+            let actor = context.user("users tokens")?;
+            let tokens = context.host().await?.tokens(actor, &name).await?;
+            let mut table: Table = plain_table(["ID", "CREATED"]);
+            for token in tokens {
+                table.add_row([token.id, Timestamp(token.created_at).to_string()]);
+            }
+            outln!("{}", render_table(&table).trim_end());
+            Ok(())
+        }
+        Command::Revoke { name, id } => {
+            let actor = context.user("users revoke")?;
+            context
+                .host()
+                .await?
+                .revoke_token(actor, &name, &id)
+                .await?;
+            outln!("token {id} of {name} revoked");
+            Ok(())
+        }
+        Command::Password { name } => {
+            let actor = context.user("users password")?;
+            let password = read_password()?;
+            context
+                .host()
+                .await?
+                .reset_password(actor, &name, &password)
+                .await?;
+            outln!("password of {name} set");
+            Ok(())
+        }
+        Command::Admin { name, off } => {
+            let actor = context.user("users admin")?;
+            context.host().await?.set_admin(actor, &name, !off).await?;
+            outln!(
+                "{name} is {}an administrator",
+                if off { "no longer " } else { "" }
+            );
+            Ok(())
+        }
+        Command::Unlock { name } => {
+            let actor = context.user("users unlock")?;
+            let lifted = context.host().await?.unlock(actor, &name).await?;
+            if lifted {
+                outln!("sign-in of {name} unlocked");
+            } else {
+                outln!("sign-in of {name} was not held back");
+            }
+            Ok(())
+        }
     }
 }
 
@@ -102,7 +196,7 @@ fn read_password() -> Result<String, Failure> {
     let password = line.trim_end_matches(['\n', '\r']);
     if password.is_empty() {
         return Err(Failure::new(
-            "--password-stdin read an empty password: pipe one line holding it",
+            "read an empty password from stdin: pipe one line holding it",
         ));
     }
     Ok(password.to_owned())

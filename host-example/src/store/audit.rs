@@ -112,39 +112,128 @@ impl Store {
 
     /// The last `n` entries, oldest first.
     pub async fn audit_tail(&self, n: usize) -> Result<Vec<AuditEntry>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT at, actor, run_id, tool, kind, decision, gate, detail, client_name,
-             client_version, protocol, duration_ms FROM audit ORDER BY seq DESC LIMIT $1",
-        )
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM audit ORDER BY seq DESC LIMIT $1"
+        ))
         .bind(i64::try_from(n).unwrap_or(i64::MAX))
         .fetch_all(&self.pool)
         .await?;
         let mut entries = rows
             .iter()
-            .map(|row| {
-                Ok(AuditEntry {
-                    at: row.try_get("at")?,
-                    actor: row.try_get("actor")?,
-                    run: row.try_get("run_id")?,
-                    tool: row.try_get("tool")?,
-                    kind: AuditKind::parse(&row.try_get::<String, _>("kind")?),
-                    decision: row.try_get("decision")?,
-                    gate: row.try_get("gate")?,
-                    detail: row.try_get("detail")?,
-                    client: McpClient::from_columns(
-                        row.try_get("client_name")?,
-                        row.try_get("client_version")?,
-                        row.try_get("protocol")?,
-                    ),
-                    duration: row
-                        .try_get::<Option<i64>, _>("duration_ms")?
-                        .map(|ms| Duration::from_millis(u64::try_from(ms).unwrap_or(0))),
-                })
-            })
+            .map(|row| entry(row).map(|(_, entry)| entry))
             .collect::<Result<Vec<_>, StoreError>>()?;
         entries.reverse();
         Ok(entries)
     }
+
+    /// Up to `limit` entries matching `filter` with a sequence number
+    /// below `before` (all for `None`), newest first, each with its
+    /// sequence number.
+    pub async fn audit_search(
+        &self,
+        filter: &AuditFilter,
+        before: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<(i64, AuditEntry)>, StoreError> {
+        let mut conditions = Vec::new();
+        let mut texts = Vec::new();
+        for (column, value) in [
+            ("actor", &filter.actor),
+            ("tool", &filter.tool),
+            ("kind", &filter.kind),
+            ("decision", &filter.decision),
+            ("gate", &filter.gate),
+            ("run_id", &filter.run),
+        ] {
+            if let Some(value) = value {
+                texts.push(value.clone());
+                conditions.push(format!("{column} = ${}", texts.len()));
+            }
+        }
+        let mut numbers = Vec::new();
+        for (condition, value) in [
+            ("at >=", filter.from),
+            ("at <", filter.until),
+            ("seq <", before),
+        ] {
+            if let Some(value) = value {
+                numbers.push(value);
+                conditions.push(format!("{condition} ${}", texts.len() + numbers.len()));
+            }
+        }
+        let filtered = if conditions.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", conditions.join(" AND "))
+        };
+        let sql = format!(
+            "SELECT {COLUMNS} FROM audit {filtered} ORDER BY seq DESC LIMIT ${}",
+            texts.len() + numbers.len() + 1
+        );
+        let mut query = sqlx::query(&sql);
+        for text in texts {
+            query = query.bind(text);
+        }
+        for number in numbers {
+            query = query.bind(number);
+        }
+        let rows = query
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(entry).collect()
+    }
+}
+
+/// Which audit entries to read: each `Some` must match exactly; `from`
+/// and `until` bound the time (seconds since the Unix epoch, `until`
+/// excluded).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuditFilter {
+    /// Who acted.
+    pub actor: Option<String>,
+    /// The tool or command.
+    pub tool: Option<String>,
+    /// `gate`, `call` or `write`.
+    pub kind: Option<String>,
+    /// `allowed`, `denied`, `ok`, `refused`, …
+    pub decision: Option<String>,
+    /// The gate that decided.
+    pub gate: Option<String>,
+    /// The run.
+    pub run: Option<String>,
+    /// At or after.
+    pub from: Option<i64>,
+    /// Before.
+    pub until: Option<i64>,
+}
+
+const COLUMNS: &str = "seq, at, actor, run_id, tool, kind, decision, gate, detail, client_name,
+    client_version, protocol, duration_ms";
+
+/// One row as an entry, with its sequence number.
+fn entry(row: &sqlx::any::AnyRow) -> Result<(i64, AuditEntry), StoreError> {
+    Ok((
+        row.try_get("seq")?,
+        AuditEntry {
+            at: row.try_get("at")?,
+            actor: row.try_get("actor")?,
+            run: row.try_get("run_id")?,
+            tool: row.try_get("tool")?,
+            kind: AuditKind::parse(&row.try_get::<String, _>("kind")?),
+            decision: row.try_get("decision")?,
+            gate: row.try_get("gate")?,
+            detail: row.try_get("detail")?,
+            client: McpClient::from_columns(
+                row.try_get("client_name")?,
+                row.try_get("client_version")?,
+                row.try_get("protocol")?,
+            ),
+            duration: row
+                .try_get::<Option<i64>, _>("duration_ms")?
+                .map(|ms| Duration::from_millis(u64::try_from(ms).unwrap_or(0))),
+        },
+    ))
 }
 
 impl McpClient {

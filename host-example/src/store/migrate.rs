@@ -52,6 +52,9 @@ const MIGRATIONS: &[Migration] = &[
     migration!(7, "call_outcomes", "0007_call_outcomes"),
     migration!(8, "approval_votes", "0008_approval_votes"),
     migration!(9, "standing_approvals", "0009_standing_approvals"),
+    migration!(10, "signin_throttle", "0010_signin_throttle"),
+    migration!(11, "run_cost", "0011_run_cost"),
+    migration!(12, "skill_text", "0012_skill_text"),
 ];
 
 /// The newest schema version this build knows.

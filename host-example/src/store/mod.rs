@@ -17,6 +17,7 @@
 
 mod approval_votes;
 mod audit;
+mod budgets;
 mod call_outcomes;
 mod error;
 mod exposures;
@@ -27,9 +28,11 @@ mod run_notes;
 mod runs;
 mod seed;
 mod settings;
+mod signin_throttle;
 mod site;
 mod skill_approvals;
 mod standing_approvals;
+mod usage;
 mod users;
 mod values;
 
@@ -40,7 +43,8 @@ use serde::de::DeserializeOwned;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{Any, AnyPool, Row, Transaction};
 
-pub use audit::{AuditEntry, AuditKind, McpClient};
+pub use audit::{AuditEntry, AuditFilter, AuditKind, McpClient};
+pub use budgets::{Budgets, Limits, Spending};
 pub use call_outcomes::CallOutcome;
 pub use error::StoreError;
 pub use exposures::StoredExposure;
@@ -51,10 +55,12 @@ pub use run_notes::RunNote;
 pub use runs::{RunPhase, RunRequest, RunSummary, StoredRun};
 pub use seed::DEMO_PASSWORD;
 pub use settings::{SettingKey, SettingValue};
+pub use signin_throttle::ThrottleState;
 pub use site::SqlSite;
 pub use skill_approvals::SkillApproval;
 pub use standing_approvals::StoredStanding;
-pub use users::{HostUser, hash_password};
+pub use usage::HostUsage;
+pub use users::{HostUser, TOKEN_ID_LEN, TokenInfo, hash_password};
 pub use values::{
     Distrust, FileChange, FileDigest, OAuthSettings, SkillDigest, UnapprovedSkills, WebOrigin,
 };

@@ -15,6 +15,7 @@ use tool_core::egress::Site;
 use tool_core::gates::{ExposurePolicy, GroupSettings, HostSettings, RunConfig, ToolSettings};
 use tool_core::skills::TrustLevel;
 
+use super::budgets::Budgets;
 use super::{OAuthSettings, UnapprovedSkills, WebOrigin};
 use super::{Store, StoreError, now};
 use crate::model::ModelConfig;
@@ -57,6 +58,13 @@ pub enum SettingKey {
     /// Browser origins besides the server's own that may send requests to
     /// `/mcp` and the pages' forms: `["https://app.example.com"]`.
     AllowedOrigins,
+    /// Addresses of reverse proxies whose `X-Forwarded-For` names the
+    /// client a sign-in is throttled by: `["127.0.0.1"]`.
+    TrustedProxies,
+    /// What each user may spend per day and month (tokens, estimated
+    /// cost), with a default for all: `{"default": {"tokens_per_day":
+    /// 100000}, "users": {"petra": {"tokens_per_day": 1000}}}`.
+    Budgets,
 }
 
 /// The window of [`SettingKey::ExposureWindowMinutes`] when none is set.
@@ -83,7 +91,7 @@ impl<'de> serde::Deserialize<'de> for ExposureWindowMinutes {
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 14] = [
+    pub const ALL: [SettingKey; 16] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -98,6 +106,8 @@ impl SettingKey {
         SettingKey::ExposureWindowMinutes,
         SettingKey::MarkToolResults,
         SettingKey::AllowedOrigins,
+        SettingKey::TrustedProxies,
+        SettingKey::Budgets,
     ];
 
     /// Its name in the table and on the command line.
@@ -117,6 +127,8 @@ impl SettingKey {
             SettingKey::ExposureWindowMinutes => "exposure_window_minutes",
             SettingKey::MarkToolResults => "mark_tool_results",
             SettingKey::AllowedOrigins => "allowed_origins",
+            SettingKey::TrustedProxies => "trusted_proxies",
+            SettingKey::Budgets => "budgets",
         }
     }
 
@@ -140,13 +152,16 @@ impl SettingKey {
             SettingKey::Sites => serde_json::to_value(settings.sites),
             SettingKey::SkillTrustFloor => serde_json::to_value(settings.skill_trust_floor),
             SettingKey::TrustZone => serde_json::to_value(RunConfig::default().trust_zone),
-            SettingKey::SkillsFolders | SettingKey::AllowedOrigins => Ok(Value::Array(Vec::new())),
+            SettingKey::SkillsFolders | SettingKey::AllowedOrigins | SettingKey::TrustedProxies => {
+                Ok(Value::Array(Vec::new()))
+            }
             SettingKey::Model | SettingKey::OAuth => Ok(Value::Null),
             SettingKey::Models => Ok(Value::Object(serde_json::Map::new())),
             SettingKey::UnapprovedSkills => serde_json::to_value(UnapprovedSkills::default()),
             SettingKey::Exposure => serde_json::to_value(settings.exposure),
             SettingKey::ExposureWindowMinutes => Ok(Value::from(DEFAULT_EXPOSURE_WINDOW_MINUTES)),
             SettingKey::MarkToolResults => Ok(Value::Bool(true)),
+            SettingKey::Budgets => serde_json::to_value(Budgets::default()),
         };
         value.expect("defaults serialize")
     }
@@ -174,6 +189,8 @@ impl SettingKey {
             SettingKey::ExposureWindowMinutes => canonical::<ExposureWindowMinutes>(value),
             SettingKey::MarkToolResults => canonical::<bool>(value),
             SettingKey::AllowedOrigins => canonical::<Vec<WebOrigin>>(value),
+            SettingKey::TrustedProxies => canonical::<Vec<std::net::IpAddr>>(value),
+            SettingKey::Budgets => canonical::<Budgets>(value),
         }
     }
 }
@@ -253,7 +270,10 @@ impl Store {
     }
 
     /// The stored value of `key` as `T`, `None` when unset.
-    async fn setting<T: DeserializeOwned>(&self, key: SettingKey) -> Result<Option<T>, StoreError> {
+    pub(super) async fn setting<T: DeserializeOwned>(
+        &self,
+        key: SettingKey,
+    ) -> Result<Option<T>, StoreError> {
         let row = sqlx::query("SELECT value FROM settings WHERE key = $1")
             .bind(key.name())
             .fetch_optional(&self.pool)
@@ -358,6 +378,14 @@ impl Store {
     pub async fn allowed_origins(&self) -> Result<Vec<WebOrigin>, StoreError> {
         Ok(self
             .setting(SettingKey::AllowedOrigins)
+            .await?
+            .unwrap_or_default())
+    }
+
+    /// The reverse proxies whose `X-Forwarded-For` is believed.
+    pub async fn trusted_proxies(&self) -> Result<Vec<std::net::IpAddr>, StoreError> {
+        Ok(self
+            .setting(SettingKey::TrustedProxies)
             .await?
             .unwrap_or_default())
     }

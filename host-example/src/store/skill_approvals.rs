@@ -23,6 +23,9 @@ pub struct SkillApproval {
     /// When (seconds since the Unix epoch); [`Store::save_skill_approvals`]
     /// stamps it.
     pub approved_at: i64,
+    /// The text of its `SKILL.md` as approved; `None` for an approval made
+    /// before the text was kept, or a file that is not UTF-8.
+    pub skill_md: Option<String>,
 }
 
 impl SkillApproval {
@@ -44,12 +47,13 @@ impl SkillApproval {
             digest,
             approved_by: row.try_get("approved_by")?,
             approved_at: row.try_get("approved_at")?,
+            skill_md: row.try_get("skill_md")?,
             name,
         })
     }
 }
 
-const COLUMNS: &str = "name, folder, digest, files, approved_by, approved_at";
+const COLUMNS: &str = "name, folder, digest, files, approved_by, approved_at, skill_md";
 
 impl Store {
     /// Records `approvals`, all or none, each replacing any earlier
@@ -62,11 +66,13 @@ impl Store {
         let mut tx = self.begin_write().await?;
         for approval in approvals {
             sqlx::query(
-                "INSERT INTO skill_approvals (name, folder, digest, files, approved_by, approved_at)
-                 VALUES ($1, $2, $3, $4, $5, $6)
+                "INSERT INTO skill_approvals
+                 (name, folder, digest, files, approved_by, approved_at, skill_md)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)
                  ON CONFLICT (name) DO UPDATE SET folder = excluded.folder,
                  digest = excluded.digest, files = excluded.files,
-                 approved_by = excluded.approved_by, approved_at = excluded.approved_at",
+                 approved_by = excluded.approved_by, approved_at = excluded.approved_at,
+                 skill_md = excluded.skill_md",
             )
             .bind(approval.name.as_str())
             .bind(approval.folder.to_string_lossy().into_owned())
@@ -74,6 +80,7 @@ impl Store {
             .bind(to_json(&approval.digest.files))
             .bind(approval.approved_by.as_str())
             .bind(at)
+            .bind(approval.skill_md.clone())
             .execute(&mut *tx)
             .await?;
         }

@@ -54,6 +54,22 @@ fn hex(bytes: &[u8]) -> String {
 
 const USER_COLUMNS: &str = "name, admin, password_hash, created_at";
 
+/// One of a user's bearer tokens, as a list shows it: never the token,
+/// only the start of its hash, which names it for revoking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenInfo {
+    /// The first [`TOKEN_ID_LEN`] hex digits of the token's SHA-256.
+    pub id: String,
+    /// Whose it is.
+    pub user: String,
+    /// When it was made (seconds since the Unix epoch).
+    pub created_at: i64,
+}
+
+/// How many hex digits of a token's hash name it: 48 bits, no two of one
+/// host's tokens alike in practice; a clash is refused, not guessed at.
+pub const TOKEN_ID_LEN: usize = 12;
+
 impl Store {
     /// Adds a user; `password` `None` leaves them without one.
     pub async fn add_user(
@@ -170,5 +186,103 @@ impl Store {
         .as_ref()
         .map(HostUser::from_row)
         .transpose()
+    }
+
+    /// Sets `name`'s password (`None`: none, token sign-in only).
+    pub async fn set_password(&self, name: &str, password: Option<&str>) -> Result<(), StoreError> {
+        let hash = password.map(hash_password).transpose()?;
+        let done = sqlx::query("UPDATE users SET password_hash = $1 WHERE name = $2")
+            .bind(hash)
+            .bind(name)
+            .execute(&self.pool)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::UnknownUser(name.to_owned()));
+        }
+        Ok(())
+    }
+
+    /// Makes `name` an administrator or not. Unmaking the last
+    /// administrator is refused: the check and the write are one
+    /// transaction, serialised with every other process's, so two
+    /// administrators unmaking each other at once cannot leave none.
+    pub async fn set_admin(&self, name: &str, admin: bool) -> Result<(), StoreError> {
+        let mut tx = self.begin_exclusive().await?;
+        let found = sqlx::query("SELECT admin FROM users WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or_else(|| StoreError::UnknownUser(name.to_owned()))?;
+        let was_admin = found.try_get::<i64, _>("admin")? != 0;
+        if was_admin && !admin {
+            let others: i64 =
+                sqlx::query("SELECT COUNT(*) AS n FROM users WHERE admin <> 0 AND name <> $1")
+                    .bind(name)
+                    .fetch_one(&mut *tx)
+                    .await?
+                    .try_get("n")?;
+            if others == 0 {
+                return Err(StoreError::Refused(format!(
+                    "`{name}` is the last administrator: make another one first"
+                )));
+            }
+        }
+        sqlx::query("UPDATE users SET admin = $1 WHERE name = $2")
+            .bind(i64::from(admin))
+            .bind(name)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// `name`'s tokens, oldest first.
+    pub async fn tokens(&self, name: &str) -> Result<Vec<TokenInfo>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT hash, user_name, created_at FROM tokens WHERE user_name = $1
+             ORDER BY created_at, hash",
+        )
+        .bind(name)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                let hash: String = row.try_get("hash")?;
+                Ok(TokenInfo {
+                    id: hash.chars().take(TOKEN_ID_LEN).collect(),
+                    user: row.try_get("user_name")?,
+                    created_at: row.try_get("created_at")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Revokes `name`'s token whose id is `id` (as [`Store::tokens`] gives
+    /// it); whether there was one. An id of another length, or one that is
+    /// not hex, names no token.
+    pub async fn revoke_token(&self, name: &str, id: &str) -> Result<bool, StoreError> {
+        if id.len() != TOKEN_ID_LEN || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Ok(false);
+        }
+        let mut tx = self.begin_write().await?;
+        let matching: i64 =
+            sqlx::query("SELECT COUNT(*) AS n FROM tokens WHERE user_name = $1 AND hash LIKE $2")
+                .bind(name)
+                .bind(format!("{}%", id.to_ascii_lowercase()))
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get("n")?;
+        if matching > 1 {
+            return Err(StoreError::Refused(format!(
+                "token id `{id}` names {matching} tokens of `{name}`; nothing was revoked"
+            )));
+        }
+        let done = sqlx::query("DELETE FROM tokens WHERE user_name = $1 AND hash LIKE $2")
+            .bind(name)
+            .bind(format!("{}%", id.to_ascii_lowercase()))
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(done.rows_affected() > 0)
     }
 }

@@ -20,13 +20,19 @@ pub(super) fn page(title: &str, user: Option<&SignedIn>, body: Markup) -> Markup
                 link rel="stylesheet" href="/static/app.css";
             }
             body {
+                a.skip href="#content" { "Skip to the content" }
                 @if let Some(user) = user {
-                    nav {
+                    nav aria-label="Pages" {
                         a href="/approvals" { "Approvals" }
                         a href="/runs" { "Runs" }
                         a href="/content" { "Content" }
                         @if user.admin {
                             a href="/tools" { "Tools" }
+                            a href="/users" { "People" }
+                            a href="/settings" { "Settings" }
+                            a href="/skills" { "Skills" }
+                            a href="/audit" { "Audit" }
+                            a href="/overview" { "Overview" }
                         }
                         a href="/playground" { "Playground" }
                         span.who { "Signed in as " strong { (user.name) } @if user.admin { " (administrator)" } }
@@ -36,7 +42,7 @@ pub(super) fn page(title: &str, user: Option<&SignedIn>, body: Markup) -> Markup
                         }
                     }
                 }
-                main {
+                main #content tabindex="-1" {
                     h1 { (title) }
                     @if let Some(notice) = user.and_then(|u| u.notice.as_deref()) {
                         p.notice role="status" { (notice) }

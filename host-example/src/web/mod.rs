@@ -1,4 +1,7 @@
 //! The browser front door: sign-in, the tools and their switches, the
+//! people (users, passwords, tokens, administrators, sign-in locks), the
+//! settings (a page per concern), the skills and their approvals, the
+//! audit trail, the overview's charts, the
 //! approvals inbox, the runs, the content browser with its actions on
 //! records, and the playground, served as
 //! server-rendered pages ([`maud`], which escapes every value it
@@ -17,18 +20,24 @@
 
 mod actions;
 mod approvals;
+mod audit;
 mod batch;
 mod content;
 mod draft;
 mod inspector;
 mod layout;
 mod live;
+mod overview;
+mod people;
 mod playground;
 mod runs;
 mod session;
+mod settings;
 mod signin;
+mod skills;
 mod tools;
 mod user;
+mod why_not;
 
 use std::sync::Arc;
 
@@ -86,6 +95,23 @@ pub fn router(state: WebState) -> Router {
         .route("/tools/group", post(tools::switch_group))
         .route("/tools/tool", post(tools::switch_tool))
         .route("/tools/sites", post(tools::save_sites))
+        .route("/settings", get(settings::index))
+        .route("/settings/{slug}", get(settings::page).post(settings::save))
+        .route("/settings/models/test", post(settings::test_model))
+        .route("/overview", get(overview::page))
+        .route("/skills", get(skills::page))
+        .route("/skills/{name}/approve", post(skills::approve))
+        .route("/audit", get(audit::page))
+        .route("/audit/export", get(audit::export))
+        .route("/users", get(people::page))
+        .route("/users/add", post(people::add))
+        .route("/users/{name}/password", post(people::password))
+        .route("/users/{name}/token", post(people::token))
+        .route("/users/{name}/tokens/{id}/revoke", post(people::revoke))
+        .route("/users/{name}/admin", post(people::admin))
+        .route("/users/{name}/unlock", post(people::unlock))
+        .route("/users/{name}/budget", post(people::budget))
+        .route("/users/default-budget", post(people::default_budget))
         .route("/approvals", get(approvals::page))
         .route("/approvals/{id}/approve", post(approvals::approve))
         .route("/approvals/{id}/edit", post(approvals::preview_edit))

@@ -6,12 +6,13 @@
 //! it would be sent, without asking the model) or a run
 //! ([`Host::start_run`](crate::app::Host), the same path as the command
 //! line's) watched live in the inspector ([`super::live`],
-//! [`super::inspector`]).
+//! [`super::inspector`]). Below it, why the tools not offered are not
+//! ([`super::why_not`]).
 
 use std::collections::BTreeMap;
 
 use axum::Form;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use maud::{Markup, html};
@@ -22,6 +23,7 @@ use super::draft::{Draft, MAX_ROUNDS};
 use super::inspector::Inspector;
 use super::layout::{self, OrFailure, csrf_field};
 use super::session::SignedIn;
+use super::why_not::{self, ForUser};
 use crate::app::runs::{DryRunReport, RunEnded};
 use crate::app::{HostError, RunChoices};
 
@@ -33,8 +35,14 @@ enum Outcome {
     Problem(String),
 }
 
-pub(super) async fn page(State(state): State<WebState>, user: SignedIn) -> Response {
-    render(&state, &user, &Draft::default(), Outcome::Nothing).await
+/// The form, with why the tools not offered are not: the signed-in
+/// person's own, or (an administrator) anyone's chosen with `?for=NAME`.
+pub(super) async fn page(
+    State(state): State<WebState>,
+    user: SignedIn,
+    Query(query): Query<ForUser>,
+) -> Response {
+    render(&state, &user, &query, &Draft::default(), Outcome::Nothing).await
 }
 
 pub(super) async fn dry_run(
@@ -55,7 +63,7 @@ pub(super) async fn dry_run(
         Ok(report) => Outcome::DryRun(Box::new(report)),
         Err(error) => Outcome::Problem(error.to_string()),
     };
-    render(&state, &user, &draft, outcome).await
+    render(&state, &user, &ForUser::default(), &draft, outcome).await
 }
 
 /// Starts the run in the background and sends the browser to its live
@@ -68,7 +76,7 @@ pub(super) async fn run(
     let draft = Draft::read(pairs);
     if draft.prompt.trim().is_empty() {
         let problem = Outcome::Problem("Write a prompt first.".into());
-        return render(&state, &user, &draft, problem).await;
+        return render(&state, &user, &ForUser::default(), &draft, problem).await;
     }
     let (offered, model) = match async {
         Ok::<_, HostError>((
@@ -125,7 +133,14 @@ pub(super) async fn live(
         )
             .into_response();
     };
-    render(&state, &user, &live.draft, Outcome::Live(id)).await
+    render(
+        &state,
+        &user,
+        &ForUser::default(),
+        &live.draft,
+        Outcome::Live(id),
+    )
+    .await
 }
 
 /// Every tool the gates offer `user` now, by group.
@@ -136,7 +151,17 @@ async fn offered(
     Ok(state.host.offer(&user.actor()).await?.by_group)
 }
 
-async fn render(state: &WebState, user: &SignedIn, draft: &Draft, outcome: Outcome) -> Response {
+async fn render(
+    state: &WebState,
+    user: &SignedIn,
+    why_for: &ForUser,
+    draft: &Draft,
+    outcome: Outcome,
+) -> Response {
+    let why_not = match why_not::section(state, user, why_for, "/playground").await {
+        Ok(section) => section,
+        Err(response) => return response,
+    };
     let loaded = async {
         Ok::<_, HostError>((state.host.run_choices().await?, offered(state, user).await?))
     };
@@ -212,6 +237,7 @@ async fn render(state: &WebState, user: &SignedIn, draft: &Draft, outcome: Outco
             Outcome::DryRun(report) => (dry_run_section(report)),
             Outcome::Live(id) => (inspector_shell(id)),
         }
+        (why_not)
         script src="/static/playground.js" {}
     };
     layout::page("Playground", Some(user), body).into_response()

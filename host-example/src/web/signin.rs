@@ -1,7 +1,11 @@
-//! Signing in with a host user's name and password, and signing out.
+//! Signing in with a host user's name and password, and signing out. The
+//! app layer holds guessers back ([`crate::app::signin`]), by the peer's
+//! address (`serve` passes it) or, behind a trusted proxy, the forwarded one.
 
 use axum::Form;
-use axum::extract::State;
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, State};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -42,6 +46,12 @@ fn render(state: &WebState, parts: &Parts, problem: Option<&str>, status: Status
     response
 }
 
+/// The one answer to every refused sign-in: a wrong password, a name that
+/// does not exist and a name held back or locked read the same, so the page
+/// tells a guesser nothing.
+const REFUSED: &str = "Unknown name or wrong password, or too many failed attempts: \
+     wait a while and try again, or ask an administrator.";
+
 #[derive(Deserialize)]
 pub(super) struct Credentials {
     name: String,
@@ -55,20 +65,24 @@ pub(super) async fn submit(
     parts: Parts,
     Form(credentials): Form<Credentials>,
 ) -> Response {
-    let verified = state
-        .host
-        .verify_password(&credentials.name, &credentials.password)
-        .await;
-    match verified.or_failure() {
+    let peer = parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|info| info.0.ip());
+    let forwarded = parts
+        .headers
+        .get("x-forwarded-for")
+        .and_then(|value| value.to_str().ok());
+    let verified = async {
+        let address = state.host.client_address(peer, forwarded).await?;
+        state
+            .host
+            .sign_in(&credentials.name, &credentials.password, address)
+            .await
+    };
+    match verified.await.or_failure() {
         Ok(true) => {}
-        Ok(false) => {
-            return render(
-                &state,
-                &parts,
-                Some("Unknown name or wrong password."),
-                StatusCode::UNAUTHORIZED,
-            );
-        }
+        Ok(false) => return render(&state, &parts, Some(REFUSED), StatusCode::UNAUTHORIZED),
         Err(response) => return response,
     }
     if let Some(old) = session::session_id(&parts) {

@@ -1,12 +1,13 @@
 //! The tools page (administrators): every registered tool by group, with
-//! its declaration, and the switches per group and per tool. A change is
+//! its declaration, and the switches per group and per tool, then why the
+//! tools not offered to a chosen user are not ([`super::why_not`]). A change is
 //! stored as a setting and audited; runs resolve their grant from the
 //! settings when they start, so the next run sees it.
 
 use std::collections::BTreeMap;
 
 use axum::Form;
-use axum::extract::State;
+use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Redirect, Response};
 use maud::{Markup, html};
 use serde::Deserialize;
@@ -16,17 +17,27 @@ use tool_core::{Egress, RegisteredTool, Shipped};
 use super::WebState;
 use super::layout::{self, OrFailure, csrf_field};
 use super::session::{Admin, SignedIn};
+use super::why_not::{self, ForUser};
 use crate::app::HostError;
 use crate::app::SettingKey;
 use crate::app::index::IndexStatus;
 
-pub(super) async fn page(State(state): State<WebState>, Admin(user): Admin) -> Response {
+pub(super) async fn page(
+    State(state): State<WebState>,
+    Admin(user): Admin,
+    Query(query): Query<ForUser>,
+) -> Response {
+    let why_not = match why_not::section(&state, &user, &query, "/tools").await {
+        Ok(section) => section,
+        Err(response) => return response,
+    };
     match state.host.host_settings().await.or_failure() {
         Ok(settings) => {
             // As the last question (or `serve`'s start) left it: the page
             // builds nothing.
             let index = state.host.index_status().await.ok();
             let mut page = body(&state, &user, &settings);
+            page.0.push_str(&why_not.0);
             page.0.push_str(&index_section(index.as_ref()).0);
             layout::page("Tools", Some(&user), page).into_response()
         }

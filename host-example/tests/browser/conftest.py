@@ -11,7 +11,9 @@ from playwright.sync_api import sync_playwright
 BASE_URL = os.environ.get("BASE_URL", "http://127.0.0.1:8080")
 # The scripted model's API root (tests/support/scripted_model.rs).
 MODEL_URL = os.environ.get("MODEL_URL", "")
-SCREENSHOTS = pathlib.Path(os.environ.get("SCREENSHOTS", pathlib.Path(__file__).parent / "screenshots"))
+# axe-core's script (tests/browser/install.sh installs it, pinned).
+AXE_JS = os.environ.get("AXE_JS", "")
+SCREENSHOTS = pathlib.Path(os.environ.get("SCREENSHOTS", pathlib.Path(__file__).parents[3] / "docs" / "images"))
 ARGS = [
     "--no-sandbox",
     "--headless",
@@ -61,3 +63,17 @@ def release_model(page, name):
     """Lets the scripted model answer the prompt that said `HOLD <name>`."""
     response = page.request.post(f"{MODEL_URL}/release/{name}")
     assert response.status == 204
+
+
+def axe_violations(page):
+    """The serious and critical violations axe-core finds on the page as it
+    is. The script goes in through the DevTools protocol (page.evaluate),
+    which the pages' Content-Security-Policy does not govern, so the pages
+    are checked with their real policy on."""
+    page.evaluate(pathlib.Path(AXE_JS).read_text())
+    found = page.evaluate("async () => (await axe.run(document)).violations")
+    return [
+        {"id": v["id"], "impact": v["impact"], "targets": [n["target"] for n in v["nodes"]][:5], "help": v["help"]}
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]

@@ -1,13 +1,14 @@
 #!/bin/sh
 # Installs what host-example's browser tests need, every version pinned:
-# Debian's chromium (Playwright's own browser download is never used) and
+# Debian's chromium (Playwright's own browser download is never used),
 # Playwright with pytest in a virtualenv under $CARGO_TARGET_DIR/browser,
-# where tests/browser.rs looks for it.
+# where tests/browser.rs looks for it, and axe-core from npm beside it.
 set -eu
 
 CHROMIUM_VERSION=156.0.8078.114-1~deb12u1
 PLAYWRIGHT_VERSION=1.65.2
 PYTEST_VERSION=9.2.0
+AXE_CORE_VERSION=4.14.1
 
 : "${CARGO_TARGET_DIR:?set CARGO_TARGET_DIR to the target directory the tests run from}"
 
@@ -33,4 +34,7 @@ fi
 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 "$VENV/bin/pip" install --quiet \
     "playwright==$PLAYWRIGHT_VERSION" "pytest==$PYTEST_VERSION"
 "$VENV/bin/pip" show playwright pytest | grep -E "^(Name|Version)"
+# axe-core (accessibility checks run from the tests), from npm, pinned.
+npm install --silent --no-audit --no-fund --prefix "$VENV/axe" "axe-core@$AXE_CORE_VERSION"
+echo "axe-core $(node -p "require('$VENV/axe/node_modules/axe-core/package.json').version")"
 /usr/bin/chromium --version

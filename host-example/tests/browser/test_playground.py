@@ -193,3 +193,14 @@ def test_a_calls_progress_is_shown_while_it_runs(page):
     # The newest report, as the call ended.
     assert bar.evaluate("bar => [bar.value, bar.max]") == [3, 3]
     assert step.locator(".progress-text").inner_text() == "3 of 3 · counted 3"
+
+
+def test_a_text_result_reads_as_text_with_its_line_breaks(page):
+    sign_in(page, "admin")
+    page.goto(url("/playground"))
+    page.fill("textarea[name=prompt]", "CALL get_pagetree {}")
+    page.click("button.run")
+    page.wait_for_selector("#inspector[data-done=true]")
+    text = page.inner_text("#steps li.tool pre.result-text")
+    assert len(text.splitlines()) > 3, text
+    assert "\\n" not in text and '"text"' not in text, text

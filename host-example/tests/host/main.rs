@@ -5,12 +5,14 @@
 
 #[path = "../store/backends.rs"]
 mod backends;
+mod budgets;
 mod fake_model;
 mod skill_approval;
 
 use std::process::{Command, Output};
 
 use backends::TestDb;
+use budgets::a_daily_budget_stops_the_run_that_would_cross_it;
 use fake_model::{FakeModel, answering, calling};
 use host_example::store::{AuditKind, Store};
 use serde_json::{Value, json};
@@ -168,6 +170,7 @@ both!(
     a_changed_skill_allows_no_tools_until_approved_again,
     an_unapproved_skill_is_refused_unless_the_setting_allows_it,
     approving_needs_an_administrator_and_a_valid_skill,
+    a_daily_budget_stops_the_run_that_would_cross_it,
 );
 
 fn first_start_seeds_the_demo_site(host: &Host) {

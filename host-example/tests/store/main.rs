@@ -8,6 +8,7 @@ mod backends;
 mod behaviours;
 mod exposures;
 mod settings;
+mod signin_throttle;
 mod skill_approvals;
 
 /// Every behaviour of the suite, whichever file holds it.
@@ -16,6 +17,7 @@ mod every {
     pub use crate::behaviours::*;
     pub use crate::exposures::*;
     pub use crate::settings::*;
+    pub use crate::signin_throttle::*;
     pub use crate::skill_approvals::*;
 }
 
@@ -65,4 +67,8 @@ suite!(
     exposures_are_kept_per_key_and_merged,
     an_exposure_is_forgotten_after_a_window_without_calls,
     exposure_settings_round_trip_and_bad_values_are_refused,
+    twenty_failures_lock_a_name_in_every_process,
+    an_address_guessing_many_names_is_held_back,
+    a_forwarded_address_counts_only_from_a_trusted_proxy,
+    the_overview_reads_on_every_backend,
 );

@@ -84,6 +84,27 @@ pub async fn settings_round_trip(url: &str) {
     let stored = store.set_setting("allowed_origins", origins).await.unwrap();
     let expected = json!(["https://host.test", "http://host.test:3000"]);
     assert_eq!(stored, expected);
+    let proxies = store
+        .set_setting("trusted_proxies", r#"["127.0.0.1", "::1"]"#)
+        .await
+        .unwrap();
+    assert_eq!(proxies, json!(["127.0.0.1", "::1"]));
+    assert_eq!(store.trusted_proxies().await.unwrap().len(), 2);
+    store
+        .set_setting(
+            "budgets",
+            r#"{"default": {"tokens_per_day": 5000}, "users": {"petra": {"cost_per_month": 2.5}}}"#,
+        )
+        .await
+        .unwrap();
+    let budgets = store.budgets().await.unwrap();
+    assert_eq!(budgets.of("clara").tokens_per_day, Some(5000));
+    assert_eq!(
+        budgets.of("petra").tokens_per_day,
+        None,
+        "her own replaces the default"
+    );
+    assert_eq!(budgets.of("petra").cost_per_month, Some(2.5));
     // A value that does not fit is refused and stores nothing.
     let before = store.settings().await.unwrap();
     for (key, value) in [
@@ -94,6 +115,9 @@ pub async fn settings_round_trip(url: &str) {
         ("sites", r#"["ftp://example.com"]"#),
         ("unapproved_skills", r#""sometimes""#),
         ("allowed_origins", r#"["null"]"#),
+        ("trusted_proxies", r#"["proxy.local"]"#),
+        ("budgets", r#"{"default": {"tokens_a_day": 5}}"#),
+        ("budgets", r#"{"users": {"petra": {"tokens_per_day": -1}}}"#),
         ("oauth", r#"{"issuer": "https://id.example"}"#),
         (
             "oauth",

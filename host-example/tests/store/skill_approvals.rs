@@ -22,6 +22,7 @@ fn approval(name: &str, skill_md: &str, by: &str) -> SkillApproval {
         ]),
         approved_by: by.to_owned(),
         approved_at: 0,
+        skill_md: Some(format!("---\nname: {name}\n---\nText {skill_md}\n")),
     }
 }
 
@@ -51,6 +52,11 @@ pub async fn skill_approvals_round_trip_and_approving_again_replaces(url: &str) 
         .unwrap();
     let review = store.skill_approval("review").await.unwrap().unwrap();
     assert_eq!(review.approved_by, "ops");
+    assert_eq!(
+        review.skill_md.as_deref(),
+        Some("---\nname: review\n---\nText d\n"),
+        "the approved text is kept, and replaced with the approval"
+    );
     assert_eq!(
         review.digest.changes_since(&first[0].digest),
         [FileChange::Changed("SKILL.md".to_owned())]

@@ -308,11 +308,15 @@ impl Host {
             client: &client,
             approvals: &approvals,
         };
+        let allowance = self
+            .allowance(&stored.user, Some(run), client.config(), 0)
+            .await?;
         let agent = request
             .agent(self.registry(), &model)
             .context_window(client.config().window())
             .skill_bytes(setup.skill_bytes())
-            .mark_results(setup.mark_results);
+            .mark_results(setup.mark_results)
+            .budget(request.budget(allowance));
         let cx = self.context(run, &setup.actor);
         let log = EventLog::new(self.store().clone(), run.clone(), stored.user.clone())
             .resuming(proposal.clone());
@@ -402,6 +406,7 @@ impl Host {
                 }
             });
         }
+        self.record_cost(run, client.config(), &end).await?;
         let ended = self.conclude(run, end).await?;
         written?;
         Ok(Decided {

@@ -139,6 +139,7 @@ impl Host {
             approvals.push(SkillApproval {
                 name,
                 folder: std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf()),
+                skill_md: String::from_utf8(read.skill_file).ok(),
                 digest: read.digest,
                 approved_by: actor.to_owned(),
                 approved_at: 0,

@@ -7,6 +7,7 @@ pub mod approval;
 pub mod check;
 pub mod digest;
 pub mod prompts;
+pub mod states;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -32,6 +32,46 @@ function json(value) {
   return el("pre", "json", JSON.stringify(value, null, 2));
 }
 
+// A tool's output as itself: its text as text (line breaks kept), its
+// JSON indented, and each content item as what it is. A URI a tool wrote
+// is shown as text, never made a link (it could be `javascript:`).
+function result(output) {
+  const box = el("div", "result");
+  if (output.text !== undefined && output.text !== null) box.append(el("pre", "result-text", output.text));
+  if (output.json !== undefined && output.json !== null) box.append(el("pre", "result-json", JSON.stringify(output.json, null, 2)));
+  for (const item of output.content || []) {
+    const shown = contentItem(item);
+    if (shown) box.append(shown);
+  }
+  return box;
+}
+
+function contentItem(item) {
+  const bytes = (base64) => Math.floor((base64.length * 3) / 4);
+  switch (item.type) {
+    case "image":
+      return null; // drawn below from the server's data URL, if its type is a raster one
+    case "audio":
+      return el("p", "content-item", `Audio (${item.mime_type}, about ${bytes(item.data)} bytes)`);
+    case "resource_link": {
+      const p = el("p", "content-item", "Link: ");
+      p.append(el("code", null, item.uri), ` ${item.name}${item.description ? ` (${item.description})` : ""}`);
+      return p;
+    }
+    case "resource": {
+      const box = el("div", "content-item");
+      const head = el("p", null, "Resource ");
+      head.append(el("code", null, item.uri), item.mime_type ? ` (${item.mime_type})` : "");
+      box.append(head);
+      if (item.body.text !== undefined) box.append(el("pre", "resource-text", item.body.text));
+      else box.append(el("p", null, `${bytes(item.body.blob || "")} bytes`));
+      return box;
+    }
+    default:
+      return json(item);
+  }
+}
+
 function step(kind, title) {
   const item = el("li", `step ${kind}`);
   item.append(el("h3", null, title));
@@ -97,7 +137,7 @@ const render = {
     const item = step("tool", `Tool ${s.tool} · ${s.duration_ms.toFixed(1)} ms`);
     item.append(el("h4", null, "Arguments"), json(s.arguments));
     const r = s.result;
-    if (r.kind === "output") item.append(el("h4", null, "Result"), json(r.output));
+    if (r.kind === "output") item.append(el("h4", null, "Result"), result(r.output));
     else if (r.kind === "proposed") item.append(el("p", null, `Proposed: ${r.proposal.summary}`));
     else item.append(el("p", "error", `Error: ${r.detail}`));
     // Data URLs the server built from the result's images (raster types only).

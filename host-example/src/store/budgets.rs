@@ -1,0 +1,100 @@
+//! What users may spend (setting `budgets`) and what they have spent: the
+//! tokens and estimated cost of their runs, summed by when each run was
+//! started.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use sqlx::Row;
+use tool_core::RunId;
+
+use super::settings::SettingKey;
+use super::{Store, StoreError};
+
+/// One user's limits; each `None` is no limit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Tokens (read and written) per day (UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_per_day: Option<u64>,
+    /// Tokens per calendar month (UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_per_month: Option<u64>,
+    /// Estimated cost per day, in the model configurations' currency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_per_day: Option<f64>,
+    /// Estimated cost per calendar month.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_per_month: Option<f64>,
+}
+
+/// The `budgets` setting: a default for everyone, and users' own limits,
+/// each replacing the default whole.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Budgets {
+    /// Everyone's limits unless their own are set.
+    #[serde(default)]
+    pub default: Limits,
+    /// By user name.
+    #[serde(default)]
+    pub users: BTreeMap<String, Limits>,
+}
+
+impl Budgets {
+    /// `user`'s limits: their own, or the default.
+    pub fn of(&self, user: &str) -> Limits {
+        self.users.get(user).copied().unwrap_or(self.default)
+    }
+}
+
+/// What runs have spent.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Spending {
+    /// Tokens read and written.
+    pub tokens: u64,
+    /// Estimated cost (runs without prices count nothing).
+    pub cost: f64,
+}
+
+impl Store {
+    /// The `budgets` setting.
+    pub async fn budgets(&self) -> Result<Budgets, StoreError> {
+        Ok(self.setting(SettingKey::Budgets).await?.unwrap_or_default())
+    }
+
+    /// What `user`'s runs started at or after `since` have spent, leaving
+    /// out `except` (the run being checked, which counts its own).
+    pub async fn spent_since(
+        &self,
+        user: &str,
+        since: i64,
+        except: Option<&RunId>,
+    ) -> Result<Spending, StoreError> {
+        let row = sqlx::query(
+            "SELECT CAST(COALESCE(SUM(input_tokens + output_tokens), 0) AS BIGINT) AS tokens,
+                    CAST(COALESCE(SUM(estimated_cost), 0) AS DOUBLE PRECISION) AS cost
+             FROM runs WHERE user_name = $1 AND created_at >= $2 AND id <> $3",
+        )
+        .bind(user)
+        .bind(since)
+        .bind(except.map_or("", |run| run.0.as_str()))
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(Spending {
+            tokens: u64::try_from(row.try_get::<i64, _>("tokens")?).unwrap_or(0),
+            cost: row.try_get("cost")?,
+        })
+    }
+
+    /// Records what `run` is estimated to have cost so far.
+    pub async fn set_run_cost(&self, run: &RunId, cost: Option<f64>) -> Result<(), StoreError> {
+        sqlx::query("UPDATE runs SET estimated_cost = $1 WHERE id = $2")
+            .bind(cost)
+            .bind(run.0.as_str())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}
