@@ -424,3 +424,71 @@ fn users_tokens_revoke_password_and_the_last_administrator() {
     assert_one_line_error(&err);
     assert!(err.contains("last administrator"), "{err}");
 }
+
+#[test]
+fn audit_export_prints_the_filtered_rows_as_json_lines_for_administrators() {
+    let host = Host::new();
+    for zone in ["\"public\"", "\"internal\""] {
+        let (code, _, err) = host.run(&["--user", "admin", "settings", "set", "trust_zone", zone]);
+        assert_eq!(code, 0, "{err}");
+    }
+    // An editor's refused change is audited too, as another actor.
+    let (code, _, _) = host.run(&[
+        "--user",
+        "petra",
+        "settings",
+        "set",
+        "trust_zone",
+        "\"public\"",
+    ]);
+    assert_eq!(code, 1);
+
+    let (code, out, err) = host.run(&[
+        "--user",
+        "admin",
+        "audit",
+        "export",
+        "--actor",
+        "admin",
+        "--kind",
+        "write",
+        "--since",
+        "2000-01-01",
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    assert!(
+        rows.iter()
+            .all(|row| row["actor"] == "admin" && row["kind"] == "write")
+    );
+    // Newest first, each with its place in the trail.
+    assert!(rows[0]["seq"].as_i64() > rows[1]["seq"].as_i64(), "{out}");
+    assert!(
+        rows[0]["detail"].as_str().unwrap().contains("internal"),
+        "{out}"
+    );
+
+    // Nothing from days that have not come.
+    let (code, out, _) = host.run(&[
+        "--user",
+        "admin",
+        "audit",
+        "export",
+        "--since",
+        "2999-01-01",
+    ]);
+    assert_eq!((code, out.as_str()), (0, ""));
+    // Only an administrator reads the trail; a day that is no date says so.
+    let (code, _, err) = host.run(&["--user", "petra", "audit", "export"]);
+    assert_eq!(code, 1);
+    assert_one_line_error(&err);
+    let (code, _, err) = host.run(&["--user", "admin", "audit", "export", "--since", "yesterday"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("not a date"), "{err}");
+}

@@ -1,8 +1,9 @@
-//! `host-example audit tail [-n N]`.
+//! `host-example audit tail [-n N]` and `audit export`.
 
 use clap::Subcommand;
 use site_model::Timestamp;
 
+use host_example::store::AuditFilter;
 use host_example::{plain_table, render_table};
 
 use super::{Context, Failure};
@@ -16,10 +17,86 @@ pub enum Command {
         #[arg(short = 'n', default_value_t = 20)]
         n: usize,
     },
+    /// Print the entries matching a filter as JSON Lines, newest first, for
+    /// a log system (as an administrator, --user). The same rows as the
+    /// audit page's export.
+    #[command(
+        after_help = "Example: host-example --user admin audit export --since 2026-12-01 --gate exposure --format jsonl"
+    )]
+    Export {
+        /// From this day on (YYYY-MM-DD, UTC).
+        #[arg(long)]
+        since: Option<String>,
+        /// Up to and including this day (YYYY-MM-DD, UTC).
+        #[arg(long)]
+        until: Option<String>,
+        /// Who acted.
+        #[arg(long)]
+        actor: Option<String>,
+        /// The tool or command.
+        #[arg(long)]
+        tool: Option<String>,
+        /// `gate`, `call` or `write`.
+        #[arg(long)]
+        kind: Option<String>,
+        /// What was decided (`denied`, `approved`, …).
+        #[arg(long)]
+        decision: Option<String>,
+        /// The gate that decided.
+        #[arg(long)]
+        gate: Option<String>,
+        /// The run.
+        #[arg(long)]
+        run: Option<String>,
+        /// The output format; JSON Lines is the one there is.
+        #[arg(long, default_value = "jsonl", value_parser = ["jsonl"])]
+        format: String,
+    },
 }
 
 pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
-    let Command::Tail { n } = command;
+    let n = match command {
+        Command::Tail { n } => n,
+        Command::Export {
+            since,
+            until,
+            actor,
+            tool,
+            kind,
+            decision,
+            gate,
+            run,
+            format: _,
+        } => {
+            let day = |name: &str, value: Option<String>| -> Result<Option<i64>, Failure> {
+                value
+                    .map(|date| {
+                        Timestamp::from_date(&date).map(|t| t.0).ok_or_else(|| {
+                            Failure::new(format!("--{name}: `{date}` is not a date (YYYY-MM-DD)"))
+                        })
+                    })
+                    .transpose()
+            };
+            let filter = AuditFilter {
+                actor,
+                tool,
+                kind,
+                decision,
+                gate,
+                run,
+                from: day("since", since)?,
+                until: day("until", until)?.map(|start| start + 86_400),
+            };
+            let viewer = context.user("audit export")?.to_owned();
+            let host = context.host().await?;
+            for record in host.audit_export(&viewer, &filter).await? {
+                let line = serde_json::to_string(&record)
+                    .map_err(|error| Failure::new(error.to_string()))?;
+                outln!("{line}");
+            }
+            return Ok(());
+        }
+    };
     let host = context.host().await?;
     let mut table = plain_table([
         "AT", "ACTOR", "KIND", "DECISION", "TOOL", "RUN", "GATE", "CLIENT", "PROTOCOL", "MS",
