@@ -3,7 +3,6 @@
 //! parses what rmcp hands it, asks [`Host`], and answers in MCP's form.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorData, GetPromptRequestParams, GetPromptResponse,
@@ -24,7 +23,7 @@ use super::listing::Listings;
 use super::results;
 use crate::app::Host;
 use crate::app::calls::{
-    CallControl, CallDecision, CallError, CallScope, Caller, ProgressReport, ProgressWatch,
+    CallControl, CallError, CallScope, Caller, ProgressReport, ProgressWatch,
     SETTINGS_POLL_INTERVAL, progress_channel,
 };
 
@@ -266,7 +265,6 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let started = Instant::now();
         let actor = self.actor(&cx)?;
         let client = cx.client_info();
         let caller = Caller {
@@ -290,7 +288,7 @@ impl ServerHandler for McpServer {
         };
         let scope = self.scope(&cx);
         let call = self.host.call_watched(
-            &caller.actor,
+            &caller,
             &tool,
             arguments,
             run,
@@ -317,20 +315,11 @@ impl ServerHandler for McpServer {
         // The watch ends when the call's context is dropped, after its last
         // report is sent: every notification precedes the answer.
         let (outcome, ()) = tokio::join!(call, notify_progress(&cx, token, watch));
-        let (answer, decision) = match outcome {
-            Ok(outcome) => {
-                let (result, decision) = results::answer(Ok(outcome));
-                (Ok(result), decision)
-            }
-            Err(CallError::Tool(error)) => {
-                let (result, decision) = results::answer(Err(error));
-                (Ok(result), decision)
-            }
-            Err(CallError::Host(error)) => (Err(host_failed(error)), CallDecision::Failed),
+        let answer = match outcome {
+            Ok(outcome) => Ok(results::answer(Ok(outcome))),
+            Err(CallError::Tool(error)) => Ok(results::answer(Err(error))),
+            Err(CallError::Host(error)) => Err(host_failed(error)),
         };
-        self.host
-            .record_call(caller, tool, &decision, started.elapsed())
-            .await;
         answer.map(CallToolResponse::from)
     }
 

@@ -15,7 +15,7 @@ use tool_core::egress::Site;
 use tool_core::gates::{ExposurePolicy, GroupSettings, HostSettings, RunConfig, ToolSettings};
 use tool_core::skills::TrustLevel;
 
-use super::{OAuthSettings, UnapprovedSkills, WebOrigin};
+use super::{Durability, OAuthSettings, UnapprovedSkills, WebOrigin};
 use super::{Store, StoreError, now};
 use crate::model::ModelConfig;
 
@@ -57,6 +57,11 @@ pub enum SettingKey {
     /// Browser origins besides the server's own that may send requests to
     /// `/mcp` and the pages' forms: `["https://app.example.com"]`.
     AllowedOrigins,
+    /// When a SQLite commit reaches the disk: `"normal"` (the default: a
+    /// commit survives a crash of the host, the last ones may be lost on
+    /// power loss) or `"full"` (every commit flushed). Read when a
+    /// process opens the database; PostgreSQL ignores it.
+    Durability,
 }
 
 /// The window of [`SettingKey::ExposureWindowMinutes`] when none is set.
@@ -83,7 +88,7 @@ impl<'de> serde::Deserialize<'de> for ExposureWindowMinutes {
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 14] = [
+    pub const ALL: [SettingKey; 15] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -98,6 +103,7 @@ impl SettingKey {
         SettingKey::ExposureWindowMinutes,
         SettingKey::MarkToolResults,
         SettingKey::AllowedOrigins,
+        SettingKey::Durability,
     ];
 
     /// Its name in the table and on the command line.
@@ -117,6 +123,7 @@ impl SettingKey {
             SettingKey::ExposureWindowMinutes => "exposure_window_minutes",
             SettingKey::MarkToolResults => "mark_tool_results",
             SettingKey::AllowedOrigins => "allowed_origins",
+            SettingKey::Durability => "durability",
         }
     }
 
@@ -147,6 +154,7 @@ impl SettingKey {
             SettingKey::Exposure => serde_json::to_value(settings.exposure),
             SettingKey::ExposureWindowMinutes => Ok(Value::from(DEFAULT_EXPOSURE_WINDOW_MINUTES)),
             SettingKey::MarkToolResults => Ok(Value::Bool(true)),
+            SettingKey::Durability => serde_json::to_value(Durability::default()),
         };
         value.expect("defaults serialize")
     }
@@ -174,6 +182,7 @@ impl SettingKey {
             SettingKey::ExposureWindowMinutes => canonical::<ExposureWindowMinutes>(value),
             SettingKey::MarkToolResults => canonical::<bool>(value),
             SettingKey::AllowedOrigins => canonical::<Vec<WebOrigin>>(value),
+            SettingKey::Durability => canonical::<Durability>(value),
         }
     }
 }

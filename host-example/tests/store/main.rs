@@ -3,14 +3,17 @@
 //! to create databases; each test gets a fresh database). With `CI` set
 //! and no URL, the PostgreSQL tests fail instead of skipping.
 
+mod atomic;
 mod backends;
 mod behaviours;
+mod durability;
 mod exposures;
 mod settings;
 mod skill_approvals;
 
 /// Every behaviour of the suite, whichever file holds it.
 mod every {
+    pub use crate::atomic::*;
     pub use crate::behaviours::*;
     pub use crate::exposures::*;
     pub use crate::settings::*;
@@ -43,6 +46,8 @@ macro_rules! suite {
 }
 
 suite!(
+    a_call_whose_audit_row_fails_keeps_no_proposal,
+    a_run_event_whose_audit_row_fails_is_not_stored,
     first_start_migrates_and_seeds,
     second_start_does_not_seed_twice,
     concurrent_first_starts_seed_once,
