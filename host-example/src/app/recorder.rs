@@ -73,7 +73,9 @@ impl EventLog {
             },
             _ => Vec::new(),
         };
-        self.store.record_event_with(&self.run, event, &audit).await?;
+        self.store
+            .record_event_with(&self.run, event, &audit)
+            .await?;
         // Only once stored: a resumed run whose decision failed to be
         // written does not treat its next call as the applied one.
         match event {

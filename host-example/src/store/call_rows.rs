@@ -70,8 +70,14 @@ impl Store {
         let mut tx = self.begin_write().await?;
         for call in calls {
             if let Some(made) = &call.proposal {
-                insert_call_proposal(&mut tx, &made.run, &made.proposer, &made.grant, &made.proposal)
-                    .await?;
+                insert_call_proposal(
+                    &mut tx,
+                    &made.run,
+                    &made.proposer,
+                    &made.grant,
+                    &made.proposal,
+                )
+                .await?;
             }
             insert_audit(&call.audit).execute(&mut *tx).await?;
         }

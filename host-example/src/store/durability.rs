@@ -80,9 +80,10 @@ pub(super) async fn prepare_sqlite(url: &str) -> Result<Durability, StoreError> 
 /// The `durability` setting as stored, the default when none is (or the
 /// settings table does not exist yet: a database never migrated).
 async fn stored_durability(connection: &mut AnyConnection) -> Result<Durability, StoreError> {
-    let table = sqlx::query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'settings'")
-        .fetch_optional(&mut *connection)
-        .await?;
+    let table =
+        sqlx::query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'settings'")
+            .fetch_optional(&mut *connection)
+            .await?;
     if table.is_none() {
         return Ok(Durability::default());
     }

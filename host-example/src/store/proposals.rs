@@ -226,12 +226,12 @@ fn bind_proposal<'q>(
     proposal: &'q Proposal,
 ) -> Query<'q, Any, AnyArguments<'q>> {
     query
-    .bind(proposal.id().as_str())
-    .bind(run.0.as_str())
-    .bind(proposal.tool())
-    .bind(proposal.record.as_str())
-    .bind(to_json(proposal))
-    .bind(i64::try_from(proposal.created_at()).unwrap_or(i64::MAX))
+        .bind(proposal.id().as_str())
+        .bind(run.0.as_str())
+        .bind(proposal.tool())
+        .bind(proposal.record.as_str())
+        .bind(to_json(proposal))
+        .bind(i64::try_from(proposal.created_at()).unwrap_or(i64::MAX))
 }
 
 /// The durable [`ApprovalStore`]: the first decision on a proposal wins, in

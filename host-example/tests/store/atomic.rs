@@ -84,7 +84,10 @@ pub async fn a_call_whose_audit_row_fails_keeps_no_proposal(url: &str) {
     );
     assert!(store.pending_proposals().await.unwrap().is_empty());
     assert_eq!(count(&store, "SELECT COUNT(*) FROM runs").await, 0);
-    assert_eq!(count(&store, "SELECT COUNT(*) FROM audit WHERE kind = 'call'").await, 0);
+    assert_eq!(
+        count(&store, "SELECT COUNT(*) FROM audit WHERE kind = 'call'").await,
+        0
+    );
 
     // Calls finishing together share a transaction; the one that cannot
     // be recorded fails alone, the others keep their rows.
@@ -168,7 +171,13 @@ pub async fn a_run_event_whose_audit_row_fails_is_not_stored(url: &str) {
     assert_eq!(count(&store, "SELECT COUNT(*) FROM audit").await, 0);
 
     // Written whole when nothing fails: numbered from 1.
-    assert_eq!(store.record_event_with(&run, &event, &[gate]).await.unwrap(), 1);
+    assert_eq!(
+        store
+            .record_event_with(&run, &event, &[gate])
+            .await
+            .unwrap(),
+        1
+    );
     assert_eq!(store.run_events(&run).await.unwrap().len(), 1);
     assert_eq!(store.pending_proposals().await.unwrap().len(), 1);
     assert_eq!(count(&store, "SELECT COUNT(*) FROM audit").await, 1);

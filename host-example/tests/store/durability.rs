@@ -62,8 +62,14 @@ async fn a_durability_that_is_neither_is_refused() {
         .await
         .unwrap_err()
         .to_string();
-    assert!(error.starts_with("setting `durability`: does not fit"), "{error}");
+    assert!(
+        error.starts_with("setting `durability`: does not fit"),
+        "{error}"
+    );
     let setting = store.settings().await.unwrap();
-    let durability = setting.iter().find(|s| s.key.name() == "durability").unwrap();
+    let durability = setting
+        .iter()
+        .find(|s| s.key.name() == "durability")
+        .unwrap();
     assert!(durability.is_default);
 }

@@ -365,7 +365,12 @@ impl Host {
         };
         let decision = CallDecision::of(&outcome);
         let rows = CallRows {
-            audit: audit_entry(caller.clone(), tool.to_owned(), &decision, started.elapsed()),
+            audit: audit_entry(
+                caller.clone(),
+                tool.to_owned(),
+                &decision,
+                started.elapsed(),
+            ),
             proposal,
         };
         if let Err(error) = self.calls.audit.write(rows).await {
