@@ -8,6 +8,7 @@ mod backends;
 mod behaviours;
 mod durability;
 mod exposures;
+mod maintenance;
 mod settings;
 mod skill_approvals;
 
@@ -16,6 +17,7 @@ mod every {
     pub use crate::atomic::*;
     pub use crate::behaviours::*;
     pub use crate::exposures::*;
+    pub use crate::maintenance::*;
     pub use crate::settings::*;
     pub use crate::skill_approvals::*;
 }
@@ -46,6 +48,7 @@ macro_rules! suite {
 }
 
 suite!(
+    a_backup_opens_and_checks_like_the_original,
     a_call_whose_audit_row_fails_keeps_no_proposal,
     a_run_event_whose_audit_row_fails_is_not_stored,
     first_start_migrates_and_seeds,
