@@ -28,7 +28,8 @@ pub struct DatabaseCheck {
     pub integrity: Option<Vec<String>>,
     /// The schema version recorded.
     pub schema_version: i64,
-    /// Rows per table, for [`COUNTED`]'s tables.
+    /// Rows per table: users, runs, run events, proposals, decisions,
+    /// audit entries and pages.
     pub counts: Vec<(&'static str, i64)>,
 }
 
