@@ -42,6 +42,34 @@ fn assert_one_line_error(stderr: &str) {
 }
 
 #[test]
+fn db_backup_writes_a_copy_that_db_check_reads() {
+    let host = Host::new();
+    let (code, before, err) = host.run(&["db", "check"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(before.starts_with("integrity: ok\n"), "{before}");
+    assert!(before.contains("users: 5 rows"), "{before}");
+    let file = host._dir.path().join("copy.db");
+    let file = file.to_str().unwrap();
+    let (code, out, err) = host.run(&["db", "backup", file]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, format!("backed up to {file}\n"));
+
+    let mut copy = Command::cargo_bin("host-example").unwrap();
+    let output = copy
+        .env_remove("HOST_DATABASE_URL")
+        .args(["--database", &format!("sqlite://{file}"), "db", "check"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), before);
+
+    let (code, _, err) = host.run(&["db", "backup", file]);
+    assert_eq!(code, 1);
+    assert_one_line_error(&err);
+    assert!(err.contains("exists already"), "{err}");
+}
+
+#[test]
 fn db_migrate_creates_a_fresh_database() {
     let host = Host::new();
     let (code, out, err) = host.run(&["db", "migrate"]);

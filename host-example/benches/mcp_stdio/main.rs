@@ -10,6 +10,10 @@
 //!
 //! `cargo bench -p host-example --bench mcp_stdio`
 //!
+//! The database is a file under `TMPDIR` (point it at a tmpfs to take the
+//! disk out), with the `durability` setting `MCP_STDIO_DURABILITY` names
+//! (`normal`, the default, or `full`).
+//!
 //! Instruction counts instead of time (the machine is shared): with
 //! `MCP_STDIO_CALLS=N MCP_STDIO_SERVER=host|plain`, the bench makes N
 //! calls against one server started under `MCP_STDIO_WRAP` (for example
@@ -122,6 +126,14 @@ fn database() -> (tempfile::TempDir, String) {
     );
     let status = Command::new(env!("CARGO_BIN_EXE_host-example"))
         .args(["--database", &url, "db", "migrate"])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let durability = std::env::var("MCP_STDIO_DURABILITY").unwrap_or_else(|_| "normal".into());
+    let status = Command::new(env!("CARGO_BIN_EXE_host-example"))
+        .args(["--database", &url, "--user", "admin", "settings", "set"])
+        .args(["durability", &format!("\"{durability}\"")])
         .stdout(Stdio::null())
         .status()
         .unwrap();

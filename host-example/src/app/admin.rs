@@ -11,7 +11,9 @@ use tool_core::gates::{HostSettings, Toggle};
 use tool_core::{Actor, Egress};
 
 use crate::app::{Host, HostError};
-use crate::store::{AuditEntry, AuditKind, HostUser, SettingKey, SettingValue, TokenInfo};
+use crate::store::{
+    AuditEntry, AuditKind, DatabaseCheck, HostUser, SettingKey, SettingValue, TokenInfo,
+};
 
 /// What the gates offer one user now, outside any skill: every tool they
 /// may be offered, by group.
@@ -270,6 +272,18 @@ impl Host {
     /// The database's schema version.
     pub async fn schema_version(&self) -> Result<i64, HostError> {
         Ok(self.store().schema_version().await?)
+    }
+
+    /// A consistent copy of the database in `file` (SQLite; PostgreSQL is
+    /// refused with what to run instead). Like every command-line
+    /// maintenance, it is open to whoever can reach the database.
+    pub async fn backup_database(&self, file: &std::path::Path) -> Result<(), HostError> {
+        Ok(self.store().backup(file).await?)
+    }
+
+    /// The database's integrity, schema version and row counts.
+    pub async fn check_database(&self) -> Result<DatabaseCheck, HostError> {
+        Ok(self.store().check().await?)
     }
 
     /// What the gates offer `actor` now (the settings, the trust zone and

@@ -103,6 +103,10 @@ pub enum HostError {
     /// The decision could not be recorded; nothing was decided or written.
     #[error("the decision could not be recorded: {0}")]
     Decision(String),
+    /// A call's rows (its audit entry, the proposal it made) could not be
+    /// committed: its result is withheld and its proposal was not kept.
+    #[error("the call could not be recorded, so its result is withheld: {0}")]
+    Unrecorded(String),
 }
 
 /// `approved by ops`, `rejected by ops`, `expired`.

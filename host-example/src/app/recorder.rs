@@ -53,54 +53,64 @@ impl EventLog {
         self
     }
 
-    /// Stores `event` and writes its audit rows.
+    /// Stores `event` with its audit rows (and, for a call that proposed,
+    /// its proposal) in one transaction: all of them or none.
     pub async fn record(&mut self, event: &Event<'_>) -> Result<(), StoreError> {
-        self.store.record_event(&self.run, event).await?;
-        match event {
+        let mut deciding = None;
+        let audit = match event {
             Event::Resumed { decision, .. } => {
-                let mut entry = self.entry(AuditKind::Write, decision_word(decision));
-                entry.actor = decision
-                    .approver()
-                    .map_or_else(|| "host".to_owned(), |a| a.id.clone());
-                if let Some(proposal) = &self.pending {
-                    entry.tool = Some(proposal.tool().to_owned());
-                    entry.detail = Some(format!("proposal {}", proposal.id().as_str()));
-                }
-                if let Decision::Rejected { reason, .. } = decision {
-                    entry.detail = Some(format!(
-                        "{}; reason: {reason}",
-                        entry.detail.unwrap_or_default()
-                    ));
-                }
-                self.store.audit(&entry).await?;
                 if matches!(decision, Decision::Approved { .. }) {
-                    self.deciding = Some(decision.clone());
+                    deciding = Some(decision.clone());
                 }
+                vec![self.decided(decision)]
             }
             Event::ToolExecuted {
                 tool,
                 arguments,
                 result,
                 ..
-            } => {
-                if let Some(Decision::Approved { approver }) = self.deciding.take() {
-                    self.applied(tool, &approver.id, result).await?;
-                } else {
-                    self.call(tool, arguments, result).await?;
+            } => match &self.deciding {
+                Some(Decision::Approved { approver }) => {
+                    vec![self.applied(tool, &approver.id, result)]
                 }
-            }
+                _ => self.call(tool, arguments, result),
+            },
+            _ => Vec::new(),
+        };
+        self.store
+            .record_event_with(&self.run, event, &audit)
+            .await?;
+        // Only once stored: a resumed run whose decision failed to be
+        // written does not treat its next call as the applied one.
+        match event {
+            Event::Resumed { .. } => self.deciding = deciding,
+            Event::ToolExecuted { .. } => self.deciding = None,
             _ => {}
         }
         Ok(())
     }
 
+    /// A decision on the proposal a resumed run waited on.
+    fn decided(&self, decision: &Decision) -> AuditEntry {
+        let mut entry = self.entry(AuditKind::Write, decision_word(decision));
+        entry.actor = decision
+            .approver()
+            .map_or_else(|| "host".to_owned(), |a| a.id.clone());
+        if let Some(proposal) = &self.pending {
+            entry.tool = Some(proposal.tool().to_owned());
+            entry.detail = Some(format!("proposal {}", proposal.id().as_str()));
+        }
+        if let Decision::Rejected { reason, .. } = decision {
+            entry.detail = Some(format!(
+                "{}; reason: {reason}",
+                entry.detail.unwrap_or_default()
+            ));
+        }
+        entry
+    }
+
     /// A call through the gates: the gate's decision, then the call.
-    async fn call(
-        &self,
-        tool: &str,
-        arguments: &Value,
-        result: &CallResult,
-    ) -> Result<(), StoreError> {
+    fn call(&self, tool: &str, arguments: &Value, result: &CallResult) -> Vec<AuditEntry> {
         let mut gate = self.entry(AuditKind::Gate, "allowed");
         gate.tool = Some(tool.to_owned());
         if let CallResult::Error {
@@ -111,9 +121,8 @@ impl EventLog {
             gate.decision = "denied".into();
             gate.gate = Some(denial.gate().to_string());
             gate.detail = Some(denial.to_string());
-            return self.store.audit(&gate).await;
+            return vec![gate];
         }
-        self.store.audit(&gate).await?;
         let (decision, detail) = match result {
             CallResult::Output { .. } => ("ok", None),
             CallResult::Proposed { proposal } => (
@@ -129,16 +138,11 @@ impl EventLog {
             Some(detail) => format!("{arguments}; {detail}"),
             None => arguments,
         });
-        self.store.audit(&call).await
+        vec![gate, call]
     }
 
     /// An approved proposal applied, or not.
-    async fn applied(
-        &self,
-        tool: &str,
-        approver: &str,
-        result: &CallResult,
-    ) -> Result<(), StoreError> {
+    fn applied(&self, tool: &str, approver: &str, result: &CallResult) -> AuditEntry {
         let (kind, decision) = match result {
             CallResult::Output { .. } => (AuditKind::Write, "applied"),
             CallResult::Error {
@@ -160,7 +164,7 @@ impl EventLog {
             }
             _ => about,
         };
-        self.store.audit(&entry).await
+        entry
     }
 
     fn entry(&self, kind: AuditKind, decision: &str) -> AuditEntry {

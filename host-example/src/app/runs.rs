@@ -158,7 +158,6 @@ impl Host {
             }
             RunEnd::Suspended(state) => {
                 let proposal = state.proposal().clone();
-                self.store().save_proposal(run, &proposal).await?;
                 self.store().suspend_run(run, &state).await?;
                 Ok(RunEnded::Suspended(proposal))
             }

@@ -9,6 +9,10 @@ use host_example::{plain_table, render_table};
 use super::{Context, Failure};
 
 #[derive(Debug, Subcommand)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "parsed once per process from the command line"
+)]
 pub enum Command {
     /// Print the newest entries of the audit trail, oldest first.
     #[command(after_help = "Example: host-example audit tail -n 50")]

@@ -1,5 +1,4 @@
-//! A call's outcome as an MCP `tools/call` result, and as the audit's
-//! decision.
+//! A call's outcome as an MCP `tools/call` result.
 //!
 //! Every failure a client may read is a result with `isError: true` (the
 //! MCP spec's "tool execution error"), never a JSON-RPC error: bad
@@ -11,32 +10,12 @@ use rmcp::model::{CallToolResult, ContentBlock, Resource, ResourceContents};
 use serde_json::json;
 use tool_core::{ContentItem, Outcome, Proposal, ResourceBody, ToolError, ToolOutput};
 
-use crate::app::calls::CallDecision;
-
-/// The result and the decision for one finished call.
-pub(crate) fn answer(outcome: Result<Outcome, ToolError>) -> (CallToolResult, CallDecision) {
+/// The result for one finished call.
+pub(crate) fn answer(outcome: Result<Outcome, ToolError>) -> CallToolResult {
     match outcome {
-        Ok(Outcome::Done(output)) => (done(&output), CallDecision::Done),
-        Ok(Outcome::Proposed(proposal)) => {
-            let decision = CallDecision::Proposed {
-                proposal: proposal.id().clone(),
-            };
-            (proposed(&proposal), decision)
-        }
-        Err(error) => {
-            let decision = match &error {
-                ToolError::Refused { denial, .. } => CallDecision::Refused {
-                    denial: denial.clone(),
-                },
-                ToolError::Cancelled { .. } => CallDecision::Cancelled,
-                _ => CallDecision::Failed,
-            };
-            let text = error.model_text();
-            (
-                CallToolResult::error(vec![ContentBlock::text(text)]),
-                decision,
-            )
-        }
+        Ok(Outcome::Done(output)) => done(&output),
+        Ok(Outcome::Proposed(proposal)) => proposed(&proposal),
+        Err(error) => CallToolResult::error(vec![ContentBlock::text(error.model_text())]),
     }
 }
 

@@ -3,7 +3,6 @@
 //! parses what rmcp hands it, asks [`Host`], and answers in MCP's form.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ErrorData, GetPromptRequestParams,
@@ -26,7 +25,7 @@ use super::listing::Listings;
 use super::{results, skills, tasks};
 use crate::app::calls::tasks::CallTask;
 use crate::app::calls::{
-    CallControl, CallDecision, CallError, CallScope, Caller, ProgressReport, ProgressWatch,
+    CallControl, CallError, CallScope, Caller, ProgressReport, ProgressWatch,
     SETTINGS_POLL_INTERVAL, progress_channel,
 };
 use crate::app::skills::prompts::SkillPrompt;
@@ -351,7 +350,6 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let started = Instant::now();
         let actor = self.actor(&cx)?;
         let client = cx.client_info();
         let caller = Caller {
@@ -380,7 +378,7 @@ impl ServerHandler for McpServer {
         };
         let scope = self.scope(&cx);
         let call = self.host.call_watched(
-            &caller.actor,
+            &caller,
             &tool,
             arguments,
             run,
@@ -407,28 +405,14 @@ impl ServerHandler for McpServer {
         // The watch ends when the call's context is dropped, after its last
         // report is sent: every notification precedes the answer.
         let (outcome, ()) = tokio::join!(call, notify_progress(&cx, token, watch));
-        let (answer, decision) = match outcome {
-            Ok(Outcome::Proposed(proposal)) if as_task => {
-                let decision = CallDecision::Proposed {
-                    proposal: proposal.id().clone(),
-                };
-                let task = tasks::created(&CallTask::waiting(proposal));
-                (Ok(CallToolResponse::Task(task)), decision)
-            }
-            Ok(outcome) => {
-                let (result, decision) = results::answer(Ok(outcome));
-                (Ok(result.into()), decision)
-            }
-            Err(CallError::Tool(error)) => {
-                let (result, decision) = results::answer(Err(error));
-                (Ok(result.into()), decision)
-            }
-            Err(CallError::Host(error)) => (Err(host_failed(error)), CallDecision::Failed),
-        };
-        self.host
-            .record_call(caller, tool, &decision, started.elapsed())
-            .await;
-        answer
+        match outcome {
+            Ok(Outcome::Proposed(proposal)) if as_task => Ok(CallToolResponse::Task(
+                tasks::created(&CallTask::waiting(proposal)),
+            )),
+            Ok(outcome) => Ok(results::answer(Ok(outcome)).into()),
+            Err(CallError::Tool(error)) => Ok(results::answer(Err(error)).into()),
+            Err(CallError::Host(error)) => Err(host_failed(error)),
+        }
     }
 
     /// Where a write call's proposal stands, for the caller who made it.

@@ -95,18 +95,7 @@ impl AuditEntry {
 impl Store {
     /// Appends `entry`, stamped now.
     pub async fn audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
-        insert(entry).execute(&self.pool).await?;
-        Ok(())
-    }
-
-    /// Appends every entry, stamped now, in one transaction: all or none,
-    /// and one commit (one disk flush) for the lot.
-    pub async fn audit_all(&self, entries: &[AuditEntry]) -> Result<(), StoreError> {
-        let mut tx = self.begin_write().await?;
-        for entry in entries {
-            insert(entry).execute(&mut *tx).await?;
-        }
-        tx.commit().await?;
+        insert_audit(entry).execute(&self.pool).await?;
         Ok(())
     }
 
@@ -254,7 +243,9 @@ impl McpClient {
 }
 
 /// The statement appending `entry`, stamped now.
-fn insert(entry: &AuditEntry) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
+pub(super) fn insert_audit(
+    entry: &AuditEntry,
+) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
     let client = entry.client.as_ref();
     sqlx::query(
         "INSERT INTO audit (at, actor, run_id, tool, kind, decision, gate, detail,

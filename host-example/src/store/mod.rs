@@ -19,8 +19,11 @@ mod approval_votes;
 mod audit;
 mod budgets;
 mod call_outcomes;
+mod call_rows;
+mod durability;
 mod error;
 mod exposures;
+mod maintenance;
 mod migrate;
 mod proposals;
 mod public_search;
@@ -46,8 +49,11 @@ use sqlx::{Any, AnyPool, Row, Transaction};
 pub use audit::{AuditEntry, AuditFilter, AuditKind, McpClient};
 pub use budgets::{Budgets, Limits, Spending};
 pub use call_outcomes::CallOutcome;
+pub use call_rows::{CallProposal, CallRows};
+pub use durability::Durability;
 pub use error::StoreError;
 pub use exposures::StoredExposure;
+pub use maintenance::DatabaseCheck;
 pub use migrate::LATEST_VERSION;
 pub use proposals::{ProposalStatus, SqlApprovals, StoredProposal};
 pub use public_search::{FullTextHit, FullTextQuery};
@@ -97,6 +103,7 @@ impl Backend {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    durability: Durability,
 }
 
 impl Store {
@@ -109,9 +116,16 @@ impl Store {
     /// [`StoreError::UnsupportedUrl`], [`StoreError::Connect`],
     /// [`StoreError::NewerSchema`] for a database a newer build migrated,
     /// or the failing migration.
+    ///
+    /// A SQLite database is put in WAL mode, and every connection to it
+    /// flushes as the `durability` setting says ([`Durability`]).
     pub async fn open(url: &str) -> Result<Store, StoreError> {
         let backend = Backend::of(url)?;
         sqlx::any::install_default_drivers();
+        let durability = match backend {
+            Backend::Sqlite => durability::prepare_sqlite(url).await?,
+            Backend::Postgres => Durability::default(),
+        };
         let pool = AnyPoolOptions::new()
             .max_connections(match backend {
                 Backend::Sqlite => 4,
@@ -120,12 +134,31 @@ impl Store {
             // A server that is down fails in seconds, not after sqlx's
             // default 30 s of retries.
             .acquire_timeout(Duration::from_secs(5))
+            // A SQLite connection is a file handle in this process: it
+            // cannot go stale the way a server's socket can, so it is not
+            // pinged on every acquire (one trip to its worker thread per
+            // query saved). A PostgreSQL server may have restarted.
+            .test_before_acquire(backend == Backend::Postgres)
+            .after_connect(move |connection, _| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        sqlx::query(durability.pragma())
+                            .execute(&mut *connection)
+                            .await?;
+                    }
+                    Ok(())
+                })
+            })
             .connect(url)
             .await
             .map_err(|error| StoreError::Connect {
                 reason: one_line(&error.to_string()),
             })?;
-        let store = Store { pool, backend };
+        let store = Store {
+            pool,
+            backend,
+            durability,
+        };
         migrate::run(&store).await?;
         seed::run(&store).await?;
         Ok(store)
@@ -134,6 +167,12 @@ impl Store {
     /// Which backend this is.
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// When a commit reaches the disk, on SQLite; on PostgreSQL the
+    /// server's own configuration decides, and this is the default.
+    pub fn durability(&self) -> Durability {
+        self.durability
     }
 
     /// The pool, for raw SQL (tests, maintenance). Everything the host does

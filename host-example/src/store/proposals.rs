@@ -9,7 +9,6 @@ use sqlx::any::{AnyArguments, AnyRow};
 use sqlx::query::Query;
 use sqlx::{Any, Row};
 use tool_core::approval::{AlreadyDecided, ApprovalStore, ClaimError, Decision};
-use tool_core::gates::Grant;
 use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId};
 
 use super::{Store, StoreError, from_json, now, one_line, to_json};
@@ -73,34 +72,6 @@ impl Store {
     /// Stores a proposal `run` made, pending.
     pub async fn save_proposal(&self, run: &RunId, proposal: &Proposal) -> Result<(), StoreError> {
         insert_proposal(run, proposal).execute(&self.pool).await?;
-        Ok(())
-    }
-
-    /// Stores a proposal made by one call outside any agent run (an MCP
-    /// client's), pending, in one transaction with a run of its own: the
-    /// run holds who proposed and their grant, as an agent run's does, so
-    /// approving it reads them the same way. The run is `completed`: the
-    /// call that made it has returned; nothing resumes it.
-    pub async fn save_call_proposal(
-        &self,
-        run: &RunId,
-        proposer: &str,
-        grant: &Grant,
-        proposal: &Proposal,
-    ) -> Result<(), StoreError> {
-        let mut tx = self.begin_write().await?;
-        sqlx::query(
-            "INSERT INTO runs (id, user_name, status, grant_json, created_at, updated_at)
-             VALUES ($1, $2, 'completed', $3, $4, $4)",
-        )
-        .bind(run.0.as_str())
-        .bind(proposer)
-        .bind(to_json(grant))
-        .bind(now())
-        .execute(&mut *tx)
-        .await?;
-        insert_proposal(run, proposal).execute(&mut *tx).await?;
-        tx.commit().await?;
         Ok(())
     }
 
@@ -220,17 +191,49 @@ impl Store {
     }
 }
 
-fn insert_proposal<'q>(run: &'q RunId, proposal: &'q Proposal) -> Query<'q, Any, AnyArguments<'q>> {
-    sqlx::query(
-        "INSERT INTO proposals (id, run_id, tool, record, data, created_at, status)
-         VALUES ($1, $2, $3, $4, $5, $6, 'pending')",
+/// The statement storing `proposal` of `run`, pending.
+pub(super) fn insert_proposal<'q>(
+    run: &'q RunId,
+    proposal: &'q Proposal,
+) -> Query<'q, Any, AnyArguments<'q>> {
+    bind_proposal(
+        sqlx::query(
+            "INSERT INTO proposals (id, run_id, tool, record, data, created_at, status)
+             VALUES ($1, $2, $3, $4, $5, $6, 'pending')",
+        ),
+        run,
+        proposal,
     )
-    .bind(proposal.id().as_str())
-    .bind(run.0.as_str())
-    .bind(proposal.tool())
-    .bind(proposal.record.as_str())
-    .bind(to_json(proposal))
-    .bind(i64::try_from(proposal.created_at()).unwrap_or(i64::MAX))
+}
+
+/// [`insert_proposal`], doing nothing when the proposal is stored already
+/// (a suspending run's proposal, stored with the event that made it).
+pub(super) fn insert_proposal_once<'q>(
+    run: &'q RunId,
+    proposal: &'q Proposal,
+) -> Query<'q, Any, AnyArguments<'q>> {
+    bind_proposal(
+        sqlx::query(
+            "INSERT INTO proposals (id, run_id, tool, record, data, created_at, status)
+             VALUES ($1, $2, $3, $4, $5, $6, 'pending') ON CONFLICT (id) DO NOTHING",
+        ),
+        run,
+        proposal,
+    )
+}
+
+fn bind_proposal<'q>(
+    query: Query<'q, Any, AnyArguments<'q>>,
+    run: &'q RunId,
+    proposal: &'q Proposal,
+) -> Query<'q, Any, AnyArguments<'q>> {
+    query
+        .bind(proposal.id().as_str())
+        .bind(run.0.as_str())
+        .bind(proposal.tool())
+        .bind(proposal.record.as_str())
+        .bind(to_json(proposal))
+        .bind(i64::try_from(proposal.created_at()).unwrap_or(i64::MAX))
 }
 
 /// The durable [`ApprovalStore`]: the first decision on a proposal wins, in

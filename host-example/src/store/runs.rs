@@ -8,6 +8,7 @@ use tool_core::RunId;
 use tool_core::agent::{Event, Finished, Message, RunState, RunStatus, Usage};
 use tool_core::gates::{Grant, Selection};
 
+use super::proposals::insert_proposal_once;
 use super::{Store, StoreError, from_json, now, to_json};
 
 /// Where a stored run is: its `status` column, worded once
@@ -273,9 +274,15 @@ impl Store {
             .collect()
     }
 
-    /// Stores the state of a run waiting for an approval.
+    /// Stores the state of a run waiting for an approval, with the
+    /// proposal it waits on (kept once: the event that made it may have
+    /// stored it already), in one transaction.
     pub async fn suspend_run(&self, run: &RunId, state: &RunState) -> Result<(), StoreError> {
         let usage = state.usage();
+        let mut tx = self.begin_write().await?;
+        insert_proposal_once(run, state.proposal())
+            .execute(&mut *tx)
+            .await?;
         sqlx::query(
             "UPDATE runs SET status = 'suspended', state = $2, input_tokens = $3,
              output_tokens = $4, updated_at = $5 WHERE id = $1",
@@ -285,8 +292,9 @@ impl Store {
         .bind(tokens(usage.input_tokens))
         .bind(tokens(usage.output_tokens))
         .bind(now())
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
+        tx.commit().await?;
         Ok(())
     }
 

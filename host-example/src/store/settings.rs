@@ -16,7 +16,7 @@ use tool_core::gates::{ExposurePolicy, GroupSettings, HostSettings, RunConfig, T
 use tool_core::skills::TrustLevel;
 
 use super::budgets::Budgets;
-use super::{OAuthSettings, UnapprovedSkills, WebOrigin};
+use super::{Durability, OAuthSettings, UnapprovedSkills, WebOrigin};
 use super::{Store, StoreError, now};
 use crate::model::ModelConfig;
 
@@ -65,6 +65,11 @@ pub enum SettingKey {
     /// cost), with a default for all: `{"default": {"tokens_per_day":
     /// 100000}, "users": {"petra": {"tokens_per_day": 1000}}}`.
     Budgets,
+    /// When a SQLite commit reaches the disk: `"normal"` (the default: a
+    /// commit survives a crash of the host, the last ones may be lost on
+    /// power loss) or `"full"` (every commit flushed). Read when a
+    /// process opens the database; PostgreSQL ignores it.
+    Durability,
 }
 
 /// The window of [`SettingKey::ExposureWindowMinutes`] when none is set.
@@ -91,7 +96,7 @@ impl<'de> serde::Deserialize<'de> for ExposureWindowMinutes {
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 16] = [
+    pub const ALL: [SettingKey; 17] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -108,6 +113,7 @@ impl SettingKey {
         SettingKey::AllowedOrigins,
         SettingKey::TrustedProxies,
         SettingKey::Budgets,
+        SettingKey::Durability,
     ];
 
     /// Its name in the table and on the command line.
@@ -129,6 +135,7 @@ impl SettingKey {
             SettingKey::AllowedOrigins => "allowed_origins",
             SettingKey::TrustedProxies => "trusted_proxies",
             SettingKey::Budgets => "budgets",
+            SettingKey::Durability => "durability",
         }
     }
 
@@ -162,6 +169,7 @@ impl SettingKey {
             SettingKey::ExposureWindowMinutes => Ok(Value::from(DEFAULT_EXPOSURE_WINDOW_MINUTES)),
             SettingKey::MarkToolResults => Ok(Value::Bool(true)),
             SettingKey::Budgets => serde_json::to_value(Budgets::default()),
+            SettingKey::Durability => serde_json::to_value(Durability::default()),
         };
         value.expect("defaults serialize")
     }
@@ -191,6 +199,7 @@ impl SettingKey {
             SettingKey::AllowedOrigins => canonical::<Vec<WebOrigin>>(value),
             SettingKey::TrustedProxies => canonical::<Vec<std::net::IpAddr>>(value),
             SettingKey::Budgets => canonical::<Budgets>(value),
+            SettingKey::Durability => canonical::<Durability>(value),
         }
     }
 }

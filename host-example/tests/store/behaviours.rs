@@ -540,10 +540,10 @@ pub async fn runs_events_proposals_and_audit_round_trip(url: &str) {
 
 pub async fn the_app_layer_sees_settings_proposals_and_audit_of_other_processes(url: &str) {
     use host_example::Host;
-    use host_example::app::calls::{CallDecision, Caller};
+    use host_example::app::calls::{CallControl, CallError, Caller};
     use host_example::store::McpClient;
     use tool_core::calls::CancelToken;
-    use tool_core::gates::{Denial, Toggle};
+    use tool_core::gates::Toggle;
     use tool_core::{Outcome, ToolError};
 
     // Two handles on one database, as two processes have.
@@ -627,23 +627,27 @@ pub async fn the_app_layer_sees_settings_proposals_and_audit_of_other_processes(
         client_version: Some("2.1.0".into()),
         protocol: Some("2025-11-25".into()),
     };
-    let refused = CallDecision::Refused {
-        denial: Denial::ToolDisabled,
+    let control = CallControl {
+        cancel: CancelToken::new(),
+        progress: None,
     };
-    server
-        .record_call(
-            caller,
-            "list_tables".into(),
-            &refused,
-            std::time::Duration::from_millis(12),
+    let refused = server
+        .call_watched(
+            &caller,
+            "no_such_tool",
+            json!({}),
+            RunId("r".into()),
+            &CallScope::Stateless,
+            control,
         )
         .await;
+    assert!(matches!(refused, Err(CallError::Tool(_))), "{refused:?}");
     let last = other.audit_tail(1).await.unwrap().pop().unwrap();
     assert_eq!(
         (last.actor.as_str(), last.kind, last.decision.as_str()),
         ("clara", AuditKind::Call, "refused")
     );
-    assert_eq!(last.gate.as_deref(), Some("enabled"));
+    assert_eq!(last.gate.as_deref(), Some("registered"));
     assert_eq!(
         last.client,
         Some(McpClient {
@@ -652,5 +656,5 @@ pub async fn the_app_layer_sees_settings_proposals_and_audit_of_other_processes(
             protocol: Some("2025-11-25".into()),
         })
     );
-    assert_eq!(last.duration, Some(std::time::Duration::from_millis(12)));
+    assert!(last.duration.is_some());
 }

@@ -4,9 +4,12 @@
 //! and no URL, the PostgreSQL tests fail instead of skipping.
 
 mod approval_votes;
+mod atomic;
 mod backends;
 mod behaviours;
+mod durability;
 mod exposures;
+mod maintenance;
 mod settings;
 mod signin_throttle;
 mod skill_approvals;
@@ -14,8 +17,10 @@ mod skill_approvals;
 /// Every behaviour of the suite, whichever file holds it.
 mod every {
     pub use crate::approval_votes::*;
+    pub use crate::atomic::*;
     pub use crate::behaviours::*;
     pub use crate::exposures::*;
+    pub use crate::maintenance::*;
     pub use crate::settings::*;
     pub use crate::signin_throttle::*;
     pub use crate::skill_approvals::*;
@@ -47,6 +52,9 @@ macro_rules! suite {
 }
 
 suite!(
+    a_backup_opens_and_checks_like_the_original,
+    a_call_whose_audit_row_fails_keeps_no_proposal,
+    a_run_event_whose_audit_row_fails_is_not_stored,
     first_start_migrates_and_seeds,
     second_start_does_not_seed_twice,
     concurrent_first_starts_seed_once,

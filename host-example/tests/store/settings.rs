@@ -140,8 +140,10 @@ pub async fn settings_round_trip(url: &str) {
         Err(StoreError::UnknownSetting { .. })
     ));
     assert_eq!(store.settings().await.unwrap(), before);
-    // Gate 9's settings have their own round trip (`exposures.rs`).
+    // Gate 9's settings have their own round trip (`exposures.rs`), and
+    // the durability its own (`durability.rs`).
     let elsewhere = [
+        SettingKey::Durability,
         SettingKey::Tools,
         SettingKey::Exposure,
         SettingKey::ExposureWindowMinutes,

@@ -1,24 +1,27 @@
-//! Group commit for the MCP audit trail: calls finishing at the same time
-//! have their entries written in one transaction, so one disk flush serves
-//! them all, and each call still answers only once its entry is committed.
+//! Group commit for single calls: calls finishing at the same time have
+//! their rows (each one's audit entry and the proposal it made) written in
+//! one transaction, so one disk flush serves them all, and each call still
+//! answers only once its rows are committed.
 //!
-//! One writer task takes every entry waiting, writes them together
-//! ([`store::Store::audit_all`]), and tells each caller. Under load the
+//! One writer task takes every call waiting, writes them together
+//! ([`store::Store::record_calls`]), and tells each caller. Under load the
 //! calls queue while a commit is under way and the next commit takes them
-//! all; a lone call is written at once, as before.
+//! all; a lone call is written at once. If a shared transaction fails,
+//! each of its calls is written again alone, so one call whose rows cannot
+//! be stored fails only itself; a call's own rows are never split.
 
 use std::sync::Mutex;
 
 use tokio::sync::{mpsc, oneshot};
 
-use crate::store::{self, StoreError};
+use crate::store::{self, CallRows, StoreError};
 
-/// At most this many entries go into one transaction.
+/// At most this many calls go into one transaction.
 const MAX_BATCH: usize = 256;
 
-type Job = (store::AuditEntry, oneshot::Sender<Result<(), String>>);
+type Job = (CallRows, oneshot::Sender<Result<(), String>>);
 
-/// Writes audit entries through one writer task per runtime.
+/// Writes calls' rows through one writer task per runtime.
 pub(crate) struct AuditWriter {
     database: store::Store,
     jobs: Mutex<Option<mpsc::UnboundedSender<Job>>>,
@@ -32,10 +35,10 @@ impl AuditWriter {
         }
     }
 
-    /// Appends `entry` and returns once it is committed.
-    pub(crate) async fn write(&self, entry: store::AuditEntry) -> Result<(), String> {
+    /// Writes `rows` and returns once they are committed.
+    pub(crate) async fn write(&self, rows: CallRows) -> Result<(), String> {
         let (done, committed) = oneshot::channel();
-        let job = (entry, done);
+        let job = (rows, done);
         let job = match self.sender().send(job) {
             Ok(()) => None,
             // The writer's runtime is gone (a backend outliving the
@@ -45,8 +48,8 @@ impl AuditWriter {
                 self.sender().send(job).err().map(|e| e.0)
             }
         };
-        if let Some((entry, _)) = job {
-            return self.database.audit(&entry).await.map_err(|e| e.to_string());
+        if let Some((rows, _)) = job {
+            return written(self.database.record_calls(&[rows]).await);
         }
         committed
             .await
@@ -67,18 +70,26 @@ impl AuditWriter {
     }
 }
 
-/// Takes every job waiting, writes their entries in one transaction, tells
+fn written(result: Result<(), StoreError>) -> Result<(), String> {
+    result.map_err(|e| e.to_string())
+}
+
+/// Takes every job waiting, writes their rows in one transaction, tells
 /// each caller; until every sender is gone.
 async fn run(database: store::Store, mut jobs: mpsc::UnboundedReceiver<Job>) {
     let mut batch = Vec::new();
     while jobs.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        let (entries, callers): (Vec<_>, Vec<_>) = batch.drain(..).unzip();
-        let written = database
-            .audit_all(&entries)
-            .await
-            .map_err(|e: StoreError| e.to_string());
-        for caller in callers {
-            let _ = caller.send(written.clone());
+        let (calls, callers): (Vec<_>, Vec<_>) = batch.drain(..).unzip();
+        let together = written(database.record_calls(&calls).await);
+        if together.is_ok() || calls.len() == 1 {
+            for caller in callers {
+                let _ = caller.send(together.clone());
+            }
+            continue;
+        }
+        for (call, caller) in calls.into_iter().zip(callers) {
+            let alone = written(database.record_calls(&[call]).await);
+            let _ = caller.send(alone);
         }
     }
 }

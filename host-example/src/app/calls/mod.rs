@@ -32,7 +32,9 @@ pub use progress::{
 
 use crate::app::oauth::{OAuthSettings, OAuthVerifier, looks_like_jwt};
 use crate::app::{Host, HostError};
-use crate::store::{self, AuditKind, HostUser, McpClient, StoreError, WebOrigin};
+use crate::store::{
+    self, AuditKind, CallProposal, CallRows, HostUser, McpClient, StoreError, WebOrigin,
+};
 
 /// How often open streams look at the store for settings another process
 /// changed (`host-example settings set`, another server on the database).
@@ -323,25 +325,75 @@ impl Host {
         scope: &CallScope,
         cancel: CancelToken,
     ) -> Result<Outcome, CallError> {
+        let caller = Caller {
+            actor: actor.clone(),
+            client_name: None,
+            client_version: None,
+            protocol: None,
+        };
         let control = CallControl {
             cancel,
             progress: None,
         };
-        self.call_watched(actor, tool, arguments, run, scope, control)
+        self.call_watched(&caller, tool, arguments, run, scope, control)
             .await
     }
 
-    /// [`call`](Self::call), with the tool's progress reports fed to
-    /// `progress` (watched through its [`ProgressWatch`]).
+    /// [`call`](Self::call) by `caller` (whose client is kept in the audit
+    /// trail), with the tool's progress reports fed to `control`'s feed
+    /// (watched through its [`ProgressWatch`]).
+    ///
+    /// Every call, whatever became of it, is audited; its audit row and
+    /// the proposal it made are committed together (calls finishing
+    /// together share the commit) before it returns. A call whose rows
+    /// cannot be committed fails with [`HostError::Unrecorded`]: nothing
+    /// unaudited is answered, and no proposal is kept without its row.
     pub async fn call_watched(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         tool: &str,
         arguments: Value,
         run: RunId,
         scope: &CallScope,
         control: CallControl,
     ) -> Result<Outcome, CallError> {
+        let started = Instant::now();
+        let made = self
+            .gated_call(&caller.actor, tool, arguments, &run, scope, control)
+            .await;
+        let (outcome, proposal) = match made {
+            Ok((outcome, proposal)) => (Ok(outcome), proposal),
+            Err(error) => (Err(error), None),
+        };
+        let decision = CallDecision::of(&outcome);
+        let rows = CallRows {
+            audit: audit_entry(
+                caller.clone(),
+                tool.to_owned(),
+                &decision,
+                started.elapsed(),
+            ),
+            proposal,
+        };
+        if let Err(error) = self.calls.audit.write(rows).await {
+            tracing::error!(target: "host_example::app", %error, "could not record a call");
+            return Err(HostError::Unrecorded(error).into());
+        }
+        outcome
+    }
+
+    /// The call itself: the gates, the tool, the caller's exposure
+    /// brought up to date; a proposal made comes back to be stored with
+    /// the call's audit row.
+    async fn gated_call(
+        &self,
+        actor: &Actor,
+        tool: &str,
+        arguments: Value,
+        run: &RunId,
+        scope: &CallScope,
+        control: CallControl,
+    ) -> Result<(Outcome, Option<CallProposal>), CallError> {
         let CallControl { cancel, progress } = control;
         let settings = self.call_settings().await?;
         let grant = self.grant_under(actor, &settings);
@@ -350,7 +402,7 @@ impl Host {
             CallScope::Stateless => (format!("caller:{}", actor.id), settings.exposure_window),
         };
         let read = self.store().exposure(&key, window).await?;
-        let mut cx = self.context(&run, actor).with_cancel(cancel);
+        let mut cx = self.context(run, actor).with_cancel(cancel);
         if !read.exposure.is_empty() {
             cx = cx.with_exposure(Arc::new(read.exposure.clone()));
         }
@@ -361,6 +413,9 @@ impl Host {
             .call(&grant, tool, arguments, &cx)
             .await;
         let declaration = self.registry().get(tool).map(|t| t.declaration());
+        // The exposure is raised in a transaction of its own before the
+        // call's rows: a rise whose call is then not recorded only makes
+        // the caller's next calls more restricted, never less.
         match declaration {
             Some(declaration)
                 if exposure::brings_in(&outcome)
@@ -375,29 +430,34 @@ impl Host {
             _ => self.store().touch_exposure(&key, read.seen_at).await?,
         }
         let outcome = outcome?;
-        if let Outcome::Proposed(proposal) = &outcome {
+        let proposal = match &outcome {
             // A run of its own per proposal: the call's run id names the
             // request, which repeats across sessions.
-            let run = RunId(format!("mcp-{}", proposal.id()));
-            self.store()
-                .save_call_proposal(&run, &actor.id, &grant, proposal)
-                .await?;
-        }
-        Ok(outcome)
+            Outcome::Proposed(proposal) => Some(CallProposal {
+                run: RunId(format!("mcp-{}", proposal.id())),
+                proposer: actor.id.clone(),
+                grant,
+                proposal: proposal.clone(),
+            }),
+            Outcome::Done(_) => None,
+        };
+        Ok((outcome, proposal))
     }
+}
 
-    /// Appends one call to the audit trail; a failure is logged, never
-    /// shown to the caller.
-    pub async fn record_call(
-        &self,
-        caller: Caller,
-        tool: String,
-        decision: &CallDecision,
-        duration: Duration,
-    ) {
-        let entry = audit_entry(caller, tool, decision, duration);
-        if let Err(error) = self.calls.audit.write(entry).await {
-            tracing::error!(target: "host_example::app", %error, "could not record a call");
+impl CallDecision {
+    /// What became of a call that ended with `outcome`.
+    pub fn of(outcome: &Result<Outcome, CallError>) -> CallDecision {
+        match outcome {
+            Ok(Outcome::Done(_)) => CallDecision::Done,
+            Ok(Outcome::Proposed(proposal)) => CallDecision::Proposed {
+                proposal: proposal.id().clone(),
+            },
+            Err(CallError::Tool(ToolError::Refused { denial, .. })) => CallDecision::Refused {
+                denial: denial.clone(),
+            },
+            Err(CallError::Tool(ToolError::Cancelled { .. })) => CallDecision::Cancelled,
+            Err(_) => CallDecision::Failed,
         }
     }
 }

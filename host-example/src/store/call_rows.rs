@@ -1,0 +1,145 @@
+//! The rows of one call, committed together or not at all: a single
+//! call's audit row with the proposal it made (and the run that holds the
+//! proposer and grant), a run's event with its audit rows and the
+//! proposal it carries. Calls finishing together may share one
+//! transaction (the audit's group commit); a call's rows never span two.
+
+use std::sync::Arc;
+
+use sqlx::{Any, Row, Transaction};
+use tool_core::agent::{CallResult, Event};
+use tool_core::gates::Grant;
+use tool_core::{Proposal, RunId};
+
+use super::audit::insert_audit;
+use super::proposals::{insert_proposal, insert_proposal_once};
+use super::{AuditEntry, Store, StoreError, now, to_json};
+
+/// A proposal one call outside any run made, with the run of its own
+/// that holds who proposed and their grant (as an agent run's does, so
+/// approving it reads them the same way). The run is `completed`: the call
+/// that made it has returned; nothing resumes it.
+#[derive(Debug, Clone)]
+pub struct CallProposal {
+    /// The run of its own.
+    pub run: RunId,
+    /// Who proposed.
+    pub proposer: String,
+    /// Their grant when they proposed.
+    pub grant: Arc<Grant>,
+    /// The proposal, pending.
+    pub proposal: Proposal,
+}
+
+/// One single call's rows: its audit entry and the proposal it made.
+#[derive(Debug, Clone)]
+pub struct CallRows {
+    /// The call in the audit trail.
+    pub audit: AuditEntry,
+    /// The proposal a write tool made, if any.
+    pub proposal: Option<CallProposal>,
+}
+
+impl Store {
+    /// Stores a proposal one call made, pending, with its run, in one
+    /// transaction and without an audit row (for tests and tools that
+    /// prepare a database; calls go through [`Store::record_calls`]).
+    pub async fn save_call_proposal(
+        &self,
+        run: &RunId,
+        proposer: &str,
+        grant: &Grant,
+        proposal: &Proposal,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.begin_write().await?;
+        insert_call_proposal(&mut tx, run, proposer, grant, proposal).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Writes every call's rows in one transaction: one commit (one disk
+    /// flush, where the durability asks for one) for the lot, all or none.
+    pub async fn record_calls(&self, calls: &[CallRows]) -> Result<(), StoreError> {
+        // A lone audit row is one statement, atomic by itself: no
+        // transaction to open and close around it.
+        if let [only] = calls
+            && only.proposal.is_none()
+        {
+            return self.audit(&only.audit).await;
+        }
+        let mut tx = self.begin_write().await?;
+        for call in calls {
+            if let Some(made) = &call.proposal {
+                insert_call_proposal(
+                    &mut tx,
+                    &made.run,
+                    &made.proposer,
+                    &made.grant,
+                    &made.proposal,
+                )
+                .await?;
+            }
+            insert_audit(&call.audit).execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Appends `event` to the run's events with its audit rows and, for a
+    /// call that proposed, its proposal (pending; kept once if already
+    /// stored), in one transaction; returns the event's number (from 1).
+    pub async fn record_event_with(
+        &self,
+        run: &RunId,
+        event: &Event<'_>,
+        audit: &[AuditEntry],
+    ) -> Result<i64, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let row = sqlx::query(
+            "INSERT INTO run_events (run_id, seq, at, data)
+             SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3 FROM run_events WHERE run_id = $1
+             RETURNING seq",
+        )
+        .bind(run.0.as_str())
+        .bind(now())
+        .bind(to_json(event))
+        .fetch_one(&mut *tx)
+        .await?;
+        let seq = row.try_get("seq")?;
+        if let Event::ToolExecuted {
+            result: CallResult::Proposed { proposal },
+            ..
+        } = event
+        {
+            insert_proposal_once(run, proposal)
+                .execute(&mut *tx)
+                .await?;
+        }
+        for entry in audit {
+            insert_audit(entry).execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(seq)
+    }
+}
+
+async fn insert_call_proposal(
+    tx: &mut Transaction<'static, Any>,
+    run: &RunId,
+    proposer: &str,
+    grant: &Grant,
+    proposal: &Proposal,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO runs (id, user_name, status, grant_json, created_at, updated_at)
+         VALUES ($1, $2, 'completed', $3, $4, $4)",
+    )
+    .bind(run.0.as_str())
+    .bind(proposer)
+    .bind(to_json(grant))
+    .bind(now())
+    .execute(&mut **tx)
+    .await?;
+    insert_proposal(run, proposal).execute(&mut **tx).await?;
+    Ok(())
+}
