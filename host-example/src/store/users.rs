@@ -44,6 +44,20 @@ pub fn hash_password(password: &str) -> Result<String, StoreError> {
         .map_err(|error| StoreError::Password(error.to_string()))
 }
 
+/// A hash no password matches the check of which takes as long as a
+/// user's: made once per process.
+fn unknown_user_hash() -> Result<PasswordHash<'static>, StoreError> {
+    static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let text = match HASH.get() {
+        Some(text) => text,
+        None => {
+            let made = hash_password("no user has this password")?;
+            HASH.get_or_init(|| made)
+        }
+    };
+    PasswordHash::new(text).map_err(|error| StoreError::Password(error.to_string()))
+}
+
 fn token_hash(token: &str) -> String {
     hex(&Sha256::digest(token.as_bytes()))
 }
@@ -145,6 +159,9 @@ impl Store {
             .transpose()?
             .flatten()
         else {
+            // As long as a real check: how long the answer takes must not
+            // tell a guesser which names exist.
+            let _ = Argon2::default().verify_password(password.as_bytes(), &unknown_user_hash()?);
             return Ok(false);
         };
         let parsed = PasswordHash::new(&hash).map_err(|error| StoreError::Corrupt {
