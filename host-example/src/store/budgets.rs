@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use tool_core::RunId;
 
-use super::settings::SettingKey;
 use super::{Store, StoreError};
 
 /// One user's limits; each `None` is no limit.
@@ -59,11 +58,6 @@ pub struct Spending {
 }
 
 impl Store {
-    /// The `budgets` setting.
-    pub async fn budgets(&self) -> Result<Budgets, StoreError> {
-        Ok(self.setting(SettingKey::Budgets).await?.unwrap_or_default())
-    }
-
     /// What `user`'s runs started at or after `since` have spent, leaving
     /// out `except` (the run being checked, which counts its own).
     pub async fn spent_since(

@@ -278,6 +278,11 @@ impl Store {
         Ok(u64::try_from(row.try_get::<i64, _>("generation")?).unwrap_or(0))
     }
 
+    /// The `budgets` setting.
+    pub async fn budgets(&self) -> Result<Budgets, StoreError> {
+        Ok(self.setting(SettingKey::Budgets).await?.unwrap_or_default())
+    }
+
     /// The stored value of `key` as `T`, `None` when unset.
     pub(super) async fn setting<T: DeserializeOwned>(
         &self,
