@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::WebState;
 use super::layout::{self, OrFailure, csrf_field};
-use super::session::{Admin, SignedIn};
+use super::session::{self, Admin, SignedIn};
 use crate::app::{HostError, SettingKey};
 
 /// How a setting is written in its form.
@@ -307,7 +307,7 @@ pub(super) async fn save(
         Err(HostError::NotAdmin { .. }) => return layout::forbidden(&user),
         Err(error) => format!("Not saved: {error}"),
     };
-    state.sessions.notify(&user.session, notice);
+    session::notify(&state, &user, notice).await;
     if concern(&slug).is_some() {
         Redirect::to(&format!("/settings/{slug}")).into_response()
     } else {
