@@ -146,7 +146,7 @@ impl Host {
         let due = at - session.last_seen_at >= touch_every(lifetimes);
         if due || session.notice.is_some() {
             self.store()
-                .touch_browser_session(id, at, session.notice.is_some())
+                .touch_browser_session(id, at, session.notice.as_deref())
                 .await?;
         }
         Ok(Some(SignedInSession {

@@ -87,24 +87,25 @@ impl Store {
         .transpose()
     }
 
-    /// Records that session `id` was in use at `now` and, with
-    /// `clear_notice`, that its notice was shown.
+    /// Records that session `id` was in use at `now` and that `shown`, its
+    /// notice, was shown: the notice is removed only if it is still that
+    /// one (a newer one, left meanwhile, waits for the next page).
     pub async fn touch_browser_session(
         &self,
         id: &str,
         now: i64,
-        clear_notice: bool,
+        shown: Option<&str>,
     ) -> Result<(), StoreError> {
-        let sql = if clear_notice {
-            "UPDATE browser_sessions SET last_seen_at = $1, notice = NULL WHERE id_hash = $2"
-        } else {
-            "UPDATE browser_sessions SET last_seen_at = $1 WHERE id_hash = $2"
-        };
-        sqlx::query(sql)
-            .bind(now)
-            .bind(token_hash(id))
-            .execute(&self.pool)
-            .await?;
+        sqlx::query(
+            "UPDATE browser_sessions SET last_seen_at = $1,
+                 notice = CASE WHEN notice = $2 THEN NULL ELSE notice END
+             WHERE id_hash = $3",
+        )
+        .bind(now)
+        .bind(shown)
+        .bind(token_hash(id))
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 
