@@ -203,7 +203,9 @@ impl Host {
         Ok(token)
     }
 
-    /// Sets a new password for `name` as `user`, an administrator. An
+    /// Sets a new password for `name` as `user`, an administrator, and
+    /// ends every browser session of `name`'s (in the same transaction):
+    /// whoever signed in with the old password must sign in again. An
     /// empty password is refused: a user without one signs in by token
     /// only, which `users add` without a password gives.
     pub async fn reset_password(

@@ -25,11 +25,13 @@
 //! | `origin.rs` | which browser origins may send a request that acts (`/mcp`, the pages' forms) |
 //! | `recorder.rs` | a run's events stored and audited as they happen |
 //! | `signin.rs` | password sign-in held back against guessing, per name and address, and locks lifted |
+//! | `browser_sessions.rs` | sessions of signed-in browsers in the database: begun at sign-in, expired, ended on sign-out and password change |
 
 pub mod actions;
 mod admin;
 pub mod approvals;
 pub mod audit;
+pub mod browser_sessions;
 pub mod budgets;
 pub mod calls;
 mod content;

@@ -55,6 +55,7 @@ const MIGRATIONS: &[Migration] = &[
     migration!(10, "signin_throttle", "0010_signin_throttle"),
     migration!(11, "run_cost", "0011_run_cost"),
     migration!(12, "skill_text", "0012_skill_text"),
+    migration!(13, "browser_sessions", "0013_browser_sessions"),
 ];
 
 /// The newest schema version this build knows.

@@ -1,6 +1,7 @@
 //! The host's storage: one database, SQLite (a file, embedded) or
 //! PostgreSQL (a server several host processes share), holding the site
-//! ([`SqlSite`]) and the host's own tables: settings, users, runs and their
+//! ([`SqlSite`]) and the host's own tables: settings, users and their
+//! browser sessions, runs and their
 //! events and notes, proposals and decisions ([`SqlApprovals`]), approved
 //! skills, and the audit trail.
 //!
@@ -17,6 +18,7 @@
 
 mod approval_votes;
 mod audit;
+mod browser_sessions;
 mod budgets;
 mod call_outcomes;
 mod call_rows;
@@ -47,6 +49,7 @@ use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{Any, AnyPool, Row, Transaction};
 
 pub use audit::{AuditEntry, AuditFilter, AuditKind, McpClient};
+pub use browser_sessions::{SessionLifetimes, StoredBrowserSession};
 pub use budgets::{Budgets, Limits, Spending};
 pub use call_outcomes::CallOutcome;
 pub use call_rows::{CallProposal, CallRows};

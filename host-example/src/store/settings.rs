@@ -15,6 +15,7 @@ use tool_core::egress::Site;
 use tool_core::gates::{ExposurePolicy, GroupSettings, HostSettings, RunConfig, ToolSettings};
 use tool_core::skills::TrustLevel;
 
+use super::browser_sessions::SessionLifetimes;
 use super::budgets::Budgets;
 use super::{Durability, OAuthSettings, UnapprovedSkills, WebOrigin};
 use super::{Store, StoreError, now};
@@ -70,6 +71,10 @@ pub enum SettingKey {
     /// power loss) or `"full"` (every commit flushed). Read when a
     /// process opens the database; PostgreSQL ignores it.
     Durability,
+    /// How long a browser session lasts: `{"idle_seconds": 3600,
+    /// "lifetime_seconds": 43200}` (the default). Read at every use of a
+    /// session, so a shorter value ends older sessions at once.
+    BrowserSessions,
 }
 
 /// The window of [`SettingKey::ExposureWindowMinutes`] when none is set.
@@ -96,7 +101,7 @@ impl<'de> serde::Deserialize<'de> for ExposureWindowMinutes {
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 17] = [
+    pub const ALL: [SettingKey; 18] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -114,6 +119,7 @@ impl SettingKey {
         SettingKey::TrustedProxies,
         SettingKey::Budgets,
         SettingKey::Durability,
+        SettingKey::BrowserSessions,
     ];
 
     /// Its name in the table and on the command line.
@@ -136,6 +142,7 @@ impl SettingKey {
             SettingKey::TrustedProxies => "trusted_proxies",
             SettingKey::Budgets => "budgets",
             SettingKey::Durability => "durability",
+            SettingKey::BrowserSessions => "browser_sessions",
         }
     }
 
@@ -170,6 +177,7 @@ impl SettingKey {
             SettingKey::MarkToolResults => Ok(Value::Bool(true)),
             SettingKey::Budgets => serde_json::to_value(Budgets::default()),
             SettingKey::Durability => serde_json::to_value(Durability::default()),
+            SettingKey::BrowserSessions => serde_json::to_value(SessionLifetimes::default()),
         };
         value.expect("defaults serialize")
     }
@@ -200,6 +208,7 @@ impl SettingKey {
             SettingKey::TrustedProxies => canonical::<Vec<std::net::IpAddr>>(value),
             SettingKey::Budgets => canonical::<Budgets>(value),
             SettingKey::Durability => canonical::<Durability>(value),
+            SettingKey::BrowserSessions => canonical::<SessionLifetimes>(value),
         }
     }
 }
@@ -349,6 +358,14 @@ impl Store {
             .await?
             .map_or(DEFAULT_EXPOSURE_WINDOW_MINUTES, |window| window.0);
         Ok(std::time::Duration::from_secs(u64::from(minutes) * 60))
+    }
+
+    /// How long a browser session lasts.
+    pub async fn session_lifetimes(&self) -> Result<SessionLifetimes, StoreError> {
+        Ok(self
+            .setting(SettingKey::BrowserSessions)
+            .await?
+            .unwrap_or_default())
     }
 
     /// Whether tool results reach the model marked as data.

@@ -58,11 +58,11 @@ fn unknown_user_hash() -> Result<PasswordHash<'static>, StoreError> {
     PasswordHash::new(text).map_err(|error| StoreError::Password(error.to_string()))
 }
 
-fn token_hash(token: &str) -> String {
+pub(super) fn token_hash(token: &str) -> String {
     hex(&Sha256::digest(token.as_bytes()))
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(super) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
@@ -205,17 +205,25 @@ impl Store {
         .transpose()
     }
 
-    /// Sets `name`'s password (`None`: none, token sign-in only).
+    /// Sets `name`'s password (`None`: none, token sign-in only) and ends
+    /// every browser session of theirs, in one transaction: no session
+    /// begun with the old password outlives it.
     pub async fn set_password(&self, name: &str, password: Option<&str>) -> Result<(), StoreError> {
         let hash = password.map(hash_password).transpose()?;
+        let mut tx = self.begin_write().await?;
         let done = sqlx::query("UPDATE users SET password_hash = $1 WHERE name = $2")
             .bind(hash)
             .bind(name)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::UnknownUser(name.to_owned()));
         }
+        sqlx::query("DELETE FROM browser_sessions WHERE user_name = $1")
+            .bind(name)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
         Ok(())
     }
 

@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use super::WebState;
 use super::layout::csrf_field;
-use super::session::SignedIn;
+use super::session::{self, SignedIn};
 use crate::app::actions::{ACTIONS, Action, RecordKind};
 use crate::app::runs::RunEnded;
 
@@ -82,7 +82,7 @@ pub(super) async fn start(
     };
     let Some(action) = Action::of_tool(&form.tool) else {
         let notice = format!("Not started: `{}` is not an action", form.tool);
-        state.sessions.notify(&user.session, notice);
+        session::notify(&state, &user, notice).await;
         return Redirect::to(back).into_response();
     };
     let started = state
@@ -101,11 +101,11 @@ pub(super) async fn start(
                     finished.answer.as_deref().unwrap_or("no answer")
                 ),
             };
-            state.sessions.notify(&user.session, notice);
+            session::notify(&state, &user, notice).await;
             Redirect::to(&format!("/runs/{}", report.run.0)).into_response()
         }
         Err(error) => {
-            state.sessions.notify(&user.session, error.to_string());
+            session::notify(&state, &user, error.to_string()).await;
             Redirect::to(back).into_response()
         }
     }

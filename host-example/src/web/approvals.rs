@@ -19,7 +19,7 @@ use tool_core::{Proposal, RunId};
 use super::WebState;
 use super::layout::{self, OrFailure, csrf_field, when};
 use super::runs::status_text;
-use super::session::SignedIn;
+use super::session::{self, SignedIn};
 use crate::app::HostError;
 use crate::app::approvals::inbox::PendingEntry;
 use crate::app::approvals::{Decided, Verdict};
@@ -206,7 +206,7 @@ pub(super) async fn approve(
         Err(HostError::Waiting(waiting)) => Ok(format!("Recorded: {waiting}")),
         Err(error) => Err(error.to_string()),
     };
-    back(&state, &user, said)
+    back(&state, &user, said).await
 }
 
 #[derive(Deserialize)]
@@ -227,7 +227,7 @@ pub(super) async fn approve_standing(
         .await
         .map(|d| said(&d))
         .map_err(|e| e.to_string());
-    back(&state, &user, decided)
+    back(&state, &user, decided).await
 }
 
 /// Takes back the signed-in person's first approval of two.
@@ -242,7 +242,7 @@ pub(super) async fn withdraw(
         .await
         .map(|()| "Your approval was withdrawn".to_owned())
         .map_err(|e| e.to_string());
-    back(&state, &user, withdrawn)
+    back(&state, &user, withdrawn).await
 }
 
 #[derive(Deserialize)]
@@ -261,7 +261,7 @@ pub(super) async fn preview_edit(
         Ok(arguments) => arguments,
         Err(error) => {
             let refused = format!("the edited arguments are not JSON: {error}");
-            return back(&state, &user, Err(refused));
+            return back(&state, &user, Err(refused)).await;
         }
     };
     let checked = state
@@ -270,7 +270,7 @@ pub(super) async fn preview_edit(
         .await;
     let edited = match checked {
         Ok(edited) => edited,
-        Err(error) => return back(&state, &user, Err(error.to_string())),
+        Err(error) => return back(&state, &user, Err(error.to_string())).await,
     };
     let body = html! {
         article.card.edited data-proposal=(id) {
@@ -304,7 +304,7 @@ pub(super) async fn approve_edited(
             .map_err(|e| e.to_string()),
         Err(error) => Err(format!("the edited arguments are not JSON: {error}")),
     };
-    back(&state, &user, decided)
+    back(&state, &user, decided).await
 }
 
 #[derive(Deserialize)]
@@ -324,7 +324,7 @@ pub(super) async fn reject(
         .await
         .map(|d| said(&d))
         .map_err(|e| e.to_string());
-    back(&state, &user, decided)
+    back(&state, &user, decided).await
 }
 
 #[derive(Deserialize)]
@@ -344,7 +344,7 @@ pub(super) async fn decide_run(
     let verdict = match form.verdict.as_str() {
         "approve" => Verdict::Approve,
         "reject" => Verdict::Reject(form.reason),
-        _ => return back(&state, &user, Err("approve or reject".into())),
+        _ => return back(&state, &user, Err("approve or reject".into())).await,
     };
     let calls: Vec<String> = form.calls.split(',').map(str::to_owned).collect();
     let decided = state
@@ -363,7 +363,7 @@ pub(super) async fn decide_run(
             .join(" · ")),
         Err(error) => Err(error.to_string()),
     };
-    back(&state, &user, said)
+    back(&state, &user, said).await
 }
 
 /// What a decision came to, for the notice: what was applied and how the
@@ -394,8 +394,8 @@ fn said(decided: &Decided) -> String {
     text
 }
 
-fn back(state: &WebState, user: &SignedIn, said: Result<String, String>) -> Response {
+async fn back(state: &WebState, user: &SignedIn, said: Result<String, String>) -> Response {
     let notice = said.unwrap_or_else(|reason| format!("Nothing was written: {reason}"));
-    state.sessions.notify(&user.session, notice);
+    session::notify(state, user, notice).await;
     Redirect::to("/approvals").into_response()
 }

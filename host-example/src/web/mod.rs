@@ -8,7 +8,8 @@
 //! interpolates: nothing a model, a tool or a record writes becomes markup).
 //!
 //! [`router`] is one axum `Router` a host merges beside the MCP router.
-//! Every page needs a signed-in user (the `session` module); every `POST` carries the
+//! Every page needs a signed-in user (the `session` module; the sessions
+//! live in the database, so any process sharing it knows them); every `POST` carries the
 //! session's CSRF token, checked once for all of them (`session::csrf`),
 //! and comes from this server's own origin or an allowed one
 //! (`session::origin`).
@@ -50,21 +51,18 @@ use tool_core::Registry;
 use crate::app::Host;
 use live::LiveRuns;
 
-pub use session::Sessions;
-
-/// What every page reads: the app layer, the sessions of signed-in browsers, the playground's live
-/// runs, and the reports of the batches they started.
+/// What every page reads: the app layer (which keeps the sessions of
+/// signed-in browsers), the playground's live runs, and the reports of the
+/// batches they started.
 #[derive(Clone)]
 pub struct WebState {
     host: Arc<Host>,
-    sessions: Arc<Sessions>,
     batches: Arc<batch::Reports>,
     live: Arc<LiveRuns>,
 }
 
 impl std::fmt::Debug for WebState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Sessions hold cookies and CSRF tokens: never printed.
         f.debug_struct("WebState").finish_non_exhaustive()
     }
 }
@@ -74,7 +72,6 @@ impl WebState {
     pub fn new(host: Arc<Host>) -> WebState {
         WebState {
             host,
-            sessions: Arc::new(Sessions::default()),
             batches: Arc::new(batch::Reports::default()),
             live: Arc::new(LiveRuns::default()),
         }

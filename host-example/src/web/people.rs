@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use super::WebState;
 use super::layout::{self, OrFailure, csrf_field, when};
-use super::session::{Admin, SignedIn};
+use super::session::{self, Admin, SignedIn};
 use crate::app::HostError;
 use crate::app::Limits;
 use crate::app::budgets::UserBudget;
@@ -266,7 +266,7 @@ pub(super) async fn budget(
         };
         state.host.set_budget(&user.name, Some(&name), limits).await
     };
-    answer(&state, &user, set.await, format!("Budget of {name} saved."))
+    answer(&state, &user, set.await, format!("Budget of {name} saved.")).await
 }
 
 pub(super) async fn default_budget(
@@ -284,6 +284,7 @@ pub(super) async fn default_budget(
         set.await,
         "The default budget saved.".to_owned(),
     )
+    .await
 }
 
 #[derive(Deserialize)]
@@ -305,7 +306,7 @@ pub(super) async fn add(
         .add_user(&user.name, form.name.trim(), form.admin.is_some(), password)
         .await;
     let done = format!("User {} added.", form.name.trim());
-    answer(&state, &user, added.map(drop), done)
+    answer(&state, &user, added.map(drop), done).await
 }
 
 #[derive(Deserialize)]
@@ -323,7 +324,7 @@ pub(super) async fn password(
         .host
         .reset_password(&user.name, &name, &form.password)
         .await;
-    answer(&state, &user, set, format!("Password of {name} set."))
+    answer(&state, &user, set, format!("Password of {name} set.")).await
 }
 
 /// Makes a token and shows it on the page this once (never in a notice
@@ -335,7 +336,7 @@ pub(super) async fn token(
 ) -> Response {
     match state.host.new_token(&user.name, &name).await {
         Ok(token) => render(&state, &user, Some((name, token))).await,
-        Err(error) => answer(&state, &user, Err(error), String::new()),
+        Err(error) => answer(&state, &user, Err(error), String::new()).await,
     }
 }
 
@@ -351,6 +352,7 @@ pub(super) async fn revoke(
         revoked,
         format!("Token {id} of {name} revoked."),
     )
+    .await
 }
 
 #[derive(Deserialize)]
@@ -371,7 +373,7 @@ pub(super) async fn admin(
     } else {
         format!("{name} is no longer an administrator.")
     };
-    answer(&state, &user, set, done)
+    answer(&state, &user, set, done).await
 }
 
 pub(super) async fn unlock(
@@ -384,12 +386,12 @@ pub(super) async fn unlock(
         Ok(true) => format!("Sign-in of {name} unlocked."),
         _ => format!("Sign-in of {name} was not held back."),
     };
-    answer(&state, &user, lifted.map(drop), done)
+    answer(&state, &user, lifted.map(drop), done).await
 }
 
 /// Back to the people page with `done` or why not; 403 for someone the app
 /// layer says is no administrator (they lost it since the page loaded).
-fn answer(
+async fn answer(
     state: &WebState,
     user: &SignedIn,
     outcome: Result<(), HostError>,
@@ -400,6 +402,6 @@ fn answer(
         Err(HostError::NotAdmin { .. }) => return layout::forbidden(user),
         Err(error) => format!("Not done: {error}"),
     };
-    state.sessions.notify(&user.session, notice);
+    session::notify(state, user, notice).await;
     Redirect::to("/users").into_response()
 }

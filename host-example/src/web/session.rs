@@ -1,16 +1,13 @@
-//! Sessions of signed-in browsers, kept in memory: a host restart signs
-//! everyone out, and two host processes do not share them (a browser stays
-//! on the process it signed in with). An id is 32 random bytes in hex, in
-//! an `HttpOnly`, `SameSite=Strict` cookie; each session has its own CSRF
+//! The browser's side of its session: the cookie, the CSRF check of every
+//! `POST`, and who is signed in. The sessions themselves live in the
+//! database, behind the app layer ([`crate::app::browser_sessions`]), so
+//! every host process sharing it knows them. The cookie carries a random
+//! id, `HttpOnly` and `SameSite=Strict`; each session has its own CSRF
 //! token, which every `POST` must carry in its `csrf` field, and a `POST`
 //! from a browser origin the app layer does not admit (`app::origin`) is
-//! refused before it is read.
+//! refused before it is read. A bad, expired or unknown session reads the
+//! same: back to sign-in.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
-
-use argon2::password_hash::rand_core::{OsRng, RngCore};
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::request::Parts;
 use axum::http::{Method, StatusCode, header};
@@ -26,78 +23,17 @@ use crate::app::origin::OriginVerdict;
 /// The session cookie's name.
 pub(super) const COOKIE: &str = "host_session";
 
-/// A session ends this long after it began.
-const LIFETIME: Duration = Duration::from_secs(12 * 60 * 60);
-
 /// The largest form a `POST` may send.
 const FORM_LIMIT: usize = 256 * 1024;
 
-#[derive(Debug, Clone)]
-struct Session {
-    /// Who signed in; `None` before sign-in (the sign-in form's own token).
-    user: Option<String>,
-    csrf: String,
-    began: Instant,
-    /// A one-time message for the next page.
-    notice: Option<String>,
-}
-
-/// Every live session, by id.
-#[derive(Debug, Default)]
-pub struct Sessions {
-    by_id: Mutex<HashMap<String, Session>>,
-}
-
-impl Sessions {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
-        // Every write is one insert or remove: a panic cannot leave it half done.
-        self.by_id.lock().unwrap_or_else(|e| e.into_inner())
+/// Leaves `notice` for `user`'s next page. A notice that cannot be kept
+/// is only logged: what it reports is done, and the page shows its
+/// outcome.
+pub(super) async fn notify(state: &WebState, user: &SignedIn, notice: impl Into<String>) {
+    let notice = notice.into();
+    if let Err(error) = state.host.leave_notice(&user.session, &notice).await {
+        tracing::warn!("a notice was not kept: {error}");
     }
-
-    fn get(&self, id: &str) -> Option<Session> {
-        let mut sessions = self.lock();
-        sessions.retain(|_, session| session.began.elapsed() < LIFETIME);
-        sessions.get(id).cloned()
-    }
-
-    /// A new session for `user` (or for the sign-in form); returns its id
-    /// and CSRF token.
-    pub(super) fn begin(&self, user: Option<String>) -> (String, String) {
-        let id = random_hex();
-        let csrf = random_hex();
-        self.lock().insert(
-            id.clone(),
-            Session {
-                user,
-                csrf: csrf.clone(),
-                began: Instant::now(),
-                notice: None,
-            },
-        );
-        (id, csrf)
-    }
-
-    /// Ends the session `id`.
-    pub(super) fn end(&self, id: &str) {
-        self.lock().remove(id);
-    }
-
-    /// Leaves `notice` for the session's next page.
-    pub(super) fn notify(&self, id: &str, notice: impl Into<String>) {
-        if let Some(session) = self.lock().get_mut(id) {
-            session.notice = Some(notice.into());
-        }
-    }
-
-    fn take_notice(&self, id: &str) -> Option<String> {
-        self.lock().get_mut(id).and_then(|s| s.notice.take())
-    }
-}
-
-fn random_hex() -> String {
-    let mut bytes = [0u8; 32];
-    OsRng.fill_bytes(&mut bytes);
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// The `Set-Cookie` value for session `id`.
@@ -123,12 +59,13 @@ pub(super) fn session_id(parts: &Parts) -> Option<String> {
         .map(|(_, id)| id.to_owned())
 }
 
-/// The CSRF token of the request's session, if it has one (signed in or
-/// not): for the sign-in form.
-pub(super) fn csrf_of(state: &WebState, parts: &Parts) -> Option<(String, String)> {
-    let id = session_id(parts)?;
-    let session = state.sessions.get(&id)?;
-    Some((id, session.csrf))
+/// The CSRF token of the request's live session, if it has one (signed
+/// in or not): for the sign-in form.
+pub(super) async fn csrf_of(state: &WebState, parts: &Parts) -> Result<Option<String>, HostError> {
+    match session_id(parts) {
+        Some(id) => state.host.browser_session_csrf(&id).await,
+        None => Ok(None),
+    }
 }
 
 impl FromRequestParts<WebState> for SignedIn {
@@ -137,21 +74,16 @@ impl FromRequestParts<WebState> for SignedIn {
     async fn from_request_parts(parts: &mut Parts, state: &WebState) -> Result<SignedIn, Response> {
         let to_signin = || Redirect::to("/signin").into_response();
         let id = session_id(parts).ok_or_else(to_signin)?;
-        let session = state.sessions.get(&id).ok_or_else(to_signin)?;
-        let name = session.user.ok_or_else(to_signin)?;
-        let user = match state.host.user(&name).await {
-            Ok(Some(user)) => user,
-            Ok(None) => {
-                state.sessions.end(&id);
-                return Err(to_signin());
-            }
+        let session = match state.host.signed_in_session(&id).await {
+            Ok(Some(session)) => session,
+            Ok(None) => return Err(to_signin()),
             Err(error) => return Err(layout::failure(&error.to_string())),
         };
         Ok(SignedIn {
-            name: user.id,
-            admin: user.admin,
+            name: session.user.id,
+            admin: session.user.admin,
             csrf: session.csrf,
-            notice: state.sessions.take_notice(&id),
+            notice: session.notice,
             session: id,
         })
     }
@@ -184,7 +116,10 @@ pub(super) async fn csrf(State(state): State<WebState>, request: Request, next: 
     let Ok(bytes) = axum::body::to_bytes(body, FORM_LIMIT).await else {
         return (StatusCode::PAYLOAD_TOO_LARGE, "form too large").into_response();
     };
-    let expected = csrf_of(&state, &parts).map(|(_, token)| token);
+    let expected = match csrf_of(&state, &parts).await {
+        Ok(expected) => expected,
+        Err(error) => return layout::failure(&error.to_string()),
+    };
     let sent = form_field(&bytes, "csrf");
     match (expected, sent) {
         (Some(expected), Some(sent)) if same(expected.as_bytes(), sent.as_bytes()) => {

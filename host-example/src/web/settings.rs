@@ -1,7 +1,8 @@
 //! The settings pages (administrators, `/settings` and a page per concern
 //! below it): the model configurations (with a test of each), the trust
 //! zone, the skills folders and the rule for unapproved skills, the egress
-//! sites, and access (OAuth, browser origins, trusted proxies). Each form
+//! sites, and access (OAuth, browser origins, trusted proxies, how long a
+//! browser session lasts). Each form
 //! sets one setting through [`Host::set_setting`](crate::app::Host), the
 //! command line's `settings set`: the same check against the setting's
 //! type, the same audit, nothing stored when it does not fit.
@@ -16,7 +17,7 @@ use serde_json::Value;
 
 use super::WebState;
 use super::layout::{self, OrFailure, csrf_field};
-use super::session::{Admin, SignedIn};
+use super::session::{self, Admin, SignedIn};
 use crate::app::{HostError, SettingKey};
 
 /// How a setting is written in its form.
@@ -107,8 +108,9 @@ const CONCERNS: &[Concern] = &[
         slug: "access",
         title: "OAuth and access",
         intro: "The OAuth issuer whose access tokens MCP over HTTP accepts, the browser origins \
-                besides this server's own that may send requests, and the proxies whose \
-                X-Forwarded-For the sign-in throttle believes.",
+                besides this server's own that may send requests, the proxies whose \
+                X-Forwarded-For the sign-in throttle believes, and how long a browser stays \
+                signed in.",
         fields: &[
             Field {
                 key: SettingKey::OAuth,
@@ -124,6 +126,11 @@ const CONCERNS: &[Concern] = &[
                 key: SettingKey::TrustedProxies,
                 input: Input::Lines,
                 help: "one IP address a line",
+            },
+            Field {
+                key: SettingKey::BrowserSessions,
+                input: Input::Json,
+                help: r#"{"idle_seconds": 3600, "lifetime_seconds": 43200}: signed out after an hour unused, and twelve hours after signing in"#,
             },
         ],
     },
@@ -307,7 +314,7 @@ pub(super) async fn save(
         Err(HostError::NotAdmin { .. }) => return layout::forbidden(&user),
         Err(error) => format!("Not saved: {error}"),
     };
-    state.sessions.notify(&user.session, notice);
+    session::notify(&state, &user, notice).await;
     if concern(&slug).is_some() {
         Redirect::to(&format!("/settings/{slug}")).into_response()
     } else {

@@ -19,16 +19,25 @@ use super::session::{self, SignedIn};
 /// The sign-in form. A browser without a session gets one, not yet signed
 /// in, so the form carries a CSRF token like every other.
 pub(super) async fn form(State(state): State<WebState>, parts: Parts) -> Response {
-    render(&state, &parts, None, StatusCode::OK)
+    render(&state, &parts, None, StatusCode::OK).await
 }
 
-fn render(state: &WebState, parts: &Parts, problem: Option<&str>, status: StatusCode) -> Response {
-    let (cookie, csrf) = match session::csrf_of(state, parts) {
-        Some((_, csrf)) => (None, csrf),
-        None => {
-            let (id, csrf) = state.sessions.begin(None);
-            (Some(session::cookie(&id)), csrf)
-        }
+async fn render(
+    state: &WebState,
+    parts: &Parts,
+    problem: Option<&str>,
+    status: StatusCode,
+) -> Response {
+    let known = match session::csrf_of(state, parts).await.or_failure() {
+        Ok(known) => known,
+        Err(response) => return response,
+    };
+    let (cookie, csrf) = match known {
+        Some(csrf) => (None, csrf),
+        None => match state.host.begin_signin_session().await.or_failure() {
+            Ok(new) => (Some(session::cookie(&new.id)), new.csrf),
+            Err(response) => return response,
+        },
     };
     let body = html! {
         @if let Some(problem) = problem { p.problem role="alert" { (problem) } }
@@ -58,8 +67,9 @@ pub(super) struct Credentials {
     password: String,
 }
 
-/// Checks the password; on success ends the pre-sign-in session and begins
-/// a new one, so an id known before sign-in is worth nothing after.
+/// Checks the password; on success the app layer ends the pre-sign-in
+/// session and begins a new one, so an id known before sign-in is worth
+/// nothing after.
 pub(super) async fn submit(
     State(state): State<WebState>,
     parts: Parts,
@@ -73,24 +83,28 @@ pub(super) async fn submit(
         .headers
         .get("x-forwarded-for")
         .and_then(|value| value.to_str().ok());
-    let verified = async {
+    let old = session::session_id(&parts);
+    let signed_in = async {
         let address = state.host.client_address(peer, forwarded).await?;
         state
             .host
-            .sign_in(&credentials.name, &credentials.password, address)
+            .sign_in_browser(
+                &credentials.name,
+                &credentials.password,
+                address,
+                old.as_deref(),
+            )
             .await
     };
-    match verified.await.or_failure() {
-        Ok(true) => {}
-        Ok(false) => return render(&state, &parts, Some(REFUSED), StatusCode::UNAUTHORIZED),
+    let new = match signed_in.await.or_failure() {
+        Ok(Some(new)) => new,
+        Ok(None) => {
+            return render(&state, &parts, Some(REFUSED), StatusCode::UNAUTHORIZED).await;
+        }
         Err(response) => return response,
-    }
-    if let Some(old) = session::session_id(&parts) {
-        state.sessions.end(&old);
-    }
-    let (id, _) = state.sessions.begin(Some(credentials.name));
+    };
     (
-        [(header::SET_COOKIE, session::cookie(&id))],
+        [(header::SET_COOKIE, session::cookie(&new.id))],
         Redirect::to("/approvals"),
     )
         .into_response()
@@ -98,7 +112,14 @@ pub(super) async fn submit(
 
 /// Ends the session.
 pub(super) async fn signout(State(state): State<WebState>, user: SignedIn) -> Response {
-    state.sessions.end(&user.session);
+    if let Err(response) = state
+        .host
+        .end_browser_session(&user.session)
+        .await
+        .or_failure()
+    {
+        return response;
+    }
     (
         [(header::SET_COOKIE, session::expired_cookie())],
         Redirect::to("/signin"),

@@ -9,7 +9,7 @@ use maud::{Markup, html};
 
 use super::WebState;
 use super::layout::{self, OrFailure, csrf_field, when};
-use super::session::{Admin, SignedIn};
+use super::session::{self, Admin, SignedIn};
 use crate::app::HostError;
 use crate::app::skills::states::{DiffLine, SkillState};
 
@@ -79,6 +79,6 @@ pub(super) async fn approve(
         Err(HostError::NotAdmin { .. }) => return layout::forbidden(&user),
         Err(error) => format!("Not approved: {error}"),
     };
-    state.sessions.notify(&user.session, notice);
+    session::notify(&state, &user, notice).await;
     Redirect::to("/skills").into_response()
 }

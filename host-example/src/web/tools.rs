@@ -16,7 +16,7 @@ use tool_core::{Egress, RegisteredTool, Shipped};
 
 use super::WebState;
 use super::layout::{self, OrFailure, csrf_field};
-use super::session::{Admin, SignedIn};
+use super::session::{self, Admin, SignedIn};
 use super::why_not::{self, ForUser};
 use crate::app::HostError;
 use crate::app::SettingKey;
@@ -201,7 +201,7 @@ pub(super) async fn switch_group(
         .host
         .switch_group(&user.name, &form.group, form.state, form.egress)
         .await;
-    answer(&state, &user, saved, format!("Group {} saved.", form.group))
+    answer(&state, &user, saved, format!("Group {} saved.", form.group)).await
 }
 
 #[derive(Deserialize)]
@@ -219,7 +219,7 @@ pub(super) async fn switch_tool(
         .host
         .switch_tool(&user.name, &form.tool, form.state)
         .await;
-    answer(&state, &user, saved, format!("Tool {} saved.", form.tool))
+    answer(&state, &user, saved, format!("Tool {} saved.", form.tool)).await
 }
 
 #[derive(Deserialize)]
@@ -244,12 +244,12 @@ pub(super) async fn save_sites(
         .set_setting(&user.name, SettingKey::Sites.name(), &json)
         .await
         .map(drop);
-    answer(&state, &user, saved, "Sites saved.".to_owned())
+    answer(&state, &user, saved, "Sites saved.".to_owned()).await
 }
 
 /// Back to the tools page with `done` or why not; 403 for someone the app
 /// layer says is no administrator.
-fn answer(
+async fn answer(
     state: &WebState,
     user: &SignedIn,
     saved: Result<(), HostError>,
@@ -260,6 +260,6 @@ fn answer(
         Err(HostError::NotAdmin { .. }) => return layout::forbidden(user),
         Err(error) => format!("Not saved: {error}"),
     };
-    state.sessions.notify(&user.session, notice);
+    session::notify(state, user, notice).await;
     Redirect::to("/tools").into_response()
 }

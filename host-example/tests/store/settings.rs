@@ -2,7 +2,7 @@
 //! fit is refused and stores nothing, a corrupt stored value is one line.
 
 use host_example::app::skills::approval::UnapprovedSkills;
-use host_example::store::{SettingKey, Store, StoreError};
+use host_example::store::{SessionLifetimes, SettingKey, Store, StoreError};
 use serde_json::json;
 use sqlx::Row;
 use tool_core::DataClass;
@@ -105,6 +105,24 @@ pub async fn settings_round_trip(url: &str) {
         "her own replaces the default"
     );
     assert_eq!(budgets.of("petra").cost_per_month, Some(2.5));
+    assert_eq!(
+        store.session_lifetimes().await.unwrap(),
+        SessionLifetimes::default()
+    );
+    store
+        .set_setting(
+            "browser_sessions",
+            r#"{"idle_seconds": 900, "lifetime_seconds": 28800}"#,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        store.session_lifetimes().await.unwrap(),
+        SessionLifetimes {
+            idle_seconds: 900,
+            lifetime_seconds: 28800
+        }
+    );
     // A value that does not fit is refused and stores nothing.
     let before = store.settings().await.unwrap();
     for (key, value) in [
@@ -119,6 +137,15 @@ pub async fn settings_round_trip(url: &str) {
         ("budgets", r#"{"default": {"tokens_a_day": 5}}"#),
         ("budgets", r#"{"users": {"petra": {"tokens_per_day": -1}}}"#),
         ("oauth", r#"{"issuer": "https://id.example"}"#),
+        (
+            "browser_sessions",
+            r#"{"idle_seconds": 0, "lifetime_seconds": 60}"#,
+        ),
+        (
+            "browser_sessions",
+            r#"{"idle_seconds": 60, "lifetime_seconds": 2592001}"#,
+        ),
+        ("browser_sessions", r#"{"idle_seconds": 60}"#),
         (
             "oauth",
             r#"{"issuer": "i", "resource": "ftp://x/mcp", "jwks_uri": "https://id.example/k"}"#,
