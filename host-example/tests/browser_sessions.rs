@@ -12,28 +12,20 @@
 
 #[path = "store/backends.rs"]
 mod backends;
+mod mcp_support;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
+use std::io::Write;
+use std::process::Stdio;
 use std::time::Duration;
 
 use backends::TestDb;
 use host_example::store::Store;
-
-/// The binary with `--database` set and nothing from the environment.
-fn command(url: &str, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_host-example"));
-    command
-        .env_remove("HOST_DATABASE_URL")
-        .env_remove("HOST_USER")
-        .args(["--database", url])
-        .args(args);
-    command
-}
+use mcp_support::Host;
 
 /// Runs a command with `stdin` as its input; asserts it succeeded.
 fn run(url: &str, args: &[&str], stdin: &str) {
-    let mut child = command(url, args)
+    let mut child = Host::at(url)
+        .command(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -48,38 +40,6 @@ fn run(url: &str, args: &[&str], stdin: &str) {
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{args:?}: {stderr}");
-}
-
-/// A running `host-example serve`; killed when dropped.
-struct Served {
-    child: Child,
-    base: String,
-}
-
-impl Served {
-    fn start(url: &str) -> Served {
-        let mut child = command(url, &["serve", "--addr", "127.0.0.1:0"])
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
-        let base = first
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("not an address: {first:?}"))
-            .to_owned();
-        Served { child, base }
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// What a server answered: the status, where it redirects, the cookie it
@@ -206,8 +166,8 @@ async fn sessions_in_database(url: &str, user: &str) -> i64 {
 
 async fn sessions_are_shared_and_ended(url: &str) {
     run(url, &["db", "migrate"], "");
-    let a = Served::start(url);
-    let b = Served::start(url);
+    let a = Host::at(url).serve();
+    let b = Host::at(url).serve();
     let (a, b) = (a.base.clone(), b.base.clone());
 
     // Signed in on A (with the form B served): known on B.

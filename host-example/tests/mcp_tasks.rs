@@ -13,6 +13,7 @@
 mod mcp_support;
 
 use mcp_support::Host;
+use mcp_support::pages::post_from_inbox;
 use mcp_support::raw::Session;
 use serde_json::{Value, json};
 
@@ -38,55 +39,8 @@ async fn task(session: &mut Session, id: &str) -> Value {
 /// Signs `user` in to the pages at `base` and approves proposal `id` there,
 /// as the inbox's button does; the notice the page then shows.
 async fn approve_in_browser(base: &str, user: &str, id: &str) -> String {
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let csrf = |body: &str| {
-        let from = body.find("name=\"csrf\" value=\"").unwrap() + 19;
-        body[from..from + body[from..].find('"').unwrap()].to_owned()
-    };
-    let form = client.get(format!("{base}/signin")).send().await.unwrap();
-    let cookie_of = |response: &reqwest::Response| {
-        let set = response.headers()["set-cookie"].to_str().unwrap();
-        set.split(';').next().unwrap().to_owned()
-    };
-    let cookie = cookie_of(&form);
-    let token = csrf(&form.text().await.unwrap());
-    let signed_in = client
-        .post(format!("{base}/signin"))
-        .header("cookie", &cookie)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(format!("name={user}&password=demo&csrf={token}"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(signed_in.status(), 303);
-    let cookie = cookie_of(&signed_in);
-    let inbox = client
-        .get(format!("{base}/approvals"))
-        .header("cookie", &cookie)
-        .send()
-        .await
-        .unwrap();
-    let token = csrf(&inbox.text().await.unwrap());
-    let approved = client
-        .post(format!("{base}/approvals/{id}/approve"))
-        .header("cookie", &cookie)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(format!("csrf={token}"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(approved.status(), 303);
-    let location = approved.headers()["location"].to_str().unwrap().to_owned();
-    let page = client
-        .get(format!("{base}{location}"))
-        .header("cookie", &cookie)
-        .send()
-        .await
-        .unwrap();
-    page.text().await.unwrap()
+    let path = format!("/approvals/{id}/approve");
+    post_from_inbox(base, user, &path, "").await.1
 }
 
 /// A fresh host with the write tool the tests propose with switched on

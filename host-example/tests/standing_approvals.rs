@@ -12,6 +12,7 @@ mod mcp_support;
 mod scripted_model;
 
 use mcp_support::Host;
+use mcp_support::pages::post_from_inbox;
 use scripted_model::ScriptedModel;
 use serde_json::json;
 
@@ -189,60 +190,11 @@ fn no_standing_approval_where_two_approvers_are_required_at_either_door() {
 /// Signs `user` in to the pages at `base` and asks for a standing approval
 /// of `id` there; the notice the page then shows.
 async fn browser_standing(base: &str, user: &str, id: &str) -> String {
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let csrf = |body: &str| {
-        let from = body.find("name=\"csrf\" value=\"").unwrap() + 19;
-        body[from..from + body[from..].find('"').unwrap()].to_owned()
-    };
-    let cookie_of = |response: &reqwest::Response| {
-        let set = response.headers()["set-cookie"].to_str().unwrap();
-        set.split(';').next().unwrap().to_owned()
-    };
-    let form = client.get(format!("{base}/signin")).send().await.unwrap();
-    let cookie = cookie_of(&form);
-    let token = csrf(&form.text().await.unwrap());
-    let signed_in = client
-        .post(format!("{base}/signin"))
-        .header("cookie", &cookie)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(format!("name={user}&password=demo&csrf={token}"))
-        .send()
-        .await
-        .unwrap();
-    let cookie = cookie_of(&signed_in);
-    let inbox = client
-        .get(format!("{base}/approvals"))
-        .header("cookie", &cookie)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let path = format!("/approvals/{id}/approve-standing");
+    let (inbox, page) = post_from_inbox(base, user, &path, "scope=kind").await;
     assert!(
         inbox.contains("approve-standing"),
         "no standing form: {inbox}"
     );
-    let token = csrf(&inbox);
-    let asked = client
-        .post(format!("{base}/approvals/{id}/approve-standing"))
-        .header("cookie", &cookie)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(format!("scope=kind&csrf={token}"))
-        .send()
-        .await
-        .unwrap();
-    let location = asked.headers()["location"].to_str().unwrap().to_owned();
-    client
-        .get(format!("{base}{location}"))
-        .header("cookie", &cookie)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
+    page
 }

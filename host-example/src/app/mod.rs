@@ -53,11 +53,12 @@ use site_model::Site;
 use tool_core::approval::{DEFAULT_PROPOSAL_LIFETIME, ProposalLifetime};
 use tool_core::{Actor, Registry};
 
-/// What a door names when it asks: a run's request, a setting's key, the
-/// database's address and schema, and the store's failures inside
+/// What a door names when it asks: a run's request, a setting's key, an
+/// audit filter, the database's address, backend and schema, and the store's failures inside
 /// [`HostError`]. (The store itself stays beneath this layer.)
 pub use crate::store::{
-    AuditFilter, DEFAULT_DATABASE_URL, LATEST_VERSION, Limits, RunRequest, SettingKey, StoreError,
+    AuditFilter, Backend, DEFAULT_DATABASE_URL, LATEST_VERSION, Limits, RunRequest, SettingKey,
+    StoreError,
 };
 pub use admin::Offer;
 pub use error::{HostError, describe, describe_exposure};

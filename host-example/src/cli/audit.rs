@@ -3,7 +3,7 @@
 use clap::Subcommand;
 use site_model::Timestamp;
 
-use host_example::store::AuditFilter;
+use host_example::app::AuditFilter;
 use host_example::{plain_table, render_table};
 
 use super::{Context, Failure};

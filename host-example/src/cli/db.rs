@@ -3,8 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Subcommand;
-use host_example::app::LATEST_VERSION;
-use host_example::store::Backend;
+use host_example::app::{Backend, LATEST_VERSION};
 
 use super::{Context, Failure};
 

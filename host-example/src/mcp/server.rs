@@ -542,11 +542,9 @@ impl ServerHandler for McpServer {
         let actor = self.actor(&cx)?;
         let offered = self.host.skill_prompts(&actor).await.map_err(host_failed)?;
         let (skill, file) = skills::file_at(&offered, &request.uri)?;
-        let bytes = match self.host.skill_file(&actor, &skill.name, &file.path).await {
-            Ok(bytes) => bytes,
-            Err(HostError::Invalid(_)) => return Err(skills::not_found(&request.uri)),
-            Err(error) => return Err(host_failed(error)),
-        };
+        let bytes = skill
+            .read_file(file)
+            .ok_or_else(|| skills::not_found(&request.uri))?;
         let contents = skills::contents(&request.uri, &file.path, bytes);
         Ok(ReadResourceResult::new(vec![contents]).into())
     }

@@ -4,6 +4,7 @@
 //! line by line.
 #![allow(dead_code)] // each test file uses part of it
 
+pub mod pages;
 pub mod raw;
 
 use std::collections::HashMap;
@@ -327,9 +328,10 @@ pub fn propose(client: &mut Driver, title: &str) -> String {
     id
 }
 
-/// The real `host-example` binary on a fresh SQLite database.
+/// The real `host-example` binary on a fresh SQLite database, or on one a
+/// test made elsewhere ([`Host::at`]).
 pub struct Host {
-    _dir: tempfile::TempDir,
+    _dir: Option<tempfile::TempDir>,
     pub url: String,
 }
 
@@ -338,9 +340,20 @@ impl Host {
     pub fn new() -> Host {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}?mode=rwc", dir.path().join("host.db").display());
-        let host = Host { _dir: dir, url };
+        let host = Host {
+            _dir: Some(dir),
+            url,
+        };
         host.run(&["db", "migrate"]);
         host
+    }
+
+    /// The binary on the database at `url`, which the test keeps.
+    pub fn at(url: &str) -> Host {
+        Host {
+            _dir: None,
+            url: url.to_owned(),
+        }
     }
 
     /// The binary with `--database` set and nothing from the environment.

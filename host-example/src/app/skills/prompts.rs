@@ -119,41 +119,16 @@ impl Host {
     }
 }
 
-impl Host {
-    /// The bytes of `path` of the skill `name`, if that skill is offered to
-    /// `actor` now and the file is one of its approved files with the bytes
-    /// that were approved: what is handed out is what was checked.
-    ///
-    /// # Errors
-    ///
-    /// [`HostError::Invalid`] when the skill is not offered to `actor`,
-    /// has no such file, or the file changed since it was approved: the
-    /// same answer, so nobody learns of a skill they are not offered.
-    pub async fn skill_file(
-        &self,
-        actor: &Actor,
-        name: &str,
-        path: &str,
-    ) -> Result<Vec<u8>, HostError> {
-        let missing =
-            || HostError::Invalid(format!("no file `{path}` of an offered skill `{name}`"));
-        let offered = self.skill_prompts(actor).await?;
-        let skill = offered
-            .iter()
-            .find(|s| s.name == name)
-            .ok_or_else(missing)?;
-        let file = skill
-            .files
-            .iter()
-            .find(|f| f.path == path)
-            .ok_or_else(missing)?;
-        // The path is one the folder's own listing gave, never the
-        // caller's text, so it names a file inside the folder.
-        let bytes = std::fs::read(skill.folder.join(&file.path)).map_err(|_| missing())?;
-        if sha256_hex(&bytes) != file.sha256 {
-            return Err(missing());
-        }
-        Ok(bytes)
+impl SkillPrompt {
+    /// The bytes of `file`, one of this offered skill's approved files,
+    /// read afresh and handed out only with the bytes that were approved:
+    /// what is handed out is what was checked. `None` when the file is
+    /// gone, unreadable or changed since its approval.
+    pub fn read_file(&self, file: &SkillFile) -> Option<Vec<u8>> {
+        // The path is one the folder's own listing gave, never a caller's
+        // text, so it names a file inside the folder.
+        let bytes = std::fs::read(self.folder.join(&file.path)).ok()?;
+        (sha256_hex(&bytes) == file.sha256).then_some(bytes)
     }
 }
 
