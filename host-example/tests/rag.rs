@@ -15,6 +15,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use backends::TestDb;
 use host_example::Host;
+use host_example::app::AuditFiles;
 use host_example::app::calls::CallScope;
 use host_example::app::index::{IndexLocation, SearchBackend};
 use serde_json::{Value, json};
@@ -135,6 +136,7 @@ async fn every_backend_finds_public_pages_ranked_and_never_a_hidden_only_word() 
                 &db.url,
                 backend,
                 IndexLocation::Folder(folder.path().join("index")),
+                &AuditFiles::for_database(&db.url),
             )
             .await
             .unwrap();
@@ -300,6 +302,7 @@ async fn a_page_hidden_through_an_approved_change_is_gone_here_at_once_and_in_an
             &db.url,
             SearchBackend::Tantivy,
             IndexLocation::Folder(index.clone()),
+            &AuditFiles::for_database(&db.url),
         )
         .await
         .unwrap();

@@ -1,11 +1,12 @@
 //! Reading the audit trail (administrators): filtered by person, tool,
 //! kind, decision, gate, run and time, paged newest first, and exported
-//! whole as JSON Lines.
+//! whole as JSON Lines with each row's link in its chain; and the chain
+//! verified ([`Host::audit_verify`]).
 
 use serde::Serialize;
 
 use crate::app::{Host, HostError};
-use crate::store::{AuditEntry, AuditFilter};
+use crate::store::{AuditFilter, AuditVerification, StoredAudit};
 
 /// The most rows one export holds: an export of more is refused, so a
 /// filter is chosen rather than a server held up.
@@ -36,12 +37,26 @@ pub struct AuditRecord {
     pub client: Option<String>,
     /// How long it took, where timed.
     pub duration_ms: Option<u128>,
+    /// The chain the row belongs to (none for rows from before chains).
+    pub chain: Option<String>,
+    /// Its position in the chain, from 1.
+    pub chain_position: Option<i64>,
+    /// HMAC-SHA256 (hex) of the row and of the previous row's hash.
+    pub hash: Option<String>,
 }
 
 impl AuditRecord {
-    fn new(seq: i64, entry: AuditEntry) -> AuditRecord {
+    fn new(stored: StoredAudit) -> AuditRecord {
+        let StoredAudit { seq, entry, link } = stored;
+        let (chain, chain_position, hash) = match link {
+            Some(link) => (Some(link.chain), Some(link.position), Some(link.hash)),
+            None => (None, None, None),
+        };
         AuditRecord {
             seq,
+            chain,
+            chain_position,
+            hash,
             at: entry.at,
             actor: entry.actor,
             kind: entry.kind.as_str(),
@@ -79,10 +94,7 @@ impl Host {
         let mut rows = self.store().audit_search(filter, before, size + 1).await?;
         let more = rows.len() > size;
         rows.truncate(size);
-        let records: Vec<AuditRecord> = rows
-            .into_iter()
-            .map(|(seq, entry)| AuditRecord::new(seq, entry))
-            .collect();
+        let records: Vec<AuditRecord> = rows.into_iter().map(AuditRecord::new).collect();
         Ok(AuditPage {
             older: more.then(|| records.last().map(|r| r.seq)).flatten(),
             records,
@@ -103,5 +115,12 @@ impl Host {
             )));
         }
         Ok(page.records)
+    }
+
+    /// Checks the audit trail's chains with this host's key and heads
+    /// file: every row's keyed hash, no position missing, no row moved, no
+    /// tail cut short of the heads file.
+    pub async fn audit_verify(&self) -> Result<AuditVerification, HostError> {
+        Ok(self.store().verify_audit().await?)
     }
 }

@@ -54,11 +54,11 @@ use tool_core::approval::{DEFAULT_PROPOSAL_LIFETIME, ProposalLifetime};
 use tool_core::{Actor, Registry};
 
 /// What a door names when it asks: a run's request, a setting's key, an
-/// audit filter, the database's address, backend and schema, and the store's failures inside
+/// audit filter, the audit chain's files and its verification, the database's address, backend and schema, and the store's failures inside
 /// [`HostError`]. (The store itself stays beneath this layer.)
 pub use crate::store::{
-    AuditFilter, Backend, DEFAULT_DATABASE_URL, LATEST_VERSION, Limits, RunRequest, SettingKey,
-    StoreError,
+    AuditFiles, AuditFilter, AuditProblem, AuditVerification, Backend, DEFAULT_DATABASE_URL,
+    LATEST_VERSION, Limits, RunRequest, SettingKey, StoreError,
 };
 pub use admin::Offer;
 pub use error::{HostError, describe, describe_exposure};
@@ -83,24 +83,27 @@ pub struct Host {
 
 impl Host {
     /// The host over the database at `url` (created, migrated and seeded
-    /// on first use), with every linked tool.
+    /// on first use), with every linked tool, its audit chain's files
+    /// where [`AuditFiles::for_database`] puts them.
     pub async fn open(url: &str) -> Result<Host, HostError> {
         Host::open_with(
             url,
             SearchBackend::default(),
             IndexLocation::for_database(url),
+            &AuditFiles::for_database(url),
         )
         .await
     }
 
-    /// [`Host::open`] with the public search's preferred backend and the
-    /// place of its index chosen.
+    /// [`Host::open`] with the public search's preferred backend, the
+    /// place of its index and the audit chain's key and heads files chosen.
     pub async fn open_with(
         url: &str,
         backend: SearchBackend,
         location: IndexLocation,
+        audit: &AuditFiles,
     ) -> Result<Host, HostError> {
-        Ok(Host::new(Store::open(url).await?)?.with_search(backend, location))
+        Ok(Host::new(Store::open_with_audit(url, audit).await?)?.with_search(backend, location))
     }
 
     /// The same host with its public search preferring `backend`, its

@@ -1,4 +1,4 @@
-//! `host-example audit tail [-n N]` and `audit export`.
+//! `host-example audit tail [-n N]`, `audit export` and `audit verify`.
 
 use clap::Subcommand;
 use site_model::Timestamp;
@@ -21,6 +21,11 @@ pub enum Command {
         #[arg(short = 'n', default_value_t = 20)]
         n: usize,
     },
+    /// Check the audit trail's chains with the key and heads files: every
+    /// row's keyed hash, no row removed or moved, no tail cut. Exit code 1,
+    /// naming the first row that is wrong, when something is.
+    #[command(after_help = "Example: host-example audit verify")]
+    Verify,
     /// Print the entries matching a filter as JSON Lines, newest first, for
     /// a log system (as an administrator, --user). The same rows as the
     /// audit page's export.
@@ -61,6 +66,7 @@ pub enum Command {
 pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
     let n = match command {
         Command::Tail { n } => n,
+        Command::Verify => return verify(context).await,
         Command::Export {
             since,
             until,
@@ -133,4 +139,36 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
     }
     outln!("{}", render_table(&table).trim_end());
     Ok(())
+}
+
+async fn verify(context: &Context) -> Result<(), Failure> {
+    let host = context.host().await?;
+    let report = host.audit_verify().await?;
+    let heads = match &report.heads_file {
+        Some(file) => format!(
+            "heads file {}: {} chains recorded",
+            file.display(),
+            report.heads
+        ),
+        None => "no heads file (a database in memory)".to_owned(),
+    };
+    outln!(
+        "{} chained rows in {} chains checked; {} rows from before the chain (not covered); {heads}",
+        report.rows,
+        report.chains,
+        report.before_chain
+    );
+    for problem in &report.problems {
+        outln!("{problem}");
+    }
+    match report.problems.first() {
+        None => {
+            outln!("ok: the audit trail verifies");
+            Ok(())
+        }
+        Some(first) => Err(Failure::new(format!(
+            "the audit trail does not verify ({} problems); the first: {first}",
+            report.problems.len()
+        ))),
+    }
 }

@@ -44,7 +44,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 use host_example::app::index::{IndexLocation, SearchBackend};
 use host_example::app::skills::SkillsError;
-use host_example::app::{DEFAULT_DATABASE_URL, StoreError};
+use host_example::app::{AuditFiles, DEFAULT_DATABASE_URL, StoreError};
 use host_example::{Host, HostError};
 
 const EXIT_CODES: &str = "Exit codes: 0 ok, 1 refused or failed (the reason is one line on stderr, \
@@ -99,6 +99,23 @@ pub struct Cli {
     #[arg(long, global = true, env = "HOST_INDEX_DIR", value_name = "DIR")]
     index_dir: Option<std::path::PathBuf>,
 
+    /// The audit chain's key file (HMAC-SHA256, 64 hex digits), kept out
+    /// of the database; created with mode 0600 when missing and the
+    /// database holds no chained rows, refused when missing otherwise.
+    /// Default: `FILE.audit-key` beside a SQLite file;
+    /// `host-example-audit/HOST-DATABASE.key` in the working folder for
+    /// PostgreSQL. Every process writing one database must name the same key.
+    #[arg(long, global = true, env = "HOST_AUDIT_KEY", value_name = "FILE")]
+    audit_key: Option<std::path::PathBuf>,
+
+    /// The file each audit chain's latest head is appended to after every
+    /// commit, kept out of the database (`audit verify` catches a cut tail
+    /// with it). Default: `KEY.heads` beside --audit-key when that is
+    /// given, else `FILE.audit-heads` beside a SQLite file,
+    /// `host-example-audit/HOST-DATABASE.heads` for PostgreSQL.
+    #[arg(long, global = true, env = "HOST_AUDIT_HEADS", value_name = "FILE")]
+    audit_heads: Option<std::path::PathBuf>,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -126,7 +143,7 @@ enum Command {
     /// Show and change the host's settings.
     #[command(subcommand)]
     Settings(settings::Command),
-    /// Read the audit trail.
+    /// Read, export and verify the audit trail.
     #[command(subcommand)]
     Audit(audit::Command),
     /// Serve the host's tools over MCP on stdin and stdout, acting for
@@ -223,6 +240,7 @@ pub struct Context {
     user: Option<String>,
     search_backend: SearchBackend,
     index_dir: Option<std::path::PathBuf>,
+    audit: AuditFiles,
 }
 
 impl Context {
@@ -233,7 +251,7 @@ impl Context {
             Some(dir) => IndexLocation::Folder(dir.clone()),
             None => IndexLocation::for_database(&self.database),
         };
-        Host::open_with(&self.database, self.search_backend, location)
+        Host::open_with(&self.database, self.search_backend, location, &self.audit)
             .await
             .map_err(|error| {
                 let hint = match &error {
@@ -263,7 +281,15 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(error) => return usage_error(&error),
     };
+    let audit = match (cli.audit_key, cli.audit_heads) {
+        (Some(key), heads) => AuditFiles::at(key, heads),
+        (None, heads) => match (AuditFiles::for_database(&cli.database), heads) {
+            (AuditFiles::Files { key, .. }, Some(heads)) => AuditFiles::at(key, Some(heads)),
+            (files, _) => files,
+        },
+    };
     let context = Context {
+        audit,
         database: cli.database,
         user: cli.user,
         // clap admits only the backends' names.

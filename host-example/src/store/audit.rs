@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use sqlx::Row;
 
-use super::{Store, StoreError, now};
+use super::audit_chain::LinkedRow;
+use super::{Store, StoreError};
 
 /// What an audit entry records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,12 +91,43 @@ impl AuditEntry {
             duration: None,
         }
     }
+
+    /// Its duration in whole milliseconds, as stored.
+    pub(super) fn duration_ms(&self) -> Option<i64> {
+        self.duration
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+    }
+}
+
+/// Where a stored row sits in its chain ([`Store::verify_audit`]); rows
+/// from before the chain have none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainLink {
+    /// The chain (one per process that wrote).
+    pub chain: String,
+    /// Its position there, from 1.
+    pub position: i64,
+    /// HMAC-SHA256 of the row and of the previous row's hash, hex.
+    pub hash: String,
+}
+
+/// A stored audit row: its sequence number, its entry and its link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredAudit {
+    /// Its place in the table: larger is newer.
+    pub seq: i64,
+    /// What it records.
+    pub entry: AuditEntry,
+    /// Its place in its chain.
+    pub link: Option<ChainLink>,
 }
 
 impl Store {
-    /// Appends `entry`, stamped now.
+    /// Appends `entry`, stamped now, to this store's chain.
     pub async fn audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
-        insert_audit(entry).execute(&self.pool).await?;
+        let mut links = self.chain()?.begin().await;
+        insert_audit(&links.link(entry)).execute(&self.pool).await?;
+        links.committed();
         Ok(())
     }
 
@@ -109,7 +141,7 @@ impl Store {
         .await?;
         let mut entries = rows
             .iter()
-            .map(|row| entry(row).map(|(_, entry)| entry))
+            .map(|row| stored(row).map(|stored| stored.entry))
             .collect::<Result<Vec<_>, StoreError>>()?;
         entries.reverse();
         Ok(entries)
@@ -117,13 +149,13 @@ impl Store {
 
     /// Up to `limit` entries matching `filter` with a sequence number
     /// below `before` (all for `None`), newest first, each with its
-    /// sequence number.
+    /// sequence number and link.
     pub async fn audit_search(
         &self,
         filter: &AuditFilter,
         before: Option<i64>,
         limit: usize,
-    ) -> Result<Vec<(i64, AuditEntry)>, StoreError> {
+    ) -> Result<Vec<StoredAudit>, StoreError> {
         let mut conditions = Vec::new();
         let mut texts = Vec::new();
         for (column, value) in [
@@ -170,7 +202,7 @@ impl Store {
             .bind(i64::try_from(limit).unwrap_or(i64::MAX))
             .fetch_all(&self.pool)
             .await?;
-        rows.iter().map(entry).collect()
+        rows.iter().map(stored).collect()
     }
 }
 
@@ -198,13 +230,26 @@ pub struct AuditFilter {
 }
 
 const COLUMNS: &str = "seq, at, actor, run_id, tool, kind, decision, gate, detail, client_name,
-    client_version, protocol, duration_ms";
+    client_version, protocol, duration_ms, chain, chain_pos, hash";
 
-/// One row as an entry, with its sequence number.
-fn entry(row: &sqlx::any::AnyRow) -> Result<(i64, AuditEntry), StoreError> {
-    Ok((
-        row.try_get("seq")?,
-        AuditEntry {
+/// One row as stored.
+fn stored(row: &sqlx::any::AnyRow) -> Result<StoredAudit, StoreError> {
+    let link = match (
+        row.try_get::<Option<String>, _>("chain")?,
+        row.try_get::<Option<i64>, _>("chain_pos")?,
+        row.try_get::<Option<String>, _>("hash")?,
+    ) {
+        (Some(chain), Some(position), Some(hash)) => Some(ChainLink {
+            chain,
+            position,
+            hash,
+        }),
+        _ => None,
+    };
+    Ok(StoredAudit {
+        seq: row.try_get("seq")?,
+        link,
+        entry: AuditEntry {
             at: row.try_get("at")?,
             actor: row.try_get("actor")?,
             run: row.try_get("run_id")?,
@@ -222,7 +267,7 @@ fn entry(row: &sqlx::any::AnyRow) -> Result<(i64, AuditEntry), StoreError> {
                 .try_get::<Option<i64>, _>("duration_ms")?
                 .map(|ms| Duration::from_millis(u64::try_from(ms).unwrap_or(0))),
         },
-    ))
+    })
 }
 
 impl McpClient {
@@ -242,17 +287,18 @@ impl McpClient {
     }
 }
 
-/// The statement appending `entry`, stamped now.
-pub(super) fn insert_audit(
-    entry: &AuditEntry,
-) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
+/// The statement appending `row`, linked into its chain.
+pub(super) fn insert_audit<'q>(
+    row: &'q LinkedRow<'q>,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    let entry = row.entry;
     let client = entry.client.as_ref();
     sqlx::query(
         "INSERT INTO audit (at, actor, run_id, tool, kind, decision, gate, detail,
-         client_name, client_version, protocol, duration_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+         client_name, client_version, protocol, duration_ms, chain, chain_pos, hash)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
     )
-    .bind(now())
+    .bind(row.at)
     .bind(entry.actor.as_str())
     .bind(entry.run.clone())
     .bind(entry.tool.clone())
@@ -263,9 +309,8 @@ pub(super) fn insert_audit(
     .bind(client.and_then(|c| c.name.clone()))
     .bind(client.and_then(|c| c.version.clone()))
     .bind(client.and_then(|c| c.protocol.clone()))
-    .bind(
-        entry
-            .duration
-            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
-    )
+    .bind(entry.duration_ms())
+    .bind(row.chain.as_str())
+    .bind(row.position)
+    .bind(row.hash.as_str())
 }

@@ -67,6 +67,8 @@ impl Store {
         {
             return self.audit(&only.audit).await;
         }
+        // The chain first, then the database: see store/audit_chain.rs.
+        let mut links = self.chain()?.begin().await;
         let mut tx = self.begin_write().await?;
         for call in calls {
             if let Some(made) = &call.proposal {
@@ -79,9 +81,12 @@ impl Store {
                 )
                 .await?;
             }
-            insert_audit(&call.audit).execute(&mut *tx).await?;
+            insert_audit(&links.link(&call.audit))
+                .execute(&mut *tx)
+                .await?;
         }
         tx.commit().await?;
+        links.committed();
         Ok(())
     }
 
@@ -94,6 +99,7 @@ impl Store {
         event: &Event<'_>,
         audit: &[AuditEntry],
     ) -> Result<i64, StoreError> {
+        let mut links = self.chain()?.begin().await;
         let mut tx = self.begin_write().await?;
         let row = sqlx::query(
             "INSERT INTO run_events (run_id, seq, at, data)
@@ -116,9 +122,10 @@ impl Store {
                 .await?;
         }
         for entry in audit {
-            insert_audit(entry).execute(&mut *tx).await?;
+            insert_audit(&links.link(entry)).execute(&mut *tx).await?;
         }
         tx.commit().await?;
+        links.committed();
         Ok(seq)
     }
 }

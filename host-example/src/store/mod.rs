@@ -18,6 +18,7 @@
 
 mod approval_votes;
 mod audit;
+mod audit_chain;
 mod browser_sessions;
 mod budgets;
 mod call_outcomes;
@@ -41,6 +42,7 @@ mod usage;
 mod users;
 mod values;
 
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
@@ -48,7 +50,8 @@ use serde::de::DeserializeOwned;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{Any, AnyPool, Row, Transaction};
 
-pub use audit::{AuditEntry, AuditFilter, AuditKind, McpClient};
+pub use audit::{AuditEntry, AuditFilter, AuditKind, ChainLink, McpClient, StoredAudit};
+pub use audit_chain::{AuditFiles, AuditProblem, AuditVerification};
 pub use browser_sessions::{SessionLifetimes, StoredBrowserSession};
 pub use budgets::{Budgets, Limits, Spending};
 pub use call_outcomes::CallOutcome;
@@ -107,6 +110,8 @@ pub struct Store {
     pool: AnyPool,
     backend: Backend,
     durability: Durability,
+    /// This store's audit chain; `None` only while opening.
+    chain: Option<Arc<audit_chain::AuditChain>>,
 }
 
 impl Store {
@@ -122,7 +127,18 @@ impl Store {
     ///
     /// A SQLite database is put in WAL mode, and every connection to it
     /// flushes as the `durability` setting says ([`Durability`]).
+    ///
+    /// The audit chain's key and heads file are the database's defaults
+    /// ([`AuditFiles::for_database`]).
     pub async fn open(url: &str) -> Result<Store, StoreError> {
+        Store::open_with_audit(url, &AuditFiles::for_database(url)).await
+    }
+
+    /// [`Store::open`] with the audit chain's key and heads file at
+    /// `audit`: the key file is created (mode 0600) if missing while the
+    /// database holds no chained rows, and refused if missing when it does
+    /// (or if others may read it).
+    pub async fn open_with_audit(url: &str, audit: &AuditFiles) -> Result<Store, StoreError> {
         let backend = Backend::of(url)?;
         sqlx::any::install_default_drivers();
         let durability = match backend {
@@ -157,13 +173,17 @@ impl Store {
             .map_err(|error| StoreError::Connect {
                 reason: one_line(&error.to_string()),
             })?;
-        let store = Store {
+        let mut store = Store {
             pool,
             backend,
             durability,
+            chain: None,
         };
         migrate::run(&store).await?;
         seed::run(&store).await?;
+        store.chain = Some(Arc::new(
+            audit_chain::AuditChain::open(&store, audit).await?,
+        ));
         Ok(store)
     }
 

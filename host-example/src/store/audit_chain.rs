@@ -1,0 +1,720 @@
+//! The audit trail proves itself: every audit row is linked into a chain
+//! by a keyed hash (HMAC-SHA256) of its content and of the previous row's
+//! hash, with a key kept in a file outside the database; each chain's
+//! latest head is appended to a heads file, also outside the database.
+//!
+//! One chain per opened [`Store`] (a process, in practice): writers in
+//! several processes sharing one PostgreSQL database never wait for each
+//! other's chain. A row names its chain and its position there (from 1).
+//! A restarted process starts a new chain.
+//!
+//! Writing: the chain's lock is taken *before* the write transaction
+//! begins (so a writer never waits for the lock while holding the
+//! database's), each row gets the next position and its hash, and the
+//! chain's head in memory advances only once the transaction committed;
+//! then the new head is appended to the heads file (one line per commit,
+//! `CHAIN POSITION HASH`, appended while the lock is still held).
+//!
+//! [`Store::verify_audit`] walks every chain: a row changed (or a chain
+//! recomputed without the key) fails its hash; a row removed leaves a
+//! position missing; rows moved break the order of their sequence numbers;
+//! a cut tail (or a whole chain removed) falls short of the head the heads
+//! file recorded.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{ErrorKind, Write as _};
+use std::path::{Path, PathBuf};
+
+use argon2::password_hash::rand_core::{OsRng, RngCore};
+use hmac::{Hmac, Mac};
+use serde_json::json;
+use sha2::Sha256;
+use sqlx::Row;
+use tokio::sync::{Mutex, MutexGuard};
+
+use super::audit::AuditEntry;
+use super::users::hex;
+use super::{Store, StoreError, now};
+
+/// Where the audit chain's key and heads are kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuditFiles {
+    /// Files on disk: the key (32 random bytes as 64 hex digits, created
+    /// with mode 0600 on first use of a database without chained rows) and
+    /// the heads file (appended to).
+    Files {
+        /// The key file.
+        key: PathBuf,
+        /// The heads file.
+        heads: PathBuf,
+    },
+    /// A key made for this process and no heads file: for a database in
+    /// memory, gone with the process anyway.
+    Memory,
+}
+
+impl AuditFiles {
+    /// The default for a database: `FILE.audit-key` and
+    /// `FILE.audit-heads` beside a SQLite file; in memory for a SQLite
+    /// database in memory; `host-example-audit/HOST-DATABASE.key` and
+    /// `.heads` in the working folder for PostgreSQL.
+    pub fn for_database(url: &str) -> AuditFiles {
+        if let Some(rest) = url
+            .strip_prefix("sqlite://")
+            .or_else(|| url.strip_prefix("sqlite:"))
+        {
+            let file = rest.split('?').next().unwrap_or_default();
+            if file.is_empty() || file == ":memory:" || rest.contains("mode=memory") {
+                return AuditFiles::Memory;
+            }
+            return AuditFiles::Files {
+                key: PathBuf::from(format!("{file}.audit-key")),
+                heads: PathBuf::from(format!("{file}.audit-heads")),
+            };
+        }
+        let database = url
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .split('?')
+            .next()
+            .unwrap_or_default();
+        let host = url
+            .split_once('@')
+            .map_or(url, |(_, rest)| rest)
+            .split('/')
+            .nth(if url.contains('@') { 0 } else { 2 })
+            .unwrap_or_default();
+        let name: String = format!("{host}-{database}")
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let folder = PathBuf::from("host-example-audit");
+        AuditFiles::Files {
+            key: folder.join(format!("{name}.key")),
+            heads: folder.join(format!("{name}.heads")),
+        }
+    }
+
+    /// The key file named, the heads file `heads` or else beside it
+    /// (`KEY.heads`).
+    pub fn at(key: PathBuf, heads: Option<PathBuf>) -> AuditFiles {
+        let heads = heads.unwrap_or_else(|| {
+            let mut name = key.clone().into_os_string();
+            name.push(".heads");
+            PathBuf::from(name)
+        });
+        AuditFiles::Files { key, heads }
+    }
+}
+
+/// A chain's latest row: its position and hash (position 0 and no hash
+/// before the first).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Head {
+    position: i64,
+    hash: String,
+}
+
+/// What the lock guards: the head and the heads file.
+struct State {
+    head: Head,
+    heads: Option<File>,
+}
+
+/// This store's chain.
+pub(super) struct AuditChain {
+    id: String,
+    key: [u8; 32],
+    heads_path: Option<PathBuf>,
+    state: Mutex<State>,
+}
+
+impl std::fmt::Debug for AuditChain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuditChain")
+            .field("id", &self.id)
+            .field("heads", &self.heads_path)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One audit row ready to insert: the entry, when, and its link.
+pub(super) struct LinkedRow<'e> {
+    pub(super) entry: &'e AuditEntry,
+    pub(super) at: i64,
+    pub(super) chain: String,
+    pub(super) position: i64,
+    pub(super) hash: String,
+}
+
+/// The chain held for one write: rows linked so far, not yet committed.
+pub(super) struct Links<'c> {
+    chain: &'c AuditChain,
+    state: MutexGuard<'c, State>,
+    next: Head,
+}
+
+impl Links<'_> {
+    /// `entry`, stamped now, linked after the last row.
+    pub(super) fn link<'e>(&mut self, entry: &'e AuditEntry) -> LinkedRow<'e> {
+        let at = now();
+        let position = self.next.position + 1;
+        let content = Content::of(entry, at);
+        let hash = row_hash(
+            &self.chain.key,
+            &self.chain.id,
+            position,
+            &content,
+            &self.next.hash,
+        );
+        self.next = Head {
+            position,
+            hash: hash.clone(),
+        };
+        LinkedRow {
+            entry,
+            at,
+            chain: self.chain.id.clone(),
+            position,
+            hash,
+        }
+    }
+
+    /// The rows linked are committed: the head advances and is appended to
+    /// the heads file. A heads file that cannot be written is said on
+    /// stderr (the rows are committed; the next commit appends again).
+    pub(super) fn committed(mut self) {
+        if self.next == self.state.head {
+            return;
+        }
+        self.state.head = self.next.clone();
+        if let Some(file) = self.state.heads.as_mut() {
+            let line = format!(
+                "{} {} {}\n",
+                self.chain.id, self.next.position, self.next.hash
+            );
+            if let Err(error) = file.write_all(line.as_bytes()) {
+                tracing::error!(
+                    "cannot append to the audit heads file {:?}: {error}",
+                    self.chain.heads_path
+                );
+            }
+        }
+    }
+}
+
+impl AuditChain {
+    /// A new chain for `store`, its key read from (or, for a database
+    /// without chained rows, created at) `files`.
+    pub(super) async fn open(store: &Store, files: &AuditFiles) -> Result<AuditChain, StoreError> {
+        let mut id = [0u8; 12];
+        OsRng.fill_bytes(&mut id);
+        let (key, heads_path, heads) = match files {
+            AuditFiles::Memory => {
+                let mut key = [0u8; 32];
+                OsRng.fill_bytes(&mut key);
+                (key, None, None)
+            }
+            AuditFiles::Files { key, heads } => {
+                let chained = sqlx::query("SELECT seq FROM audit WHERE chain IS NOT NULL LIMIT 1")
+                    .fetch_optional(store.pool())
+                    .await?
+                    .is_some();
+                let key = load_key(key, !chained)?;
+                (key, Some(heads.clone()), Some(open_heads(heads)?))
+            }
+        };
+        Ok(AuditChain {
+            id: hex(&id),
+            key,
+            heads_path,
+            state: Mutex::new(State {
+                head: Head::default(),
+                heads,
+            }),
+        })
+    }
+
+    /// The chain, held until the [`Links`] are committed or dropped.
+    pub(super) async fn begin(&self) -> Links<'_> {
+        let state = self.state.lock().await;
+        Links {
+            chain: self,
+            next: state.head.clone(),
+            state,
+        }
+    }
+}
+
+fn refused(message: String) -> StoreError {
+    StoreError::Refused(message)
+}
+
+/// The key in `path`; created there (mode 0600) when missing and `create`.
+fn load_key(path: &Path, create: bool) -> Result<[u8; 32], StoreError> {
+    match fs::read_to_string(path) {
+        Ok(text) => parse_key(path, &text),
+        Err(error) if error.kind() == ErrorKind::NotFound && create => create_key(path),
+        Err(error) if error.kind() == ErrorKind::NotFound => Err(refused(format!(
+            "the audit key file {} is missing, but the database holds chained audit rows: restore the key, or name it with --audit-key (HOST_AUDIT_KEY)",
+            path.display()
+        ))),
+        Err(error) => Err(refused(format!(
+            "cannot read the audit key file {}: {error}",
+            path.display()
+        ))),
+    }
+}
+
+fn parse_key(path: &Path, text: &str) -> Result<[u8; 32], StoreError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = fs::metadata(path)
+            .map_err(|error| refused(format!("cannot read {}: {error}", path.display())))?
+            .permissions()
+            .mode();
+        if mode & 0o077 != 0 {
+            return Err(refused(format!(
+                "the audit key file {} may be read by others (mode {:o}): chmod 600 it",
+                path.display(),
+                mode & 0o777
+            )));
+        }
+    }
+    let text = text.trim();
+    let mut key = [0u8; 32];
+    let valid = text.len() == 64
+        && text.is_ascii()
+        && key.iter_mut().enumerate().all(|(i, byte)| {
+            u8::from_str_radix(&text[2 * i..2 * i + 2], 16)
+                .map(|value| *byte = value)
+                .is_ok()
+        });
+    if !valid {
+        return Err(refused(format!(
+            "the audit key file {} does not hold a key (64 hex digits)",
+            path.display()
+        )));
+    }
+    Ok(key)
+}
+
+/// A new random key written to `path`, atomically: a process starting at
+/// the same moment reads the same key.
+fn create_key(path: &Path) -> Result<[u8; 32], StoreError> {
+    let failed = |error: std::io::Error| {
+        refused(format!(
+            "cannot create the audit key file {}: {error}",
+            path.display()
+        ))
+    };
+    if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(folder).map_err(failed)?;
+    }
+    let mut key = [0u8; 32];
+    OsRng.fill_bytes(&mut key);
+    let mut suffix = [0u8; 8];
+    OsRng.fill_bytes(&mut suffix);
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(format!(".{}.tmp", hex(&suffix)));
+    let temporary = PathBuf::from(temporary);
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    let written = options
+        .open(&temporary)
+        .and_then(|mut file| {
+            file.write_all(format!("{}\n", hex(&key)).as_bytes())?;
+            file.sync_all()
+        })
+        .and_then(|()| fs::hard_link(&temporary, path));
+    let _ = fs::remove_file(&temporary);
+    match written {
+        Ok(()) => Ok(key),
+        // Another process made it first: theirs is the key.
+        Err(error) if error.kind() == ErrorKind::AlreadyExists => load_key(path, false),
+        Err(error) => Err(failed(error)),
+    }
+}
+
+fn open_heads(path: &Path) -> Result<File, StoreError> {
+    if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        let _ = fs::create_dir_all(folder);
+    }
+    OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(|error| {
+            refused(format!(
+                "cannot open the audit heads file {}: {error}",
+                path.display()
+            ))
+        })
+}
+
+/// A row's columns as hashed: what was written, read back the same.
+struct Content {
+    at: i64,
+    actor: String,
+    run: Option<String>,
+    tool: Option<String>,
+    kind: String,
+    decision: String,
+    gate: Option<String>,
+    detail: Option<String>,
+    client_name: Option<String>,
+    client_version: Option<String>,
+    protocol: Option<String>,
+    duration_ms: Option<i64>,
+}
+
+impl Content {
+    fn of(entry: &AuditEntry, at: i64) -> Content {
+        let client = entry.client.as_ref();
+        Content {
+            at,
+            actor: entry.actor.clone(),
+            run: entry.run.clone(),
+            tool: entry.tool.clone(),
+            kind: entry.kind.as_str().to_owned(),
+            decision: entry.decision.clone(),
+            gate: entry.gate.clone(),
+            detail: entry.detail.clone(),
+            client_name: client.and_then(|c| c.name.clone()),
+            client_version: client.and_then(|c| c.version.clone()),
+            protocol: client.and_then(|c| c.protocol.clone()),
+            duration_ms: entry.duration_ms(),
+        }
+    }
+
+    fn read(row: &sqlx::any::AnyRow) -> Result<Content, sqlx::Error> {
+        Ok(Content {
+            at: row.try_get("at")?,
+            actor: row.try_get("actor")?,
+            run: row.try_get("run_id")?,
+            tool: row.try_get("tool")?,
+            kind: row.try_get("kind")?,
+            decision: row.try_get("decision")?,
+            gate: row.try_get("gate")?,
+            detail: row.try_get("detail")?,
+            client_name: row.try_get("client_name")?,
+            client_version: row.try_get("client_version")?,
+            protocol: row.try_get("protocol")?,
+            duration_ms: row.try_get("duration_ms")?,
+        })
+    }
+}
+
+/// HMAC-SHA256 under `key` of the row's chain, position and content and
+/// of the previous row's hash (empty for the first), as hex.
+fn row_hash(key: &[u8; 32], chain: &str, position: i64, row: &Content, previous: &str) -> String {
+    let message = json!([
+        "host-example audit 1",
+        chain,
+        position,
+        row.at,
+        row.actor,
+        row.run,
+        row.tool,
+        row.kind,
+        row.decision,
+        row.gate,
+        row.detail,
+        row.client_name,
+        row.client_version,
+        row.protocol,
+        row.duration_ms,
+        previous,
+    ])
+    .to_string();
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length");
+    mac.update(message.as_bytes());
+    hex(&mac.finalize().into_bytes())
+}
+
+/// What [`Store::verify_audit`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditVerification {
+    /// Chained rows checked.
+    pub rows: u64,
+    /// Chains in the database.
+    pub chains: usize,
+    /// Rows from before the chain began (the migration that added it):
+    /// not covered.
+    pub before_chain: u64,
+    /// The heads file read, if there is one.
+    pub heads_file: Option<PathBuf>,
+    /// Chains the heads file records.
+    pub heads: usize,
+    /// What is wrong, the earliest row first; at most one per chain (the
+    /// first found walking it), then every chain the heads file names that
+    /// the database lacks.
+    pub problems: Vec<AuditProblem>,
+}
+
+impl AuditVerification {
+    /// Whether nothing is wrong.
+    pub fn is_sound(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+/// One thing wrong with the audit trail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditProblem {
+    /// The row it is about (its sequence number), when there is one.
+    pub seq: Option<i64>,
+    /// The chain.
+    pub chain: Option<String>,
+    /// The position in the chain.
+    pub position: Option<i64>,
+    /// What is wrong, in words.
+    pub what: String,
+}
+
+impl std::fmt::Display for AuditProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.seq, &self.chain, self.position) {
+            (Some(seq), Some(chain), Some(position)) => {
+                write!(f, "row {seq} (chain {chain}, position {position}): ")?;
+            }
+            (Some(seq), _, _) => write!(f, "row {seq}: ")?,
+            (None, Some(chain), _) => write!(f, "chain {chain}: ")?,
+            (None, None, _) => {}
+        }
+        f.write_str(&self.what)
+    }
+}
+
+const VERIFY_COLUMNS: &str = "seq, chain, chain_pos, hash, at, actor, run_id, tool, kind, decision,
+    gate, detail, client_name, client_version, protocol, duration_ms";
+
+impl Store {
+    /// Checks every chain of the audit trail with this store's key and
+    /// heads file ([`AuditFiles`]): see the module's documentation.
+    pub async fn verify_audit(&self) -> Result<AuditVerification, StoreError> {
+        let chain = self.chain()?;
+        let rows = sqlx::query(&format!(
+            "SELECT {VERIFY_COLUMNS} FROM audit WHERE chain IS NOT NULL ORDER BY chain, chain_pos"
+        ))
+        .fetch_all(self.pool())
+        .await?;
+        let heads = match &chain.heads_path {
+            Some(path) => read_heads(path)?,
+            None => BTreeMap::new(),
+        };
+        let mut problems = Vec::new();
+        let mut walks: BTreeMap<String, Walk> = BTreeMap::new();
+        for row in &rows {
+            let name: String = row.try_get("chain")?;
+            let walk = walks.entry(name.clone()).or_default();
+            if walk.problem {
+                continue;
+            }
+            let seq: i64 = row.try_get("seq")?;
+            let position: Option<i64> = row.try_get("chain_pos")?;
+            let stored: Option<String> = row.try_get("hash")?;
+            let problem = |what: String| AuditProblem {
+                seq: Some(seq),
+                chain: Some(name.clone()),
+                position,
+                what,
+            };
+            let expected = walk.head.position + 1;
+            let found = match position {
+                Some(position) if position > expected => Some(problem(format!(
+                    "{} before it missing (removed): the chain goes from position {} to {position}",
+                    if position == expected + 1 {
+                        format!("the row at position {expected} is")
+                    } else {
+                        format!("the rows at positions {expected} to {} are", position - 1)
+                    },
+                    walk.head.position
+                ))),
+                Some(position) if position == expected => None,
+                _ => Some(problem("has no valid position (changed)".into())),
+            };
+            let found = found.or_else(|| {
+                walk.seq
+                    .filter(|previous| seq <= *previous)
+                    .map(|previous| {
+                        problem(format!(
+                            "is out of order (reordered): it follows row {previous} in the chain but precedes it in the table"
+                        ))
+                    })
+            });
+            let content = Content::read(row)?;
+            let found = found.or_else(|| {
+                let hash = row_hash(&chain.key, &name, expected, &content, &walk.head.hash);
+                (stored.as_deref() != Some(hash.as_str())).then(|| {
+                    problem(
+                        "was changed: its hash does not match its content and the previous row's hash under the key (edited, or the chain recomputed without the key)"
+                            .into(),
+                    )
+                })
+            });
+            if let Some(found) = found {
+                problems.push(found);
+                walk.problem = true;
+                continue;
+            }
+            walk.head = Head {
+                position: expected,
+                hash: stored.unwrap_or_default(),
+            };
+            walk.seq = Some(seq);
+        }
+        for (name, recorded) in &heads {
+            let walk = walks.get(name);
+            if walk.is_some_and(|w| w.problem) {
+                continue;
+            }
+            let reached = walk.map_or(0, |w| w.head.position);
+            if reached < recorded.position {
+                problems.push(AuditProblem {
+                    seq: walk.and_then(|w| w.seq),
+                    chain: Some(name.clone()),
+                    position: walk.map(|w| w.head.position),
+                    what: format!(
+                        "the tail was cut: the heads file records position {} but the chain {}",
+                        recorded.position,
+                        match walk {
+                            Some(w) => format!("ends at position {}", w.head.position),
+                            None => "has no rows left".into(),
+                        }
+                    ),
+                });
+            } else if walk.is_some() {
+                let row =
+                    sqlx::query("SELECT seq, hash FROM audit WHERE chain = $1 AND chain_pos = $2")
+                        .bind(name.as_str())
+                        .bind(recorded.position)
+                        .fetch_one(self.pool())
+                        .await?;
+                let hash: Option<String> = row.try_get("hash")?;
+                if hash.as_deref() != Some(recorded.hash.as_str()) {
+                    problems.push(AuditProblem {
+                        seq: Some(row.try_get("seq")?),
+                        chain: Some(name.clone()),
+                        position: Some(recorded.position),
+                        what:
+                            "differs from the head the heads file records (the chain was rewritten)"
+                                .into(),
+                    });
+                }
+            }
+        }
+        if chain.heads_path.is_some() {
+            for (name, walk) in &walks {
+                if !walk.problem && !heads.contains_key(name) {
+                    problems.push(AuditProblem {
+                        seq: walk.seq,
+                        chain: Some(name.clone()),
+                        position: Some(walk.head.position),
+                        what: "has no head in the heads file (written with another heads file, or added by hand)".into(),
+                    });
+                }
+            }
+        }
+        let first_chained: Option<i64> =
+            sqlx::query("SELECT MIN(seq) AS seq FROM audit WHERE chain IS NOT NULL")
+                .fetch_one(self.pool())
+                .await?
+                .try_get("seq")?;
+        let first_chained = first_chained.unwrap_or(i64::MAX);
+        let before_chain: i64 =
+            sqlx::query("SELECT COUNT(*) AS n FROM audit WHERE chain IS NULL AND seq < $1")
+                .bind(first_chained)
+                .fetch_one(self.pool())
+                .await?
+                .try_get("n")?;
+        for row in sqlx::query(
+            "SELECT seq FROM audit WHERE chain IS NULL AND seq > $1 ORDER BY seq LIMIT 1",
+        )
+        .bind(first_chained)
+        .fetch_all(self.pool())
+        .await?
+        {
+            problems.push(AuditProblem {
+                seq: Some(row.try_get("seq")?),
+                chain: None,
+                position: None,
+                what: "belongs to no chain though it was written after the chain began (added or changed by hand)".into(),
+            });
+        }
+        problems.sort_by_key(|p| p.seq.unwrap_or(i64::MAX));
+        Ok(AuditVerification {
+            rows: rows.len() as u64,
+            chains: walks.len(),
+            before_chain: u64::try_from(before_chain).unwrap_or(0),
+            heads_file: chain.heads_path.clone(),
+            heads: heads.len(),
+            problems,
+        })
+    }
+
+    /// This store's chain; fails closed while it is not open.
+    pub(super) fn chain(&self) -> Result<&AuditChain, StoreError> {
+        self.chain
+            .as_deref()
+            .ok_or_else(|| StoreError::Refused("the audit chain is not open".into()))
+    }
+}
+
+/// One chain as the walk found it so far.
+#[derive(Default)]
+struct Walk {
+    head: Head,
+    seq: Option<i64>,
+    problem: bool,
+}
+
+
+/// The latest head per chain the heads file records (the highest
+/// position); a missing file records none.
+fn read_heads(path: &Path) -> Result<BTreeMap<String, Head>, StoreError> {
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == ErrorKind::NotFound => String::new(),
+        Err(error) => {
+            return Err(refused(format!(
+                "cannot read the audit heads file {}: {error}",
+                path.display()
+            )));
+        }
+    };
+    let mut heads = BTreeMap::<String, Head>::new();
+    for (number, line) in text.lines().enumerate() {
+        let mut words = line.split_whitespace();
+        let parsed = match (words.next(), words.next(), words.next(), words.next()) {
+            (Some(chain), Some(position), Some(hash), None) => position
+                .parse::<i64>()
+                .ok()
+                .map(|position| (chain, position, hash)),
+            _ => None,
+        };
+        let Some((chain, position, hash)) = parsed else {
+            return Err(refused(format!(
+                "the audit heads file {} is damaged at line {}",
+                path.display(),
+                number + 1
+            )));
+        };
+        let head = heads.entry(chain.to_owned()).or_default();
+        if position > head.position {
+            *head = Head {
+                position,
+                hash: hash.to_owned(),
+            };
+        }
+    }
+    Ok(heads)
+}
