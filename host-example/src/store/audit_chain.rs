@@ -531,11 +531,14 @@ impl Store {
             let expected = walk.head.position + 1;
             let found = match position {
                 Some(position) if position > expected => Some(problem(format!(
-                    "{} before it missing (removed): the chain goes from position {} to {position}",
+                    "{} missing (removed): the chain goes from position {} to {position}",
                     if position == expected + 1 {
-                        format!("the row at position {expected} is")
+                        format!("the row at position {expected} before it is")
                     } else {
-                        format!("the rows at positions {expected} to {} are", position - 1)
+                        format!(
+                            "the rows at positions {expected} to {} before it are",
+                            position - 1
+                        )
                     },
                     walk.head.position
                 ))),
@@ -676,7 +679,6 @@ struct Walk {
     seq: Option<i64>,
     problem: bool,
 }
-
 
 /// The latest head per chain the heads file records (the highest
 /// position); a missing file records none.

@@ -5,6 +5,7 @@
 
 mod approval_votes;
 mod atomic;
+mod audit_chain;
 mod backends;
 mod behaviours;
 mod durability;
@@ -18,6 +19,7 @@ mod skill_approvals;
 mod every {
     pub use crate::approval_votes::*;
     pub use crate::atomic::*;
+    pub use crate::audit_chain::*;
     pub use crate::behaviours::*;
     pub use crate::exposures::*;
     pub use crate::maintenance::*;
@@ -79,4 +81,11 @@ suite!(
     an_address_guessing_many_names_is_held_back,
     a_forwarded_address_counts_only_from_a_trusted_proxy,
     the_overview_reads_on_every_backend,
+    concurrent_writers_in_two_stores_keep_every_chain_valid,
+    a_row_edited_by_hand_is_named,
+    a_chain_recomputed_without_the_key_is_named_at_the_edit,
+    a_row_removed_in_the_middle_is_named,
+    two_rows_swapped_are_named,
+    a_cut_tail_is_caught_by_the_heads_file,
+    a_missing_or_readable_key_is_refused,
 );

@@ -2,7 +2,7 @@
 //! made while another handle writes opens and checks like the original;
 //! PostgreSQL's backup is refused with what to run instead.
 
-use host_example::store::{AuditEntry, AuditKind, Backend, Store, StoreError};
+use host_example::store::{AuditEntry, AuditFiles, AuditKind, Backend, Store, StoreError};
 
 pub async fn a_backup_opens_and_checks_like_the_original(url: &str) {
     let store = Store::open(url).await.unwrap();
@@ -33,9 +33,15 @@ pub async fn a_backup_opens_and_checks_like_the_original(url: &str) {
     };
     store.backup(&file).await.unwrap();
     writer.await.unwrap();
-    let copy = Store::open(&format!("sqlite://{}", file.display()))
+    // The copy's audit rows are chained under the original's key: it opens
+    // with that key (a backup goes with its key file), and without it only
+    // while it holds no chained row.
+    let copy_url = format!("sqlite://{}", file.display());
+    let copy = Store::open_with_audit(&copy_url, &AuditFiles::for_database(url))
         .await
         .unwrap();
+    let chained = copy.verify_audit().await.unwrap().rows;
+    assert_eq!(Store::open(&copy_url).await.is_ok(), chained == 0);
     let copied = copy.check().await.unwrap();
     assert!(copied.is_sound(), "{copied:?}");
     assert_eq!(copied.schema_version, check.schema_version);
