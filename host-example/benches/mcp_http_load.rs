@@ -2,7 +2,9 @@
 //! a client on loopback against `host-example serve` (an optimized build),
 //! on a fresh SQLite file and, when `HOST_TEST_POSTGRES_URL` names a
 //! server, on a fresh PostgreSQL database. Then the audit trail is read
-//! back: every call must be there exactly once.
+//! back: every call must be there exactly once; and `host-example audit
+//! verify` must find every chain intact (the group commit's concurrent
+//! writers kept the chain valid).
 //!
 //! Each call is a 2026-07-28 stateless request (no session) for
 //! `get_pagetree` (`{"root": 19, "depth": 1}`) as `admin`, whose `_meta`
@@ -45,12 +47,12 @@ fn main() {
     let backends = Backends::new(&runtime, "mcp_load");
     println!(
         "{calls} calls at concurrency {concurrency}\n\
-         backend   answered  audited  missing  duplicated  calls/s   p50 ms   p99 ms   max ms"
+         backend   answered  audited  missing  duplicated  calls/s   p50 ms   p99 ms   max ms  verified rows"
     );
     for (backend, url) in &backends.urls {
         let report = runtime.block_on(load(url, calls, concurrency));
         println!(
-            "{backend:<9} {:>8}  {:>7}  {:>7}  {:>10}  {:>7.0}  {:>7.2}  {:>7.2}  {:>7.2}",
+            "{backend:<9} {:>8}  {:>7}  {:>7}  {:>10}  {:>7.0}  {:>7.2}  {:>7.2}  {:>7.2}  {:>13}",
             report.answered,
             report.audited,
             report.missing,
@@ -59,6 +61,7 @@ fn main() {
             ms(report.percentile(0.50)),
             ms(report.percentile(0.99)),
             ms(report.percentile(1.0)),
+            report.verified,
         );
     }
     backends.finish(&runtime);
@@ -75,6 +78,8 @@ struct Report {
     duplicated: usize,
     elapsed: Duration,
     latencies: Vec<Duration>,
+    /// Chained rows `audit verify` checked (it panics unless all verify).
+    verified: u64,
 }
 
 impl Report {
@@ -186,7 +191,16 @@ async fn load(url: &str, calls: usize, concurrency: usize) -> Report {
     let missing = (0..calls)
         .filter(|i| !seen.contains_key(&i.to_string()))
         .count();
+    // The chain, checked by the command an administrator runs: `host`
+    // panics unless it exits 0.
+    let verified = host(url, &["audit", "verify"]);
+    let verified = verified
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("audit verify said: {verified}"));
     Report {
+        verified,
         answered: latencies.len(),
         audited: seen.values().sum(),
         missing,

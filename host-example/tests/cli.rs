@@ -501,6 +501,12 @@ fn audit_export_prints_the_filtered_rows_as_json_lines_for_administrators() {
         rows[0]["detail"].as_str().unwrap().contains("internal"),
         "{out}"
     );
+    // Each with its link in its chain (one chain per process: two here).
+    for row in &rows {
+        assert_eq!(row["chain_position"], 1, "{row}");
+        assert_eq!(row["hash"].as_str().unwrap().len(), 64, "{row}");
+    }
+    assert_ne!(rows[0]["chain"], rows[1]["chain"], "{out}");
 
     // Nothing from days that have not come.
     let (code, out, _) = host.run(&[
@@ -519,4 +525,63 @@ fn audit_export_prints_the_filtered_rows_as_json_lines_for_administrators() {
     let (code, _, err) = host.run(&["--user", "admin", "audit", "export", "--since", "yesterday"]);
     assert_ne!(code, 0);
     assert!(err.contains("not a date"), "{err}");
+}
+
+#[test]
+fn audit_verify_is_green_until_a_row_is_edited_and_then_names_it() {
+    let host = Host::new();
+    for zone in ["\"public\"", "\"internal\"", "\"public\""] {
+        let (code, _, err) = host.run(&["--user", "admin", "settings", "set", "trust_zone", zone]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let (code, out, err) = host.run(&["audit", "verify"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("3 chained rows in 3 chains checked"),
+        "{out}"
+    );
+    assert!(out.ends_with("ok: the audit trail verifies\n"), "{out}");
+    // The key and the heads file sit beside the database, the key 0600.
+    let key = host._dir.path().join("host.db.audit-key");
+    assert!(host._dir.path().join("host.db.audit-heads").exists());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&key).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let edited: i64 = runtime.block_on(async {
+        sqlx::any::install_default_drivers();
+        let pool = sqlx::AnyPool::connect(&host.url).await.unwrap();
+        let row = sqlx::query("SELECT MIN(seq) AS seq FROM audit WHERE actor = 'admin'")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        let seq: i64 = sqlx::Row::get(&row, "seq");
+        sqlx::query("UPDATE audit SET detail = 'trust_zone = \"internal\"' WHERE seq = $1")
+            .bind(seq)
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+        seq
+    });
+    let (code, out, err) = host.run(&["audit", "verify"]);
+    assert_eq!(code, 1, "{out}");
+    assert_one_line_error(&err);
+    assert!(
+        err.contains(&format!("the first: row {edited} (chain ")),
+        "{err}"
+    );
+    assert!(err.contains("was changed"), "{err}");
+
+    // Without its key the database is not opened, and no new key is made.
+    std::fs::remove_file(&key).unwrap();
+    let (code, _, err) = host.run(&["audit", "verify"]);
+    assert_eq!(code, 1);
+    assert_one_line_error(&err);
+    assert!(err.contains("--audit-key"), "{err}");
+    assert!(!key.exists());
 }
