@@ -19,6 +19,7 @@
 mod approval_votes;
 mod audit;
 mod audit_chain;
+mod audit_verify;
 mod browser_sessions;
 mod budgets;
 mod call_outcomes;
@@ -51,7 +52,8 @@ use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{Any, AnyPool, Row, Transaction};
 
 pub use audit::{AuditEntry, AuditFilter, AuditKind, ChainLink, McpClient, StoredAudit};
-pub use audit_chain::{AuditFiles, AuditProblem, AuditVerification};
+pub use audit_chain::AuditFiles;
+pub use audit_verify::{AuditProblem, AuditVerification};
 pub use browser_sessions::{SessionLifetimes, StoredBrowserSession};
 pub use budgets::{Budgets, Limits, Spending};
 pub use call_outcomes::CallOutcome;
