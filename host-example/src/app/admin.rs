@@ -90,6 +90,18 @@ impl Host {
 
     /// Stores, audits and reads back a setting for `user`, whom the caller
     /// checked is an administrator.
+    /// Stores `value` as the setting `key` for `user` (checked already), audited.
+    pub(in crate::app) async fn save_setting(
+        &self,
+        user: &str,
+        key: SettingKey,
+        value: &impl serde::Serialize,
+    ) -> Result<(), HostError> {
+        self.store_setting(user, key.name(), &json(value))
+            .await
+            .map(drop)
+    }
+
     async fn store_setting(&self, user: &str, key: &str, json: &str) -> Result<Value, HostError> {
         let stored = self.store().set_setting(key, json).await?;
         self.audit_change(user, "settings", format!("{key} = {stored}"))

@@ -19,6 +19,7 @@
 //! | `audit.rs` | the audit trail filtered, paged and exported (administrators) |
 //! | `budgets.rs` | each user's budget per day and month, checked before every round of their runs |
 //! | `admin.rs` | settings, users and tokens: the administrator check, the write and the audit, once |
+//! | `policies.rs` | approval policies per tool and group: what applies and where from, and setting them |
 //! | `calls/` | a single gated call (MCP): per-user grants cached per settings generation, proposals, the audit trail written in group commits |
 //! | `oauth.rs` | an OAuth issuer's access tokens as host users |
 //! | `overview.rs` | how the host is used over a period, for the overview's charts |
@@ -40,6 +41,7 @@ pub mod index;
 pub mod oauth;
 pub mod origin;
 pub mod overview;
+pub mod policies;
 pub mod recorder;
 pub mod runs;
 mod setup;

@@ -91,6 +91,7 @@ pub fn router(state: WebState) -> Router {
         .route("/tools", get(tools::page))
         .route("/tools/group", post(tools::switch_group))
         .route("/tools/tool", post(tools::switch_tool))
+        .route("/tools/policy", post(tools::save_policy))
         .route("/tools/sites", post(tools::save_sites))
         .route("/settings", get(settings::index))
         .route("/settings/{slug}", get(settings::page).post(settings::save))

@@ -1,5 +1,7 @@
 //! The tools page (administrators): every registered tool by group, with
-//! its declaration, and the switches per group and per tool, then why the
+//! its declaration, the switches per group and per tool and their approval
+//! policies (who approves, how many, and whether from the tool, its group
+//! or the default), then why the
 //! tools not offered to a chosen user are not ([`super::why_not`]). A change is
 //! stored as a setting and audited; runs resolve their grant from the
 //! settings when they start, so the next run sees it.
@@ -11,7 +13,7 @@ use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Redirect, Response};
 use maud::{Markup, html};
 use serde::Deserialize;
-use tool_core::gates::{HostSettings, Toggle};
+use tool_core::gates::{Approvers, HostSettings, Required, Toggle};
 use tool_core::{Egress, RegisteredTool, Shipped};
 
 use super::WebState;
@@ -21,6 +23,7 @@ use super::why_not::{self, ForUser};
 use crate::app::HostError;
 use crate::app::SettingKey;
 use crate::app::index::IndexStatus;
+use crate::app::policies::{PolicyOf, policy_view};
 
 pub(super) async fn page(
     State(state): State<WebState>,
@@ -99,10 +102,19 @@ fn body(state: &WebState, user: &SignedIn, settings: &HostSettings) -> Markup {
                     }
                     button type="submit" { "Save group " (group) }
                 }
+                form.policy method="post" action="/tools/policy" {
+                    (csrf_field(user))
+                    input type="hidden" name="of" value="group";
+                    input type="hidden" name="name" value=(group);
+                    "Approval policy of the group's write tools (a tool's own wins): "
+                    (policy_fields(group_settings.approvers, group_settings.required, "default", &format!("group {group}")))
+                    button type="submit" { "Save policy of group " (group) }
+                }
                 table {
                     thead { tr {
                         th { "Tool" } th { "Effect" } th { "Egress" } th { "Admin only" }
                         th { "Data" } th { "Shipped" } th { "Defined at" } th { "State" } th { "Switch" }
+                        th { "Approval" }
                     } }
                     tbody {
                         @for tool in tools {
@@ -149,6 +161,7 @@ fn tool_row(
         Shipped::Enabled => "enabled",
         Shipped::Disabled => "disabled",
     };
+    let policy = policy_view(settings, &d.name, &d.group);
     html! {
         tr.tool data-tool=(d.name) data-offered=(group_on && tool_on) {
             td { code { (d.name) } }
@@ -173,7 +186,45 @@ fn tool_row(
                     button type="submit" { "Save" }
                 }
             }
+            td.approval data-approvers=(policy.approvers) data-approvers-from=(policy.approvers_from.as_str())
+                data-required=(policy.required.count()) data-required-from=(policy.required_from.as_str()) {
+                span.policy {
+                    (policy.approvers) " (" (policy.approvers_from.as_str()) "), "
+                    (policy.required.count()) " required (" (policy.required_from.as_str()) ")"
+                }
+                form.policy method="post" action="/tools/policy" {
+                    (csrf_field(user))
+                    input type="hidden" name="of" value="tool";
+                    input type="hidden" name="name" value=(d.name);
+                    (policy_fields(policy.own.0, policy.own.1, "group's", &d.name))
+                    button type="submit" { "Save policy" }
+                }
+            }
         }
+    }
+}
+
+/// The two selects of a policy form; `unset` names what an empty one takes.
+fn policy_fields(
+    approvers: Option<Approvers>,
+    required: Option<Required>,
+    unset: &str,
+    whose: &str,
+) -> Markup {
+    html! {
+        select name="approvers" aria-label={"approvers of " (whose)} {
+            option value="" selected[approvers.is_none()] { "approvers: " (unset) }
+            @for choice in [Approvers::Anyone, Approvers::Others, Approvers::Admins] {
+                option value=(choice) selected[approvers == Some(choice)] { (choice) }
+            }
+        }
+        " "
+        select name="required" aria-label={"approvals required for " (whose)} {
+            option value="" selected[required.is_none()] { "required: " (unset) }
+            option value="1" selected[required == Some(Required::One)] { "1" }
+            option value="2" selected[required == Some(Required::Two)] { "2 (different people)" }
+        }
+        " "
     }
 }
 
@@ -220,6 +271,74 @@ pub(super) async fn switch_tool(
         .switch_tool(&user.name, &form.tool, form.state)
         .await;
     answer(&state, &user, saved, format!("Tool {} saved.", form.tool)).await
+}
+
+#[derive(Deserialize)]
+pub(super) struct PolicyForm {
+    of: String,
+    name: String,
+    #[serde(default)]
+    approvers: String,
+    #[serde(default)]
+    required: String,
+}
+
+impl PolicyForm {
+    /// The form's fields as the app layer takes them; an empty select is
+    /// unset.
+    #[allow(clippy::type_complexity, reason = "one parse, read once")]
+    fn parse(&self) -> Result<(PolicyOf, Option<Approvers>, Option<Required>), HostError> {
+        let of = match self.of.as_str() {
+            "tool" => PolicyOf::Tool,
+            "group" => PolicyOf::Group,
+            other => {
+                return Err(HostError::Invalid(format!(
+                    "`{other}` is neither a tool nor a group"
+                )));
+            }
+        };
+        let approvers = match self.approvers.as_str() {
+            "" => None,
+            text => Some(
+                serde_json::from_value(serde_json::Value::String(text.to_owned())).map_err(
+                    |_| {
+                        HostError::Invalid(format!(
+                            "approvers: `{text}` is not anyone, others or admins"
+                        ))
+                    },
+                )?,
+            ),
+        };
+        let required = match self.required.as_str() {
+            "" => None,
+            "1" => Some(Required::One),
+            "2" => Some(Required::Two),
+            text => {
+                return Err(HostError::Invalid(format!(
+                    "required: `{text}` is not 1 or 2"
+                )));
+            }
+        };
+        Ok((of, approvers, required))
+    }
+}
+
+pub(super) async fn save_policy(
+    State(state): State<WebState>,
+    user: SignedIn,
+    Form(form): Form<PolicyForm>,
+) -> Response {
+    let saved = match form.parse() {
+        Ok((of, approvers, required)) => {
+            state
+                .host
+                .set_approval_policy(&user.name, of, &form.name, approvers, required)
+                .await
+        }
+        Err(error) => Err(error),
+    };
+    let done = format!("Approval policy of {} {} saved.", form.of, form.name);
+    answer(&state, &user, saved, done).await
 }
 
 #[derive(Deserialize)]
