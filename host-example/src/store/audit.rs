@@ -125,7 +125,7 @@ pub struct StoredAudit {
 impl Store {
     /// Appends `entry`, stamped now, to this store's chain.
     pub async fn audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
-        let mut links = self.chain()?.begin().await;
+        let mut links = self.chain()?.begin(&self.pool).await?;
         insert_audit(&links.link(entry)).execute(&self.pool).await?;
         links.committed();
         Ok(())

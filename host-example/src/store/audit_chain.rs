@@ -29,7 +29,7 @@ use argon2::password_hash::rand_core::{OsRng, RngCore};
 use hmac::{Hmac, Mac};
 use serde_json::json;
 use sha2::Sha256;
-use sqlx::Row;
+use sqlx::{AnyPool, Row};
 use tokio::sync::{Mutex, MutexGuard};
 
 use super::audit::AuditEntry;
@@ -120,6 +120,11 @@ pub(super) struct Head {
 struct State {
     head: Head,
     heads: Option<File>,
+    /// A write linked rows and did not see its commit through (an error,
+    /// or a commit whose answer was lost): the head is read back from the
+    /// database before the next write, so a committed row's position is
+    /// never used twice.
+    unsure: bool,
 }
 
 /// This store's chain.
@@ -189,6 +194,7 @@ impl Links<'_> {
             return;
         }
         self.state.head = self.next.clone();
+        self.state.unsure = false;
         if let Some(file) = self.state.heads.as_mut() {
             let line = format!(
                 "{} {} {}\n",
@@ -200,6 +206,16 @@ impl Links<'_> {
                     self.chain.heads_path
                 );
             }
+        }
+    }
+}
+
+impl Drop for Links<'_> {
+    /// Rows linked and not committed: the head is read back before the next
+    /// write (see `State::unsure`).
+    fn drop(&mut self) {
+        if self.next != self.state.head {
+            self.state.unsure = true;
         }
     }
 }
@@ -232,18 +248,35 @@ impl AuditChain {
             state: Mutex::new(State {
                 head: Head::default(),
                 heads,
+                unsure: false,
             }),
         })
     }
 
     /// The chain, held until the [`Links`] are committed or dropped.
-    pub(super) async fn begin(&self) -> Links<'_> {
-        let state = self.state.lock().await;
-        Links {
+    pub(super) async fn begin(&self, pool: &AnyPool) -> Result<Links<'_>, StoreError> {
+        let mut state = self.state.lock().await;
+        if state.unsure {
+            let last = sqlx::query(
+                "SELECT chain_pos, hash FROM audit WHERE chain = $1 ORDER BY chain_pos DESC LIMIT 1",
+            )
+            .bind(self.id.as_str())
+            .fetch_optional(pool)
+            .await?;
+            state.head = match last {
+                Some(row) => Head {
+                    position: row.try_get("chain_pos")?,
+                    hash: row.try_get("hash")?,
+                },
+                None => Head::default(),
+            };
+            state.unsure = false;
+        }
+        Ok(Links {
             chain: self,
             next: state.head.clone(),
             state,
-        }
+        })
     }
 }
 

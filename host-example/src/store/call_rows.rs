@@ -68,7 +68,7 @@ impl Store {
             return self.audit(&only.audit).await;
         }
         // The chain first, then the database: see store/audit_chain.rs.
-        let mut links = self.chain()?.begin().await;
+        let mut links = self.chain()?.begin(&self.pool).await?;
         let mut tx = self.begin_write().await?;
         for call in calls {
             if let Some(made) = &call.proposal {
@@ -99,7 +99,7 @@ impl Store {
         event: &Event<'_>,
         audit: &[AuditEntry],
     ) -> Result<i64, StoreError> {
-        let mut links = self.chain()?.begin().await;
+        let mut links = self.chain()?.begin(&self.pool).await?;
         let mut tx = self.begin_write().await?;
         let row = sqlx::query(
             "INSERT INTO run_events (run_id, seq, at, data)

@@ -123,6 +123,11 @@ pub async fn a_call_whose_audit_row_fails_keeps_no_proposal(url: &str) {
             "{named}"
         );
     }
+    // The failed transactions left no hole in the host's audit chain: its
+    // head was read back before the next write.
+    let report = store.verify_audit().await.unwrap();
+    assert!(report.is_sound(), "{:?}", report.problems);
+    assert_eq!(report.rows, 7);
 }
 
 pub async fn a_run_event_whose_audit_row_fails_is_not_stored(url: &str) {
