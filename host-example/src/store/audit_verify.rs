@@ -72,7 +72,7 @@ const VERIFY_COLUMNS: &str = "seq, chain, chain_pos, hash, at, actor, run_id, to
 
 impl Store {
     /// Checks every chain of the audit trail with this store's key and
-    /// heads file ([`AuditFiles`]): see the module's documentation.
+    /// heads file ([`super::AuditFiles`]): see the module's documentation.
     pub async fn verify_audit(&self) -> Result<AuditVerification, StoreError> {
         let chain = self.chain()?;
         let rows = sqlx::query(&format!(
