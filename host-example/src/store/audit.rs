@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use sqlx::Row;
 
-use super::audit_chain::LinkedRow;
 use super::{Store, StoreError};
 
 /// What an audit entry records.
@@ -123,14 +122,6 @@ pub struct StoredAudit {
 }
 
 impl Store {
-    /// Appends `entry`, stamped now, to this store's chain.
-    pub async fn audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
-        let mut links = self.chain()?.begin(&self.pool).await?;
-        insert_audit(&links.link(entry)).execute(&self.pool).await?;
-        links.committed();
-        Ok(())
-    }
-
     /// The last `n` entries, oldest first.
     pub async fn audit_tail(&self, n: usize) -> Result<Vec<AuditEntry>, StoreError> {
         let rows = sqlx::query(&format!(
@@ -285,32 +276,4 @@ impl McpClient {
         };
         (client != McpClient::default()).then_some(client)
     }
-}
-
-/// The statement appending `row`, linked into its chain.
-pub(super) fn insert_audit<'q>(
-    row: &'q LinkedRow<'q>,
-) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
-    let entry = row.entry;
-    let client = entry.client.as_ref();
-    sqlx::query(
-        "INSERT INTO audit (at, actor, run_id, tool, kind, decision, gate, detail,
-         client_name, client_version, protocol, duration_ms, chain, chain_pos, hash)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
-    )
-    .bind(row.at)
-    .bind(entry.actor.as_str())
-    .bind(entry.run.clone())
-    .bind(entry.tool.clone())
-    .bind(entry.kind.as_str())
-    .bind(entry.decision.as_str())
-    .bind(entry.gate.clone())
-    .bind(entry.detail.clone())
-    .bind(client.and_then(|c| c.name.clone()))
-    .bind(client.and_then(|c| c.version.clone()))
-    .bind(client.and_then(|c| c.protocol.clone()))
-    .bind(entry.duration_ms())
-    .bind(row.chain.as_str())
-    .bind(row.position)
-    .bind(row.hash.as_str())
 }

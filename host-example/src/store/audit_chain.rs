@@ -479,10 +479,46 @@ pub(super) fn row_hash(
 }
 
 impl Store {
+    /// Appends `entry`, stamped now, to this store's chain.
+    pub async fn audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
+        let mut links = self.chain()?.begin(&self.pool).await?;
+        insert_audit(&links.link(entry)).execute(&self.pool).await?;
+        links.committed();
+        Ok(())
+    }
+
     /// This store's chain; fails closed while it is not open.
     pub(super) fn chain(&self) -> Result<&AuditChain, StoreError> {
         self.chain
             .as_deref()
             .ok_or_else(|| StoreError::Refused("the audit chain is not open".into()))
     }
+}
+
+/// The statement appending `row`, linked into its chain.
+pub(super) fn insert_audit<'q>(
+    row: &'q LinkedRow<'q>,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    let entry = row.entry;
+    let client = entry.client.as_ref();
+    sqlx::query(
+        "INSERT INTO audit (at, actor, run_id, tool, kind, decision, gate, detail,
+         client_name, client_version, protocol, duration_ms, chain, chain_pos, hash)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+    )
+    .bind(row.at)
+    .bind(entry.actor.as_str())
+    .bind(entry.run.clone())
+    .bind(entry.tool.clone())
+    .bind(entry.kind.as_str())
+    .bind(entry.decision.as_str())
+    .bind(entry.gate.clone())
+    .bind(entry.detail.clone())
+    .bind(client.and_then(|c| c.name.clone()))
+    .bind(client.and_then(|c| c.version.clone()))
+    .bind(client.and_then(|c| c.protocol.clone()))
+    .bind(entry.duration_ms())
+    .bind(row.chain.as_str())
+    .bind(row.position)
+    .bind(row.hash.as_str())
 }

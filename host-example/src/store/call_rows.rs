@@ -11,7 +11,7 @@ use tool_core::agent::{CallResult, Event};
 use tool_core::gates::Grant;
 use tool_core::{Proposal, RunId};
 
-use super::audit::insert_audit;
+use super::audit_chain::insert_audit;
 use super::proposals::{insert_proposal, insert_proposal_once};
 use super::{AuditEntry, Store, StoreError, now, to_json};
 
