@@ -25,6 +25,7 @@
 //! | `origin.rs` | which browser origins may send a request that acts (`/mcp`, the pages' forms) |
 //! | `recorder.rs` | a run's events stored and audited as they happen |
 //! | `signin.rs` | password sign-in held back against guessing, per name and address, and locks lifted |
+//! | `webhooks/` | signed webhooks: an administrator's webhooks, the events queued for them, the signature and its check, delivery with retries and a dead-letter list |
 //! | `browser_sessions.rs` | sessions of signed-in browsers in the database: begun at sign-in, expired, ended on sign-out and password change |
 
 pub mod actions;
@@ -46,6 +47,7 @@ mod setup;
 pub mod signin;
 pub mod skills;
 pub mod timestamps;
+pub mod webhooks;
 
 use std::sync::Arc;
 

@@ -17,6 +17,7 @@ use tool_core::approval::Decision;
 use tool_core::{Proposal, RunId};
 
 use crate::app::calls::PROGRESS_INTERVAL;
+use crate::app::webhooks::events;
 use crate::store::{AuditEntry, AuditKind, Store, StoreError};
 
 /// How much of a call's arguments an audit row keeps.
@@ -80,6 +81,14 @@ impl EventLog {
         self.store
             .record_event_with(&self.run, event, &audit)
             .await?;
+        if let Event::ToolExecuted {
+            result: CallResult::Proposed { proposal },
+            ..
+        } = event
+            && self.deciding.is_none()
+        {
+            events::proposal_created(&self.store, &self.run, &self.user, proposal).await;
+        }
         // Only once stored: a resumed run whose decision failed to be
         // written does not treat its next call as the applied one.
         match event {

@@ -9,7 +9,7 @@ use argon2::password_hash::rand_core::{OsRng, RngCore};
 use serde_json::Value;
 use tool_core::agent::{
     Agent, Budget, BudgetExceeded, DryRun, Event, EventSink, Finished, Message, Model,
-    ModelRequest, RunEnd, Spent,
+    ModelRequest, RunEnd, RunStatus, Spent,
 };
 use tool_core::approval::Decision;
 use tool_core::gates::{Gates, Selection};
@@ -17,6 +17,7 @@ use tool_core::{Actor, Proposal, Registry, RunId};
 
 use crate::app::budgets::Allowance;
 use crate::app::recorder::{EventLog, Recorder};
+use crate::app::webhooks::events;
 use crate::app::{DEFAULT_ROUNDS, Host, HostError};
 use crate::store::{RunNote, RunRequest, RunSummary, StoredProposal, StoredRun};
 
@@ -154,6 +155,16 @@ impl Host {
         match end {
             RunEnd::Finished(finished) => {
                 self.store().finish_run(run, &finished).await?;
+                if let RunStatus::Failed { error } = &finished.status {
+                    let user = self.store().run(run).await?.map(|r| r.user);
+                    events::run_failed(
+                        self.store(),
+                        run,
+                        user.as_deref().unwrap_or("?"),
+                        &error.to_string(),
+                    )
+                    .await;
+                }
                 Ok(RunEnded::Finished(finished))
             }
             RunEnd::Suspended(state) => {

@@ -40,6 +40,7 @@ mod standing_approvals;
 mod usage;
 mod users;
 mod values;
+mod webhooks;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -72,6 +73,10 @@ pub use usage::HostUsage;
 pub use users::{HostUser, TOKEN_ID_LEN, TokenInfo, hash_password};
 pub use values::{
     Distrust, FileChange, FileDigest, OAuthSettings, SkillDigest, UnapprovedSkills, WebOrigin,
+};
+pub use webhooks::{
+    DeliveryStatus, PublicUrl, StoredDelivery, StoredWebhook, WebhookDelivery, new_secret,
+    random_id,
 };
 
 /// The database used when none is given: `host-example.db` in the working

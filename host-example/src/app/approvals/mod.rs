@@ -30,6 +30,7 @@ use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId, ToolOutput};
 
 use crate::app::recorder::{EventLog, Recorder};
 use crate::app::runs::RunReport;
+use crate::app::webhooks::events;
 use crate::app::{Host, HostError};
 use crate::model::OpenAiClient;
 use crate::store::{
@@ -184,8 +185,33 @@ impl Host {
         self.follow_standing(decided, watch).await
     }
 
-    /// [`Host::decide`] without following standing approvals.
+    /// [`Host::decide`] without following standing approvals; a decision
+    /// recorded is sent to the webhooks subscribed to it.
     async fn decide_once(
+        &self,
+        id: &str,
+        approver: &str,
+        verdict: Verdict,
+        watch: &mut (dyn EventSink + Send),
+    ) -> Result<Decided, HostError> {
+        let decided = self.decide_unnotified(id, approver, verdict, watch).await;
+        if decided.is_ok() {
+            let view = self.proposal(id).await?;
+            if let Some(decision) = &view.decision {
+                events::proposal_outcome(
+                    self.store(),
+                    &view.stored.run,
+                    &view.requester,
+                    &view.stored.proposal,
+                    events::Outcome::Decided(decision),
+                )
+                .await;
+            }
+        }
+        decided
+    }
+
+    async fn decide_unnotified(
         &self,
         id: &str,
         approver: &str,
@@ -547,7 +573,16 @@ impl Host {
         entry.run = Some(view.stored.run.0.clone());
         entry.tool = Some(view.stored.proposal.tool().to_owned());
         entry.detail = Some(format!("proposal {id}"));
-        Ok(self.store().audit(&entry).await?)
+        self.store().audit(&entry).await?;
+        events::proposal_outcome(
+            self.store(),
+            &view.stored.run,
+            &view.requester,
+            &view.stored.proposal,
+            events::Outcome::Withdrawn { by: approver },
+        )
+        .await;
+        Ok(())
     }
 
     /// An approval the gates refused: its gate decision in the audit trail.
