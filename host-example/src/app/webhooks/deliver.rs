@@ -41,33 +41,61 @@ impl Host {
             .build()
             .map_err(|error| HostError::Invalid(format!("no HTTP client: {error}")))?;
         let mut pass = DeliveryPass::default();
-        let at = now();
-        for delivery in self.store().due_deliveries(at).await? {
-            let Some(webhook) = webhooks.iter().find(|w| w.name == delivery.webhook) else {
-                continue;
-            };
-            // While this attempt runs, no other process takes it.
-            let until = at.saturating_add(i64::try_from(policy.timeout_seconds * 2).unwrap_or(60));
-            if !self
+        // Each round takes every webhook's oldest pending delivery; the
+        // next round the one after it. A webhook whose delivery failed is
+        // left until its next pass, so its events keep their order.
+        let mut failed: Vec<String> = Vec::new();
+        loop {
+            let at = now();
+            let due: Vec<StoredDelivery> = self
                 .store()
-                .claim_delivery(&delivery.id, delivery.next_attempt_at, until)
+                .due_deliveries(at)
                 .await?
-            {
-                continue;
+                .into_iter()
+                .filter(|d| !failed.contains(&d.webhook))
+                .collect();
+            let mut progressed = false;
+            for delivery in due {
+                let Some(webhook) = webhooks.iter().find(|w| w.name == delivery.webhook) else {
+                    continue;
+                };
+                // While this attempt runs, no other process takes it.
+                let until = at.saturating_add(
+                    i64::try_from(policy.timeout_seconds.saturating_mul(2)).unwrap_or(120),
+                );
+                if !self
+                    .store()
+                    .claim_delivery(&delivery.id, delivery.next_attempt_at, until)
+                    .await?
+                {
+                    continue;
+                }
+                let attempts = delivery.attempts.saturating_add(1);
+                let error = attempt(&client, webhook, &delivery).await.err();
+                let retry_at = match &error {
+                    Some(_) if attempts < policy.attempts => Some(retry_at(&policy, attempts)),
+                    _ => None,
+                };
+                self.store()
+                    .record_attempt(&delivery.id, attempts, error.as_deref(), retry_at)
+                    .await?;
+                match (error, retry_at) {
+                    (None, _) => {
+                        pass.delivered += 1;
+                        progressed = true;
+                    }
+                    (Some(_), Some(_)) => {
+                        pass.retrying += 1;
+                        failed.push(delivery.webhook);
+                    }
+                    (Some(_), None) => {
+                        pass.dead += 1;
+                        failed.push(delivery.webhook);
+                    }
+                }
             }
-            let attempts = delivery.attempts.saturating_add(1);
-            let error = attempt(&client, webhook, &delivery).await.err();
-            let retry_at = match &error {
-                Some(_) if attempts < policy.attempts => Some(retry_at(&policy, attempts)),
-                _ => None,
-            };
-            self.store()
-                .record_attempt(&delivery.id, attempts, error.as_deref(), retry_at)
-                .await?;
-            match (error, retry_at) {
-                (None, _) => pass.delivered += 1,
-                (Some(_), Some(_)) => pass.retrying += 1,
-                (Some(_), None) => pass.dead += 1,
+            if !progressed {
+                break;
             }
         }
         Ok(pass)
