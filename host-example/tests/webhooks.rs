@@ -7,6 +7,7 @@
 
 #[path = "host/fake_model.rs"]
 mod fake_model;
+mod mcp_support;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -481,5 +482,30 @@ fn webhooks_are_an_administrators_setting_and_the_secret_is_not_shown_again() {
         settings
             .iter()
             .all(|s| !s.value.to_string().contains(&secret))
+    );
+}
+
+#[test]
+fn the_settings_page_sets_a_webhook_without_showing_its_secret_back() {
+    let host = mcp_support::Host::new();
+    let server = host.serve();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let fields = "name=team&url=http%3A%2F%2F127.0.0.1%3A9%2Fhook&event=proposal.created\
+                  &event=run.failed&secret=whsec_given_by_the_admin_1234";
+    let (_, page) = runtime.block_on(mcp_support::pages::post_from_inbox(
+        &server.base,
+        "admin",
+        "/settings/webhooks/save",
+        fields,
+    ));
+    assert!(page.contains("Saved webhook team."), "{page}");
+    assert!(page.contains("proposal.created, run.failed"), "{page}");
+    assert!(page.contains("…1234"), "{page}");
+    assert!(!page.contains("whsec_given_by_the_admin"), "{page}");
+    // The command line sees the same webhook.
+    let listed = host.run(&["--user", "admin", "webhooks", "list"]);
+    assert!(
+        listed.starts_with("team\thttp://127.0.0.1:9/hook\t"),
+        "{listed}"
     );
 }

@@ -38,6 +38,7 @@ mod signin;
 mod skills;
 mod tools;
 mod user;
+mod webhooks;
 mod why_not;
 
 use std::sync::Arc;
@@ -95,6 +96,9 @@ pub fn router(state: WebState) -> Router {
         .route("/settings", get(settings::index))
         .route("/settings/{slug}", get(settings::page).post(settings::save))
         .route("/settings/models/test", post(settings::test_model))
+        .route("/settings/webhooks/save", post(webhooks::save))
+        .route("/settings/webhooks/{name}/remove", post(webhooks::remove))
+        .route("/settings/webhooks/retry/{id}", post(webhooks::retry))
         .route("/overview", get(overview::page))
         .route("/skills", get(skills::page))
         .route("/skills/{name}/approve", post(skills::approve))
