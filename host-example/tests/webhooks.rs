@@ -509,3 +509,67 @@ fn the_settings_page_sets_a_webhook_without_showing_its_secret_back() {
         "{listed}"
     );
 }
+
+/// Runs the documented Python receiver's check on `body` with `signature`,
+/// at `now`; whether it verified. `None` without python3.
+fn python_check(secret: &str, signature: &str, body: &str, now: i64) -> Option<bool> {
+    use std::io::Write;
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/examples/webhook_receiver.py"
+    );
+    let mut child = std::process::Command::new("python3")
+        .arg(script)
+        .arg("check")
+        .env("WEBHOOK_SECRET", secret)
+        .env("WEBHOOK_SIGNATURE", signature)
+        .env("WEBHOOK_NOW", now.to_string())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(body.as_bytes())
+        .unwrap();
+    Some(child.wait().unwrap().success())
+}
+
+#[test]
+fn the_documented_python_check_verifies_a_delivery_and_refuses_a_replay() {
+    let model = rename_then_answer();
+    let fx = Fixture::new(&model);
+    let receiver = Receiver::up();
+    fx.webhook("team", &receiver, &["proposal.created"]);
+    fx.proposal();
+    assert_eq!(fx.deliver().delivered, 1);
+    let got = &receiver.got()[0];
+    let secret = receiver.inbox.secret.lock().unwrap().clone().unwrap();
+    let sent_at = verify(&secret, &got.signature, got.body.as_bytes(), unix_now()).unwrap();
+
+    let Some(verified) = python_check(&secret, &got.signature, &got.body, sent_at + 10) else {
+        eprintln!("python3 is not installed: the documented example was not run");
+        return;
+    };
+    assert!(verified);
+    assert_eq!(
+        python_check(&secret, &got.signature, &got.body, sent_at + 360),
+        Some(false)
+    );
+    assert_eq!(
+        python_check(
+            &secret,
+            &got.signature,
+            &got.body.replace("Bikes", "Bokes"),
+            sent_at
+        ),
+        Some(false)
+    );
+    assert_eq!(
+        python_check("whsec_another", &got.signature, &got.body, sent_at),
+        Some(false)
+    );
+}
