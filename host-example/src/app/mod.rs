@@ -25,6 +25,7 @@
 //! | `origin.rs` | which browser origins may send a request that acts (`/mcp`, the pages' forms) |
 //! | `recorder.rs` | a run's events stored and audited as they happen |
 //! | `signin.rs` | password sign-in held back against guessing, per name and address, and locks lifted |
+//! | `worker/` | background jobs claimed with leases, retried, dead-lettered; leases on runs renewed; abandoned runs recovered |
 //! | `browser_sessions.rs` | sessions of signed-in browsers in the database: begun at sign-in, expired, ended on sign-out and password change |
 
 pub mod actions;
@@ -46,6 +47,7 @@ mod setup;
 pub mod signin;
 pub mod skills;
 pub mod timestamps;
+pub mod worker;
 
 use std::sync::Arc;
 
@@ -79,6 +81,10 @@ pub struct Host {
     search: Arc<PublicSearch>,
     lifetime: ProposalLifetime,
     calls: calls::CallState,
+    /// This process's id and the renewal of its leases.
+    leases: Arc<worker::Leases>,
+    /// The kinds of background job it runs.
+    job_kinds: worker::JobKinds,
 }
 
 impl Host {
@@ -142,6 +148,8 @@ impl Host {
             store,
             registry,
             lifetime: ProposalLifetime(DEFAULT_PROPOSAL_LIFETIME),
+            leases: worker::Leases::new(),
+            job_kinds: worker::by_name(worker::kinds()),
         }
     }
 
