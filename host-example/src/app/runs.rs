@@ -89,7 +89,8 @@ impl Host {
             .capture_raw(request.capture_raw);
         let run = new_run_id();
         let grant = Gates::new(self.registry(), setup.inputs()).resolve().grant;
-        self.store().create_run(&run, user, &grant).await?;
+        let lease = self.lease().await?;
+        self.store().create_run(&run, user, &grant, lease).await?;
         self.store().save_run_request(&run, &request).await?;
         for note in &setup.notes {
             self.store().record_run_note(&run, note).await?;

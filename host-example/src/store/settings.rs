@@ -17,6 +17,7 @@ use tool_core::skills::TrustLevel;
 
 use super::browser_sessions::SessionLifetimes;
 use super::budgets::Budgets;
+use super::jobs::WorkerSettings;
 use super::webhooks::{PublicUrl, WebhookDelivery};
 use super::{Durability, OAuthSettings, UnapprovedSkills, WebOrigin};
 use super::{Store, StoreError, now};
@@ -84,6 +85,11 @@ pub enum SettingKey {
     /// "backoff_seconds": [10, 30, 120, 600, 1800, 3600, 10800],
     /// "timeout_seconds": 10}` (the default).
     WebhookDelivery,
+    /// The background worker: `{"concurrency": 2, "lease_seconds": 30}`
+    /// (the default): jobs one process runs at once, and how long a
+    /// process's hold on a job or a run lasts unless renewed. Read at every
+    /// turn of the worker and every lease taken.
+    Worker,
 }
 
 /// The window of [`SettingKey::ExposureWindowMinutes`] when none is set.
@@ -110,7 +116,7 @@ impl<'de> serde::Deserialize<'de> for ExposureWindowMinutes {
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 20] = [
+    pub const ALL: [SettingKey; 21] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -131,6 +137,7 @@ impl SettingKey {
         SettingKey::BrowserSessions,
         SettingKey::PublicUrl,
         SettingKey::WebhookDelivery,
+        SettingKey::Worker,
     ];
 
     /// Its name in the table and on the command line.
@@ -156,6 +163,7 @@ impl SettingKey {
             SettingKey::BrowserSessions => "browser_sessions",
             SettingKey::PublicUrl => "public_url",
             SettingKey::WebhookDelivery => "webhook_delivery",
+            SettingKey::Worker => "worker",
         }
     }
 
@@ -192,6 +200,7 @@ impl SettingKey {
             SettingKey::Durability => serde_json::to_value(Durability::default()),
             SettingKey::BrowserSessions => serde_json::to_value(SessionLifetimes::default()),
             SettingKey::WebhookDelivery => serde_json::to_value(WebhookDelivery::default()),
+            SettingKey::Worker => serde_json::to_value(WorkerSettings::default()),
         };
         value.expect("defaults serialize")
     }
@@ -225,6 +234,7 @@ impl SettingKey {
             SettingKey::BrowserSessions => canonical::<SessionLifetimes>(value),
             SettingKey::PublicUrl => canonical::<Option<PublicUrl>>(value),
             SettingKey::WebhookDelivery => canonical::<WebhookDelivery>(value),
+            SettingKey::Worker => canonical::<WorkerSettings>(value),
         }
     }
 }
@@ -382,6 +392,11 @@ impl Store {
             .setting(SettingKey::BrowserSessions)
             .await?
             .unwrap_or_default())
+    }
+
+    /// The background worker's setting.
+    pub async fn worker_settings(&self) -> Result<WorkerSettings, StoreError> {
+        Ok(self.setting(SettingKey::Worker).await?.unwrap_or_default())
     }
 
     /// Whether tool results reach the model marked as data.
