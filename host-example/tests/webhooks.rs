@@ -25,7 +25,7 @@ use host_example::app::runs::RunEnded;
 use host_example::app::webhooks::signature::{
     EVENT_ID_HEADER, SIGNATURE_HEADER, SignatureError, verify,
 };
-use host_example::store::{RunRequest, Store};
+use host_example::store::{DeliveryStatus, RunRequest, Store};
 use serde_json::{Value, json};
 
 /// One delivery as a receiver got it.
@@ -194,6 +194,16 @@ impl Fixture {
             .unwrap();
         let secret = saved.new_secret.expect("a new webhook gets a secret");
         *receiver.inbox.secret.lock().unwrap() = Some(secret);
+    }
+
+    /// The same database's app layer in an `Arc`, its background worker
+    /// started (stopped when the token is dropped with the runtime).
+    fn worker(&self) -> (Arc<Host>, tokio_util::sync::CancellationToken) {
+        let host = Arc::new(Host::new(self.store.clone()).unwrap());
+        let stop = tokio_util::sync::CancellationToken::new();
+        let _guard = self.runtime.enter();
+        host.start_worker(stop.clone());
+        (host, stop)
     }
 
     fn setting(&self, key: &str, value: Value) {
@@ -571,5 +581,57 @@ fn the_documented_python_check_verifies_a_delivery_and_refuses_a_replay() {
     assert_eq!(
         python_check("whsec_another", &got.signature, &got.body, sent_at),
         Some(false)
+    );
+}
+
+/// Waits (up to a minute: a bound for a broken build, not a measure) until
+/// `done` says yes.
+fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    for _ in 0..600 {
+        if done() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("never: {what}");
+}
+
+#[test]
+fn the_background_worker_delivers_in_order_and_retries_a_receiver_that_was_down() {
+    let model = rename_then_answer();
+    let fx = Fixture::new(&model);
+    fx.setting(
+        "webhook_delivery",
+        json!({"attempts": 50, "backoff_seconds": [1], "timeout_seconds": 5}),
+    );
+    let receiver = Receiver::down();
+    fx.webhook("team", &receiver, &["proposal.created", "proposal.decided"]);
+    let (_worker, _stop) = fx.worker();
+
+    // Queued as the run proposes; the worker tries it, the receiver is down.
+    let proposal = fx.proposal();
+    eventually("a failed attempt", || {
+        let pending = fx
+            .runtime
+            .block_on(fx.store.deliveries(DeliveryStatus::Pending, 10))
+            .unwrap();
+        pending.iter().any(|d| d.attempts >= 1)
+    });
+    assert!(receiver.got().is_empty());
+    fx.runtime
+        .block_on(
+            fx.host
+                .decide(&proposal, "admin", Verdict::Approve, &mut ()),
+        )
+        .unwrap();
+
+    // Up: the worker's next pass delivers both, in order.
+    receiver.start();
+    eventually("both delivered", || receiver.got().len() == 2);
+    assert_eq!(receiver.events(), ["proposal.created", "proposal.decided"]);
+    let got = receiver.got();
+    assert!(
+        got.iter()
+            .all(|g| g.json()["proposal"]["id"] == proposal.as_str())
     );
 }

@@ -4,9 +4,10 @@
 //! often is the app layer's (`app::webhooks`); this is storage only.
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
-use sqlx::Row;
 use sqlx::any::AnyRow;
+use sqlx::{Any, Row, Transaction};
 
+use super::jobs::{NewJob, insert_job};
 use super::users::hex;
 use super::{Store, StoreError, now};
 
@@ -197,12 +198,16 @@ impl Store {
 
     /// Queues the event `event_id` of type `event`, sent as `body`, for
     /// each of `webhooks`, due now, in one transaction; how many.
+    ///
+    /// `pass` is the job that will deliver them, stored in the same
+    /// transaction unless a queued job of its kind is due by then already.
     pub async fn enqueue_deliveries(
         &self,
         webhooks: &[String],
         event_id: &str,
         event: &str,
         body: &str,
+        pass: &NewJob,
     ) -> Result<usize, StoreError> {
         if webhooks.is_empty() {
             return Ok(0);
@@ -224,8 +229,28 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         }
+        schedule_in(&mut tx, pass).await?;
         tx.commit().await?;
         Ok(webhooks.len())
+    }
+
+    /// Stores `pass`, the job that delivers what is due, unless a queued
+    /// job of its kind will run by its time already.
+    pub async fn schedule_pass(&self, pass: &NewJob) -> Result<(), StoreError> {
+        let mut tx = self.begin_write().await?;
+        schedule_in(&mut tx, pass).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// When the next pending delivery is due, if one is pending.
+    pub async fn next_delivery_due(&self) -> Result<Option<i64>, StoreError> {
+        let row = sqlx::query(
+            "SELECT MIN(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending'",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(row.try_get::<Option<i64>, _>("due")?)
     }
 
     /// The deliveries due at `at`: each webhook's oldest pending one, when
@@ -450,4 +475,22 @@ impl Store {
     pub async fn public_url(&self) -> Result<Option<PublicUrl>, StoreError> {
         Ok(self.setting(super::SettingKey::PublicUrl).await?.flatten())
     }
+}
+
+/// Stores `pass` inside `tx` unless a queued job of its kind runs by its
+/// time already (a running one may have read the queue before this
+/// transaction, so it does not count).
+async fn schedule_in(tx: &mut Transaction<'static, Any>, pass: &NewJob) -> Result<(), StoreError> {
+    let queued = sqlx::query(
+        "SELECT COUNT(*) AS n FROM jobs WHERE kind = $1 AND status = 'queued' AND run_after_ms <= $2",
+    )
+    .bind(pass.kind.as_str())
+    .bind(pass.run_after_ms)
+    .fetch_one(&mut **tx)
+    .await?
+    .try_get::<i64, _>("n")?;
+    if queued == 0 {
+        insert_job(tx, pass).await?;
+    }
+    Ok(())
 }

@@ -180,27 +180,15 @@ pub(super) async fn page(
     Admin(user): Admin,
     Path(slug): Path<String>,
 ) -> Response {
-    render(&state, &user, &slug, None, None).await
+    render(&state, &user, &slug, None).await
 }
 
-/// The page of `slug` with `made`, a webhook's new secret, shown once.
-pub(super) async fn render_with(
-    state: &WebState,
-    user: &SignedIn,
-    slug: &str,
-    made: Option<(String, String)>,
-) -> Response {
-    render(state, user, slug, None, made).await
-}
-
-/// The page of `slug`, with `tested` (a model test's outcome) on it, or
-/// `made` (a webhook's new secret).
+/// The page of `slug`, with `tested` (a model test's outcome) on it.
 async fn render(
     state: &WebState,
     user: &SignedIn,
     slug: &str,
     tested: Option<(String, Result<String, String>)>,
-    made: Option<(String, String)>,
 ) -> Response {
     let Some(concern) = concern(slug) else {
         let body = html! { p { "There is no such settings page." } };
@@ -230,7 +218,7 @@ async fn render(
             (model_tests(state, user, tested).await)
         }
         @if concern.slug == "webhooks" {
-            (super::webhooks::section(state, user, made).await)
+            (super::webhooks::section(state, user).await)
         }
     };
     layout::page(concern.title, Some(user), body).into_response()
@@ -400,5 +388,5 @@ pub(super) async fn test_model(
         Err(HostError::NotAdmin { .. }) => return layout::forbidden(&user),
         Err(error) => Err(error.to_string()),
     };
-    render(&state, &user, "models", Some((form.model, outcome)), None).await
+    render(&state, &user, "models", Some((form.model, outcome))).await
 }

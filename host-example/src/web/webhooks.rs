@@ -4,7 +4,7 @@
 //! retry for each. Every form is one call of the app layer
 //! (`Host::put_webhook`, `remove_webhook`, `retry_delivery`), as the command
 //! line's `webhooks` commands; a secret the host makes is shown on the page
-//! that answers the form, this once, and never stored in the session.
+//! that answers the form, this once, and never kept in the session.
 
 use axum::Form;
 use axum::extract::{Path, State};
@@ -20,23 +20,13 @@ use crate::app::webhooks::WebhookEvent;
 /// How many dead deliveries the page lists.
 const DEAD_SHOWN: usize = 50;
 
-/// The webhooks section of the page, with `made` (a secret the host just
-/// made, for the webhook named) shown once.
-pub(super) async fn section(
-    state: &WebState,
-    user: &SignedIn,
-    made: Option<(String, String)>,
-) -> Markup {
+/// The webhooks section of the settings page.
+pub(super) async fn section(state: &WebState, user: &SignedIn) -> Markup {
     let webhooks = state.host.webhooks(&user.name).await;
     let dead = state.host.dead_deliveries(&user.name, DEAD_SHOWN).await;
     html! {
         section #webhooks {
             h2 { "Webhooks" }
-            @if let Some((name, secret)) = &made {
-                div #new-secret .notice role="status" {
-                    "The secret of " code { (name) } ", shown this once: " code { (secret) }
-                }
-            }
             @match &webhooks {
                 Err(error) => p.problem { (error) },
                 Ok(webhooks) if webhooks.is_empty() => p { "No webhook is set." },
@@ -143,7 +133,14 @@ pub(super) async fn save(
         Ok(saved) => match saved.new_secret {
             // Shown on this answer only, never kept in the session.
             Some(secret) => {
-                super::settings::render_with(&state, &user, "webhooks", Some((name, secret))).await
+                let body = html! {
+                    div #new-secret .notice role="status" {
+                        "The secret of " code { (name) } ", shown this once: " code { (secret) }
+                    }
+                    p { "Give it to the receiver now: it is never shown again in full." }
+                    p { a href="/settings/webhooks" { "Back to the webhooks" } }
+                };
+                super::layout::page("Webhook saved", Some(&user), body).into_response()
             }
             None => back(&state, &user, format!("Saved webhook {name}.")).await,
         },

@@ -3,10 +3,11 @@
 //! the outcome: delivered on a 2xx answer, due again after the setting's
 //! backoff, or dead after the last attempt.
 //!
-//! [`Host::deliver_webhooks`] is the one entry point; whatever runs the
-//! host's background work calls it (the `webhooks deliver` command runs one
-//! pass). Several processes may run passes at once: each delivery is taken
-//! by a compare-and-set before it is sent.
+//! [`Host::deliver_webhooks`] is the one entry point: the background
+//! worker's job kind `deliver_webhooks` runs it (`job.rs`), and the
+//! `webhooks deliver` command runs one pass now. Several processes may run
+//! passes at once: each delivery is taken by a compare-and-set before it
+//! is sent.
 
 use std::time::Duration;
 
@@ -97,6 +98,12 @@ impl Host {
             if !progressed {
                 break;
             }
+        }
+        // What is left to retry gets a pass of its own when it is due.
+        if let Some(due) = self.store().next_delivery_due().await? {
+            self.store()
+                .schedule_pass(&super::job::pass_at(due))
+                .await?;
         }
         Ok(pass)
     }

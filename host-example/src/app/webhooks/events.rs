@@ -151,8 +151,9 @@ async fn queue(
         "run": (!run.0.starts_with("mcp-")).then(|| link(format!("/runs/{}", run.0))).flatten(),
     });
     let body = payload.to_string();
+    let pass = super::job::pass_at(crate::store::now());
     store
-        .enqueue_deliveries(&webhooks, &id, event.name(), &body)
+        .enqueue_deliveries(&webhooks, &id, event.name(), &body, &pass)
         .await
 }
 

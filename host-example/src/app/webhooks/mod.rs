@@ -1,7 +1,8 @@
 //! Signed webhooks (docs/webhooks.md): an administrator's webhooks (URL,
 //! secret, events), the events queued for them (`events.rs`), the
 //! signature and the receiver's check (`signature.rs`), and delivery with
-//! retries and a dead-letter list (`deliver.rs`).
+//! retries and a dead-letter list (`deliver.rs`), run by the host's one
+//! background worker as the job kind `deliver_webhooks` (`job.rs`).
 //!
 //! A webhook's URL is an administrator's setting only: it is set here,
 //! checked for an administrator and audited, and nothing a model, a tool
@@ -10,10 +11,12 @@
 
 mod deliver;
 pub(in crate::app) mod events;
+pub mod job;
 pub mod signature;
 
 pub use deliver::DeliveryPass;
 pub use events::WebhookEvent;
+pub use job::DeliverWebhooks;
 
 use crate::app::{Host, HostError};
 use crate::store::{DeliveryStatus, StoredDelivery, new_secret};
@@ -219,6 +222,10 @@ impl Host {
                 "there is no dead delivery `{id}` (see `webhooks dead`)"
             )));
         }
+        self.store()
+            .schedule_pass(&job::pass_at(crate::store::now()))
+            .await?;
+        self.wake_worker();
         self.audit_change(user, "webhooks", format!("delivery {id} retried"))
             .await
     }

@@ -7,5 +7,5 @@ use super::JobKind;
 
 /// Every built-in job kind.
 pub fn kinds() -> Vec<Arc<dyn JobKind>> {
-    Vec::new()
+    vec![Arc::new(crate::app::webhooks::DeliverWebhooks)]
 }
