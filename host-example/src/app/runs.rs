@@ -74,7 +74,7 @@ impl Host {
     /// Before the run is stored: an unknown user or skill, no or an
     /// unusable model configuration, a corrupt setting. A provider's
     /// failure is not an error: the run ends failed ([`RunEnded::Finished`]
-    /// with [`RunStatus::Failed`](tool_core::agent::RunStatus::Failed)),
+    /// with [`RunStatus::Failed`]),
     /// its conversation kept.
     pub async fn start_run(
         &self,

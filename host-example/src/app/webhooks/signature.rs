@@ -101,7 +101,7 @@ pub fn verify(secret: &str, header: &str, body: &[u8], now: i64) -> Result<i64, 
 }
 
 fn parse_hex(text: &str) -> Result<Vec<u8>, SignatureError> {
-    if text.len() % 2 != 0 || !text.is_ascii() {
+    if !text.len().is_multiple_of(2) || !text.is_ascii() {
         return Err(SignatureError::Malformed);
     }
     (0..text.len())
