@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use super::JobKind;
+use crate::app::actions::batch::BatchJob;
 
 /// Every built-in job kind.
 pub fn kinds() -> Vec<Arc<dyn JobKind>> {
-    Vec::new()
+    vec![Arc::new(BatchJob)]
 }
