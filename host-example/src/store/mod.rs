@@ -18,6 +18,7 @@
 
 mod approval_votes;
 mod audit;
+mod batches;
 mod browser_sessions;
 mod budgets;
 mod call_outcomes;
@@ -52,6 +53,7 @@ use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{Any, AnyPool, Row, Transaction};
 
 pub use audit::{AuditEntry, AuditFilter, AuditKind, McpClient};
+pub use batches::BatchItem;
 pub use browser_sessions::{SessionLifetimes, StoredBrowserSession};
 pub use budgets::{Budgets, Limits, Spending};
 pub use call_outcomes::CallOutcome;

@@ -4,8 +4,10 @@
 use std::sync::Arc;
 
 use super::JobKind;
+use crate::app::actions::batch::BatchJob;
+use crate::app::webhooks::DeliverWebhooks;
 
 /// Every built-in job kind.
 pub fn kinds() -> Vec<Arc<dyn JobKind>> {
-    vec![Arc::new(crate::app::webhooks::DeliverWebhooks)]
+    vec![Arc::new(BatchJob), Arc::new(DeliverWebhooks)]
 }

@@ -21,10 +21,12 @@ mod kinds;
 mod recovery;
 
 use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
+use futures_util::FutureExt;
 use serde_json::Value;
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
@@ -105,6 +107,13 @@ pub enum JobError {
     Fail(String),
 }
 
+impl From<crate::store::StoreError> for JobError {
+    /// A store error is retried: the database may be back next time.
+    fn from(error: crate::store::StoreError) -> Self {
+        JobError::Retry(error.to_string())
+    }
+}
+
 impl From<HostError> for JobError {
     /// A host error is retried: the database may be back next time.
     fn from(error: HostError) -> Self {
@@ -121,6 +130,11 @@ pub struct JobRun {
 }
 
 impl JobRun {
+    /// The process holding the job.
+    pub(crate) fn owner(&self) -> &str {
+        &self.owner
+    }
+
     /// Records how far the job got (the `progress` column, shown while it
     /// runs). [`JobError::Fail`] if this process no longer holds the job:
     /// another one took it after this one's lease ran out, and this
@@ -345,8 +359,20 @@ impl Host {
         }))
     }
 
+    /// Claims and runs every due job, one after the other, in this task;
+    /// returns how many attempts were made. For a process that does not
+    /// run a worker (a command, a test) to do the work at hand.
+    pub async fn run_due_jobs(&self) -> Result<usize, HostError> {
+        let mut attempts = 0;
+        while let Some(job) = self.claim().await? {
+            self.attempt(job).await;
+            attempts += 1;
+        }
+        Ok(attempts)
+    }
+
     /// Runs one attempt of `job` and records how it went.
-    async fn attempt(self: Arc<Host>, run: JobRun) {
+    async fn attempt(&self, run: JobRun) {
         let id = run.job.id.clone();
         let owner = run.owner.clone();
         let Some(kind) = self.job_kinds.get(run.job.kind.as_str()).cloned() else {
@@ -357,10 +383,9 @@ impl Host {
                 "the process running its last attempt stopped".to_owned(),
             ))
         } else {
-            let host = Arc::clone(&self);
-            let attempt = run.clone();
-            // Its own task: a panic in a kind ends its attempt, not the worker.
-            tokio::spawn(async move { kind.run(&host, &attempt).await })
+            // A panic in a kind ends its attempt, not the worker.
+            AssertUnwindSafe(kind.run(self, &run))
+                .catch_unwind()
                 .await
                 .unwrap_or_else(|_| Err(JobError::Retry("the job's attempt panicked".to_owned())))
         };
@@ -372,8 +397,7 @@ impl Host {
                     .await
             }
             Err(JobError::Retry(error)) if run.job.attempts < run.job.max_attempts => {
-                let retries = kind_retries(&self, &run.job.kind);
-                let wait = retries.wait_after(run.job.attempts);
+                let wait = kind.retries().wait_after(run.job.attempts);
                 store
                     .retry_job(&id, &owner, &error, now_ms() + millis(wait))
                     .await
@@ -388,12 +412,6 @@ impl Host {
             tracing::warn!(%error, job = %id, "recording how a job's attempt went failed");
         }
     }
-}
-
-fn kind_retries(host: &Host, kind: &str) -> Retries {
-    host.job_kinds
-        .get(kind)
-        .map_or(Retries::ONCE, |kind| kind.retries())
 }
 
 /// The job kinds a host knows, by name.
