@@ -5,6 +5,8 @@
 //! retried from it), a replayed delivery refused by the documented check,
 //! and each webhook sent only the events it asked for.
 
+#[path = "store/backends.rs"]
+mod backends;
 #[path = "host/fake_model.rs"]
 mod fake_model;
 mod mcp_support;
@@ -17,6 +19,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
+use backends::TestDb;
 use fake_model::{FakeModel, answering, calling};
 use host_example::Host;
 use host_example::HostError;
@@ -156,16 +159,28 @@ struct Fixture {
     runtime: tokio::runtime::Runtime,
     host: Host,
     store: Store,
-    _folder: tempfile::TempDir,
+    _db: TestDb,
 }
 
 impl Fixture {
+    /// A fresh SQLite database whose model is `model`.
     fn new(model: &FakeModel) -> Fixture {
+        Fixture::on(model, |_| Some(TestDb::sqlite())).unwrap()
+    }
+
+    /// A fresh PostgreSQL database, or `None` when no server is named.
+    fn postgres(model: &FakeModel) -> Option<Fixture> {
+        Fixture::on(model, |runtime| runtime.block_on(TestDb::postgres()))
+    }
+
+    fn on(
+        model: &FakeModel,
+        db: impl FnOnce(&tokio::runtime::Runtime) -> Option<TestDb>,
+    ) -> Option<Fixture> {
         let runtime = tokio::runtime::Runtime::new().unwrap();
-        let folder = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}?mode=rwc", folder.path().join("h.db").display());
+        let db = db(&runtime)?;
         let (host, store) = runtime.block_on(async {
-            let store = Store::open(&url).await.unwrap();
+            let store = Store::open(&db.url).await.unwrap();
             store.set_setting("model", &model.setting()).await.unwrap();
             store
                 .set_setting("tools", r#"{"update_page_metadata": {"state": "enabled"}}"#)
@@ -173,12 +188,12 @@ impl Fixture {
                 .unwrap();
             (Host::new(store.clone()).unwrap(), store)
         });
-        Fixture {
+        Some(Fixture {
             runtime,
             host,
             store,
-            _folder: folder,
-        }
+            _db: db,
+        })
     }
 
     /// Adds webhook `name` for `events` posting to `receiver`, which learns
@@ -599,7 +614,19 @@ fn eventually(what: &str, mut done: impl FnMut() -> bool) {
 #[test]
 fn the_background_worker_delivers_in_order_and_retries_a_receiver_that_was_down() {
     let model = rename_then_answer();
-    let fx = Fixture::new(&model);
+    worker_delivers_in_order_after_the_receiver_is_up(&Fixture::new(&model));
+}
+
+#[test]
+fn on_postgresql_the_background_worker_delivers_in_order_after_the_receiver_is_up() {
+    let model = rename_then_answer();
+    let Some(fx) = Fixture::postgres(&model) else {
+        return;
+    };
+    worker_delivers_in_order_after_the_receiver_is_up(&fx);
+}
+
+fn worker_delivers_in_order_after_the_receiver_is_up(fx: &Fixture) {
     fx.setting(
         "webhook_delivery",
         json!({"attempts": 50, "backoff_seconds": [1], "timeout_seconds": 5}),
