@@ -83,7 +83,10 @@ pub fn a_live_lease_is_left_and_expired_work_is_recovered(host: &Host) {
     });
     // The first process lives: its worker renews its leases.
     let stop = CancellationToken::new();
-    rt.block_on(async { first.start_worker(stop.clone()) });
+    let worker = {
+        let _inside = rt.enter();
+        first.start_worker(stop.clone())
+    };
     rt.block_on(async {
         tokio::time::sleep(Duration::from_millis(2500)).await;
         assert_eq!(second.recover_abandoned().await.unwrap(), []);
@@ -93,6 +96,7 @@ pub fn a_live_lease_is_left_and_expired_work_is_recovered(host: &Host) {
 
     // The first process stops: its leases run out.
     stop.cancel();
+    rt.block_on(worker).unwrap();
     drop(first);
     let recovered = rt.block_on(async {
         tokio::time::sleep(Duration::from_millis(2500)).await;
