@@ -2,7 +2,7 @@
 //! fit is refused and stores nothing, a corrupt stored value is one line.
 
 use host_example::app::skills::approval::UnapprovedSkills;
-use host_example::store::{SessionLifetimes, SettingKey, Store, StoreError};
+use host_example::store::{SessionLifetimes, SettingKey, Store, StoreError, WorkerSettings};
 use serde_json::json;
 use sqlx::Row;
 use tool_core::DataClass;
@@ -123,6 +123,22 @@ pub async fn settings_round_trip(url: &str) {
             lifetime_seconds: 28800
         }
     );
+    assert_eq!(
+        store.worker_settings().await.unwrap(),
+        WorkerSettings::default()
+    );
+    // A missing field keeps its default.
+    store
+        .set_setting("worker", r#"{"lease_seconds": 5}"#)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.worker_settings().await.unwrap(),
+        WorkerSettings {
+            concurrency: 2,
+            lease_seconds: 5
+        }
+    );
     // A value that does not fit is refused and stores nothing.
     let before = store.settings().await.unwrap();
     for (key, value) in [
@@ -146,6 +162,9 @@ pub async fn settings_round_trip(url: &str) {
             r#"{"idle_seconds": 60, "lifetime_seconds": 2592001}"#,
         ),
         ("browser_sessions", r#"{"idle_seconds": 60}"#),
+        ("worker", r#"{"concurrency": 0}"#),
+        ("worker", r#"{"lease_seconds": 3601}"#),
+        ("worker", r#"{"leases": 3}"#),
         (
             "oauth",
             r#"{"issuer": "i", "resource": "ftp://x/mcp", "jwks_uri": "https://id.example/k"}"#,
