@@ -96,7 +96,7 @@ pub fn a_live_lease_is_left_and_expired_work_is_recovered(host: &Host) {
 
     // The first process stops: its leases run out.
     stop.cancel();
-    rt.block_on(worker).unwrap();
+    rt.block_on(worker.unwrap()).unwrap();
     drop(first);
     let recovered = rt.block_on(async {
         tokio::time::sleep(Duration::from_millis(2500)).await;

@@ -224,11 +224,15 @@ impl Host {
         })
     }
 
-    /// Starts renewing this process's leases, once.
+    /// Starts renewing this process's leases, once, on the current Tokio
+    /// runtime (outside one, at the next lease taken inside one).
     fn hold_leases(&self) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
         self.leases.heartbeat.get_or_init(|| {
             let store = self.store().clone();
-            tokio::spawn(renew(store, Arc::downgrade(&self.leases)));
+            runtime.spawn(renew(store, Arc::downgrade(&self.leases)));
         });
     }
 
@@ -302,14 +306,22 @@ impl Host {
         Ok(revived)
     }
 
-    /// Starts this process's worker: it recovers abandoned work, then
-    /// claims and runs due jobs until `stop` is cancelled (jobs still
-    /// running then are dropped, and picked up again by a worker once
-    /// their lease runs out).
-    pub fn start_worker(self: &Arc<Host>, stop: CancellationToken) -> tokio::task::JoinHandle<()> {
+    /// Starts this process's worker on the current Tokio runtime: it
+    /// recovers abandoned work, then claims and runs due jobs until `stop`
+    /// is cancelled (jobs still running then are dropped, and picked up
+    /// again by a worker once their lease runs out). `None`, and no
+    /// worker, when called outside a runtime.
+    pub fn start_worker(
+        self: &Arc<Host>,
+        stop: CancellationToken,
+    ) -> Option<tokio::task::JoinHandle<()>> {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::warn!("no Tokio runtime: the background worker is not started");
+            return None;
+        };
         let host = Arc::clone(self);
         self.hold_leases();
-        tokio::spawn(async move { host.work(stop).await })
+        Some(runtime.spawn(async move { host.work(stop).await }))
     }
 
     async fn work(self: Arc<Host>, stop: CancellationToken) {
