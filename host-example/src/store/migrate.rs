@@ -57,7 +57,7 @@ const MIGRATIONS: &[Migration] = &[
     migration!(12, "skill_text", "0012_skill_text"),
     migration!(13, "browser_sessions", "0013_browser_sessions"),
     migration!(14, "jobs", "0014_jobs"),
-    migration!(16, "webhooks", "0016_webhooks"),
+    migration!(15, "webhooks", "0015_webhooks"),
 ];
 
 /// The newest schema version this build knows.
