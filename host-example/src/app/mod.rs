@@ -64,7 +64,7 @@ pub use admin::Offer;
 pub use error::{HostError, describe, describe_exposure};
 pub use setup::{DEFAULT_ROUNDS, RunChoices, RunSetup};
 
-use crate::store::Store;
+use crate::store::{SqlSite, Store};
 use index::{IndexLocation, PublicSearch, SearchBackend};
 
 /// The host's app layer: every door asks it, and only it reaches
@@ -124,11 +124,7 @@ impl Host {
     /// site's source code ([`site_model::demo::source_root`]) to the
     /// `code` tools, in every run and every call alike.
     pub fn with_registry(store: Store, registry: Registry) -> Host {
-        let site: Arc<dyn Site> = Arc::new(
-            store
-                .site()
-                .with_source_root(site_model::demo::source_root()),
-        );
+        let site: Arc<dyn Site> = Arc::new(site_of(&store));
         let search = Arc::new(PublicSearch::new(
             store.clone(),
             Arc::clone(&site),
@@ -195,4 +191,12 @@ impl std::fmt::Debug for Host {
             .field("tools", &self.registry.len())
             .finish_non_exhaustive()
     }
+}
+
+/// The database's site with the demo site's source code, which the `code`
+/// tools read.
+fn site_of(store: &Store) -> SqlSite {
+    store
+        .site()
+        .with_source_root(site_model::demo::source_root())
 }

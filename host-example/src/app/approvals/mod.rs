@@ -317,9 +317,11 @@ impl Host {
             .skill_bytes(setup.skill_bytes())
             .mark_results(setup.mark_results)
             .budget(request.budget(allowance));
-        let cx = self.context(run, &setup.actor);
         let log = EventLog::new(self.store().clone(), run.clone(), stored.user.clone())
             .resuming(proposal.clone());
+        let approver_id = approver.id.clone();
+        let applied = log.applied_row(proposal.tool(), &approver_id);
+        let cx = self.applying_context(run, &setup.actor, applied);
 
         let mut applied = None;
         let mut resumed = false;
@@ -339,7 +341,6 @@ impl Host {
         };
         let claimed = || approvals.claimed();
         let mut recorder = Recorder::new(log, &mut capture).hold_until(&claimed);
-        let approver_id = approver.id.clone();
         let is_approval = !matches!(verdict, Verdict::Reject(_));
         let (decision, edit) = match verdict {
             Verdict::Approve => (Decision::Approved { approver }, None),
