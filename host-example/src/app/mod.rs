@@ -23,6 +23,7 @@
 //! | `oauth.rs` | an OAuth issuer's access tokens as host users |
 //! | `overview.rs` | how the host is used over a period, for the overview's charts |
 //! | `origin.rs` | which browser origins may send a request that acts (`/mcp`, the pages' forms) |
+//! | `killpoint.rs` | named places a crash test stops the process at (debug builds only) |
 //! | `recorder.rs` | a run's events stored and audited as they happen |
 //! | `signin.rs` | password sign-in held back against guessing, per name and address, and locks lifted |
 //! | `browser_sessions.rs` | sessions of signed-in browsers in the database: begun at sign-in, expired, ended on sign-out and password change |
@@ -37,6 +38,7 @@ pub mod calls;
 mod content;
 mod error;
 pub mod index;
+mod killpoint;
 pub mod oauth;
 pub mod origin;
 pub mod overview;

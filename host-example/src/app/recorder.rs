@@ -17,6 +17,7 @@ use tool_core::approval::Decision;
 use tool_core::{Proposal, RunId};
 
 use crate::app::calls::PROGRESS_INTERVAL;
+use crate::app::killpoint::{self, points};
 use crate::store::{AuditEntry, AuditKind, Store, StoreError};
 
 /// How much of a call's arguments an audit row keeps.
@@ -82,6 +83,13 @@ impl EventLog {
             },
             _ => Vec::new(),
         };
+        if let Event::ToolExecuted { .. } = event {
+            let point = match self.deciding {
+                Some(_) => points::APPLIED,
+                None => points::CALL,
+            };
+            killpoint::reached(point).await;
+        }
         self.store
             .record_event_with(&self.run, event, &audit)
             .await?;

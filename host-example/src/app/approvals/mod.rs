@@ -28,6 +28,7 @@ use tool_core::export::Provider;
 use tool_core::gates::{Denial, Gate, Required};
 use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId, ToolOutput};
 
+use crate::app::killpoint::{self, points};
 use crate::app::recorder::{EventLog, Recorder};
 use crate::app::runs::RunReport;
 use crate::app::{Host, HostError};
@@ -228,6 +229,7 @@ impl Host {
                 .await;
         }
         self.take(&run, view.stored.proposal.id()).await?;
+        killpoint::reached(points::RESUME).await;
         let resumed = self
             .resume_taken(&run, &view.stored.proposal, approver, verdict, watch)
             .await;
@@ -634,6 +636,9 @@ impl ApprovalStore for WatchedApprovals {
     ) -> BoxFuture<'a, Result<(), ClaimError>> {
         Box::pin(async move {
             let outcome = self.inner.claim(id, decision).await;
+            if outcome.is_ok() {
+                killpoint::reached(points::CLAIMED).await;
+            }
             if let Ok(mut slot) = self.outcome.lock() {
                 *slot = Some(outcome.clone());
             }
