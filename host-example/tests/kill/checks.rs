@@ -24,7 +24,6 @@ pub fn after_restart(target: &Target, killed: &Killed) {
     );
     // The database opens, and the host works on it.
     target.ok(&["db", "check"]);
-    target.ok(&["approvals", "list"]);
 
     let (rt, store) = target.store();
     let audit = rt.block_on(store.audit_tail(1_000_000)).unwrap();
