@@ -1,7 +1,8 @@
 //! The host's HTTP server, as `host-example serve` runs it: one axum
 //! [`Router`] holding every front door the host serves over HTTP, built in
 //! [`router`]: MCP at `/mcp` and the browser pages (`web`) beside it,
-//! served until told to stop.
+//! served until told to stop, with the background worker
+//! ([`crate::app::worker`]) running beside it.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -26,6 +26,7 @@
 //! | `killpoint.rs` | named places a crash test stops the process at (debug builds only) |
 //! | `recorder.rs` | a run's events stored and audited as they happen |
 //! | `signin.rs` | password sign-in held back against guessing, per name and address, and locks lifted |
+//! | `worker/` | background jobs claimed with leases, retried, dead-lettered; leases on runs renewed; abandoned runs recovered |
 //! | `browser_sessions.rs` | sessions of signed-in browsers in the database: begun at sign-in, expired, ended on sign-out and password change |
 
 pub mod actions;
@@ -48,6 +49,7 @@ mod setup;
 pub mod signin;
 pub mod skills;
 pub mod timestamps;
+pub mod worker;
 
 use std::sync::Arc;
 
@@ -81,6 +83,10 @@ pub struct Host {
     search: Arc<PublicSearch>,
     lifetime: ProposalLifetime,
     calls: calls::CallState,
+    /// This process's id and the renewal of its leases.
+    leases: Arc<worker::Leases>,
+    /// The kinds of background job it runs.
+    job_kinds: worker::JobKinds,
 }
 
 impl Host {
@@ -140,6 +146,8 @@ impl Host {
             store,
             registry,
             lifetime: ProposalLifetime(DEFAULT_PROPOSAL_LIFETIME),
+            leases: worker::Leases::new(),
+            job_kinds: worker::by_name(worker::kinds()),
         }
     }
 

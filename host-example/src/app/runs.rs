@@ -81,14 +81,27 @@ impl Host {
         request: RunRequest,
         watch: &mut (dyn EventSink + Send),
     ) -> Result<RunReport, HostError> {
+        self.start_run_as(new_run_id(), user, request, watch).await
+    }
+
+    /// [`Host::start_run`] with the run's id chosen beforehand
+    /// ([`new_run_id`]), so that its caller can keep it before the run is
+    /// stored.
+    pub(crate) async fn start_run_as(
+        &self,
+        run: RunId,
+        user: &str,
+        request: RunRequest,
+        watch: &mut (dyn EventSink + Send),
+    ) -> Result<RunReport, HostError> {
         let setup = self.request_setup(user, &request).await?;
         let model = self
             .model_named(request.model.as_deref())
             .await?
             .capture_raw(request.capture_raw);
-        let run = new_run_id();
         let grant = Gates::new(self.registry(), setup.inputs()).resolve().grant;
-        self.store().create_run(&run, user, &grant).await?;
+        let lease = self.lease().await?;
+        self.store().create_run(&run, user, &grant, lease).await?;
         self.store().save_run_request(&run, &request).await?;
         for note in &setup.notes {
             self.store().record_run_note(&run, note).await?;
@@ -249,7 +262,8 @@ impl RunRequest {
 }
 
 /// `run-` and 16 random hex digits.
-fn new_run_id() -> RunId {
+/// A fresh random run id.
+pub(crate) fn new_run_id() -> RunId {
     let mut bytes = [0u8; 8];
     OsRng.fill_bytes(&mut bytes);
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();

@@ -17,6 +17,7 @@ use tool_core::skills::TrustLevel;
 
 use super::browser_sessions::SessionLifetimes;
 use super::budgets::Budgets;
+use super::jobs::WorkerSettings;
 use super::{Durability, OAuthSettings, UnapprovedSkills, WebOrigin};
 use super::{Store, StoreError, now};
 use crate::model::ModelConfig;
@@ -75,6 +76,11 @@ pub enum SettingKey {
     /// "lifetime_seconds": 43200}` (the default). Read at every use of a
     /// session, so a shorter value ends older sessions at once.
     BrowserSessions,
+    /// The background worker: `{"concurrency": 2, "lease_seconds": 30}`
+    /// (the default): jobs one process runs at once, and how long a
+    /// process's hold on a job or a run lasts unless renewed. Read at every
+    /// turn of the worker and every lease taken.
+    Worker,
 }
 
 /// The window of [`SettingKey::ExposureWindowMinutes`] when none is set.
@@ -101,7 +107,7 @@ impl<'de> serde::Deserialize<'de> for ExposureWindowMinutes {
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 18] = [
+    pub const ALL: [SettingKey; 19] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -120,6 +126,7 @@ impl SettingKey {
         SettingKey::Budgets,
         SettingKey::Durability,
         SettingKey::BrowserSessions,
+        SettingKey::Worker,
     ];
 
     /// Its name in the table and on the command line.
@@ -143,6 +150,7 @@ impl SettingKey {
             SettingKey::Budgets => "budgets",
             SettingKey::Durability => "durability",
             SettingKey::BrowserSessions => "browser_sessions",
+            SettingKey::Worker => "worker",
         }
     }
 
@@ -178,6 +186,7 @@ impl SettingKey {
             SettingKey::Budgets => serde_json::to_value(Budgets::default()),
             SettingKey::Durability => serde_json::to_value(Durability::default()),
             SettingKey::BrowserSessions => serde_json::to_value(SessionLifetimes::default()),
+            SettingKey::Worker => serde_json::to_value(WorkerSettings::default()),
         };
         value.expect("defaults serialize")
     }
@@ -209,6 +218,7 @@ impl SettingKey {
             SettingKey::Budgets => canonical::<Budgets>(value),
             SettingKey::Durability => canonical::<Durability>(value),
             SettingKey::BrowserSessions => canonical::<SessionLifetimes>(value),
+            SettingKey::Worker => canonical::<WorkerSettings>(value),
         }
     }
 }
@@ -366,6 +376,11 @@ impl Store {
             .setting(SettingKey::BrowserSessions)
             .await?
             .unwrap_or_default())
+    }
+
+    /// The background worker's setting.
+    pub async fn worker_settings(&self) -> Result<WorkerSettings, StoreError> {
+        Ok(self.setting(SettingKey::Worker).await?.unwrap_or_default())
     }
 
     /// Whether tool results reach the model marked as data.

@@ -52,12 +52,10 @@ use crate::app::Host;
 use live::LiveRuns;
 
 /// What every page reads: the app layer (which keeps the sessions of
-/// signed-in browsers), the playground's live runs, and the reports of the
-/// batches they started.
+/// signed-in browsers and the batches) and the playground's live runs.
 #[derive(Clone)]
 pub struct WebState {
     host: Arc<Host>,
-    batches: Arc<batch::Reports>,
     live: Arc<LiveRuns>,
 }
 
@@ -72,7 +70,6 @@ impl WebState {
     pub fn new(host: Arc<Host>) -> WebState {
         WebState {
             host,
-            batches: Arc::new(batch::Reports::default()),
             live: Arc::new(LiveRuns::default()),
         }
     }

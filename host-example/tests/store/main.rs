@@ -9,6 +9,7 @@ mod backends;
 mod behaviours;
 mod durability;
 mod exposures;
+mod jobs;
 mod maintenance;
 mod settings;
 mod signin_throttle;
@@ -20,6 +21,7 @@ mod every {
     pub use crate::atomic::*;
     pub use crate::behaviours::*;
     pub use crate::exposures::*;
+    pub use crate::jobs::*;
     pub use crate::maintenance::*;
     pub use crate::settings::*;
     pub use crate::signin_throttle::*;
@@ -79,4 +81,8 @@ suite!(
     an_address_guessing_many_names_is_held_back,
     a_forwarded_address_counts_only_from_a_trusted_proxy,
     the_overview_reads_on_every_backend,
+    two_workers_run_each_job_once,
+    of_racing_claims_one_wins,
+    a_live_lease_is_left_and_an_expired_one_taken,
+    a_failing_job_is_retried_then_dead_and_can_be_revived,
 );

@@ -251,7 +251,8 @@ impl Host {
     async fn take(&self, run: &RunId, proposal: &ProposalId) -> Result<(), HostError> {
         let started = Instant::now();
         loop {
-            if self.store().take_suspended_run(run).await? {
+            let lease = self.lease().await?;
+            if self.store().take_suspended_run(run, lease).await? {
                 return Ok(());
             }
             if let Some(decided) = self.store().decision(proposal).await? {
