@@ -1,7 +1,7 @@
 //! What must hold after any kill, read from the database the killed
 //! process left (docs/crash-safety.md).
 
-use host_example::store::{AuditEntry, AuditKind};
+use host_example::store::{AuditEntry, AuditKind, RunNote, RunPhase};
 use site_model::{HistoryEntry, PageId, Pages, Records};
 use tool_core::agent::{CallResult, Event};
 
@@ -140,4 +140,69 @@ fn title_written(entry: &HistoryEntry) -> Option<String> {
         .find(|change| change.field == "title")
         .and_then(|change| change.new.as_str())
         .map(str::to_owned)
+}
+
+/// After recovery: no run is left `running` or `resuming`; every failed
+/// run was failed by recovery, which said why (on the run and in the audit
+/// trail); no proposal is approved with its change not applied (an
+/// approval is finished or released).
+pub fn recovered(target: &Target, point: &str) {
+    let (rt, store) = target.store();
+    let audit = rt.block_on(store.audit_tail(1_000_000)).unwrap();
+    let runs = rt.block_on(store.runs(1_000_000)).unwrap();
+    for run in &runs {
+        let id = &run.id.0;
+        assert!(
+            !matches!(run.status, RunPhase::Running | RunPhase::Resuming),
+            "{point}: run {id} left {}",
+            run.status
+        );
+        if run.status != RunPhase::Failed {
+            continue;
+        }
+        let notes = rt.block_on(store.run_notes(&run.id)).unwrap();
+        assert!(
+            notes
+                .iter()
+                .any(|note| matches!(note, RunNote::Recovered { reason } if !reason.is_empty())),
+            "{point}: failed run {id} without the reason: {notes:?}"
+        );
+        assert!(
+            audit.iter().any(|e| e.run.as_deref() == Some(id.as_str())
+                && e.tool.as_deref() == Some("recovery")
+                && e.decision == "failed"),
+            "{point}: failed run {id} without its audit row"
+        );
+    }
+    let site = store.site();
+    let history = rt.block_on(site.history("pages", 2)).unwrap();
+    let written: Vec<String> = history.iter().filter_map(title_written).collect();
+    for run in &runs {
+        for stored in rt.block_on(store.run_proposals(&run.id)).unwrap() {
+            let title = stored.proposal.arguments()["title"].as_str().unwrap_or("");
+            if stored.status == "approved" {
+                assert!(
+                    written.iter().any(|t| t == title),
+                    "{point}: proposal {} approved, its change ({title}) not applied",
+                    stored.proposal.id().as_str()
+                );
+            }
+        }
+    }
+}
+
+/// The proposals waiting for a decision.
+pub fn pending(target: &Target) -> Vec<String> {
+    let (rt, store) = target.store();
+    rt.block_on(store.pending_proposals())
+        .unwrap()
+        .iter()
+        .map(|p| p.proposal.id().as_str().to_owned())
+        .collect()
+}
+
+/// Every proposal decided.
+pub fn none_pending(target: &Target, point: &str) {
+    let left = pending(target);
+    assert!(left.is_empty(), "{point}: still pending: {left:?}");
 }

@@ -6,6 +6,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use host_example::app::Host;
 use host_example::store::Store;
 
 use crate::backends::TestDb;
@@ -54,7 +55,22 @@ impl Target {
         target.ok(&["--user", "admin", "settings", "set", "model", &model]);
         let tools = r#"{"update_page_metadata": {"state": "enabled"}}"#;
         target.ok(&["--user", "admin", "settings", "set", "tools", tools]);
+        // Short leases: a killed process's runs are recovered a second
+        // after it stopped renewing them.
+        let worker = r#"{"concurrency": 2, "lease_seconds": 1}"#;
+        target.ok(&["--user", "admin", "settings", "set", "worker", worker]);
         target
+    }
+
+    /// Recovers what the kills left, as any host process sharing the
+    /// database does once the killed processes' leases ran out
+    /// (`Host::recover_abandoned`, which `serve`'s worker calls every
+    /// turn): here once the last lease (1 s) has surely run out.
+    pub fn recover(&self) {
+        std::thread::sleep(Duration::from_millis(1_500));
+        let rt = runtime();
+        let host = rt.block_on(Host::open(&self.db.url)).unwrap();
+        rt.block_on(host.recover_abandoned()).unwrap();
     }
 
     pub fn command(&self, args: &[&str]) -> Command {

@@ -52,12 +52,14 @@ both!(
 );
 
 /// Kill point `call`: the proposing call ran, its rows are not stored.
+/// Every run killed so is left `running`, and recovered as `failed`.
 fn killed_inside_a_call(target: &Target) {
     for kill in 0..KILLS {
         let title = format!("T-call-{kill}");
         let killed = target.kill_at(&target.run_args(&title), "call", kill);
         checks::after_restart(target, &killed);
     }
+    recovered(target, "call");
 }
 
 /// Kill point `resume`: the run is taken (`resuming`), nothing decided.
@@ -85,4 +87,29 @@ fn approvals_killed_at(target: &Target, point: &str) {
         let killed: Killed = target.kill_at(&approve, point, kill);
         checks::after_restart(target, &killed);
     }
+    recovered(target, point);
+}
+
+/// What the kills left, recovered by a host started on the database: no
+/// run left `running` or `resuming`, each failed one with its reason,
+/// every approval finished (its change applied) or released and decided
+/// again, once; and every invariant still holds.
+fn recovered(target: &Target, point: &str) {
+    target.recover();
+    checks::recovered(target, point);
+    // Each decided again; one made stale by another's change is refused
+    // by the tool (nothing written), which decides it too.
+    for proposal in checks::pending(target) {
+        let _ = target
+            .command(&["approvals", "approve", &proposal, "--user", "ops"])
+            .output()
+            .unwrap();
+    }
+    let after = Killed {
+        point: format!("{point}, after recovery and deciding again"),
+        kill: KILLS,
+        by_signal: false,
+    };
+    checks::after_restart(target, &after);
+    checks::none_pending(target, point);
 }
