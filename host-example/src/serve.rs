@@ -38,9 +38,12 @@ impl HostState {
     }
 }
 
-/// Every route the host serves over HTTP, in one router. Cancelling
-/// `stop` ends open MCP sessions and streams.
+/// Every route the host serves over HTTP, in one router, with the host's
+/// background worker started beside it ([`Host::start_worker`]: the
+/// batches the pages start are its jobs). Cancelling `stop` ends open MCP
+/// sessions and streams, and the worker.
 pub fn router(state: &HostState, stop: CancellationToken) -> Router {
+    state.host.start_worker(stop.clone());
     Router::new()
         .merge(mcp::http::router(
             Arc::clone(&state.host),
