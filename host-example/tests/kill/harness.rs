@@ -6,8 +6,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use host_example::app::Host;
-use host_example::store::Store;
+use host_example::store::{RunPhase, Store};
 
 use crate::backends::TestDb;
 use crate::model::{Model, PROMPT};
@@ -62,15 +61,34 @@ impl Target {
         target
     }
 
-    /// Recovers what the kills left, as any host process sharing the
-    /// database does once the killed processes' leases ran out
-    /// (`Host::recover_abandoned`, which `serve`'s worker calls every
-    /// turn): here once the last lease (1 s) has surely run out.
+    /// Starts `serve` on the database, whose worker recovers what the
+    /// kills left once the killed processes' leases (1 s) ran out, waits
+    /// until no run is left `running` or `resuming`, and stops it.
     pub fn recover(&self) {
-        std::thread::sleep(Duration::from_millis(1_500));
-        let rt = runtime();
-        let host = rt.block_on(Host::open(&self.db.url)).unwrap();
-        rt.block_on(host.recover_abandoned()).unwrap();
+        let mut serve = self
+            .command(&["serve", "--addr", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let (rt, store) = self.store();
+        let mut left = Vec::new();
+        for _ in 0..200 {
+            let runs = rt.block_on(store.runs(1_000_000)).unwrap();
+            left = runs
+                .into_iter()
+                .filter(|run| matches!(run.status, RunPhase::Running | RunPhase::Resuming))
+                .map(|run| run.id.0)
+                .collect();
+            if left.is_empty() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = serve.kill();
+        let _ = serve.wait();
+        assert!(left.is_empty(), "not recovered by serve in 20 s: {left:?}");
     }
 
     pub fn command(&self, args: &[&str]) -> Command {
