@@ -6,7 +6,7 @@
 //! variables drive it, read at each hit:
 //!
 //! - `HOST_KILL_POINT`: the point's name (`call`, `resume`, `claimed`,
-//!   `applied`); any other point passes untouched;
+//!   `applied`, `batch`); any other point passes untouched;
 //! - `HOST_KILL_HIT`: which hit of it counts (1 when unset), so a test
 //!   can stop at the third call of a run;
 //! - `HOST_KILL_RUN_ON`: when set, the process announces the hit and goes
@@ -27,6 +27,8 @@ pub(crate) mod points {
     pub const CLAIMED: &str = "claimed";
     /// The change is applied; the resumed run's event is not stored.
     pub const APPLIED: &str = "applied";
+    /// A batch item's run id is kept; its run is not started.
+    pub const BATCH: &str = "batch";
 }
 
 #[cfg(debug_assertions)]

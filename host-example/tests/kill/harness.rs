@@ -65,6 +65,17 @@ impl Target {
     /// kills left once the killed processes' leases (1 s) ran out, waits
     /// until no run is left `running` or `resuming`, and stops it.
     pub fn recover(&self) {
+        self.serve_until("no run left running or resuming", |rt, store| {
+            let runs = rt.block_on(store.runs(1_000_000)).unwrap();
+            !runs
+                .iter()
+                .any(|run| matches!(run.status, RunPhase::Running | RunPhase::Resuming))
+        });
+    }
+
+    /// Starts `serve` on the database, waits (at most 30 s) until `done`
+    /// says so, and stops it.
+    pub fn serve_until(&self, what: &str, done: impl Fn(&tokio::runtime::Runtime, &Store) -> bool) {
         let mut serve = self
             .command(&["serve", "--addr", "127.0.0.1:0"])
             .stdin(Stdio::null())
@@ -73,22 +84,17 @@ impl Target {
             .spawn()
             .unwrap();
         let (rt, store) = self.store();
-        let mut left = Vec::new();
-        for _ in 0..200 {
-            let runs = rt.block_on(store.runs(1_000_000)).unwrap();
-            left = runs
-                .into_iter()
-                .filter(|run| matches!(run.status, RunPhase::Running | RunPhase::Resuming))
-                .map(|run| run.id.0)
-                .collect();
-            if left.is_empty() {
+        let mut reached = false;
+        for _ in 0..300 {
+            if done(&rt, &store) {
+                reached = true;
                 break;
             }
             std::thread::sleep(Duration::from_millis(100));
         }
         let _ = serve.kill();
         let _ = serve.wait();
-        assert!(left.is_empty(), "not recovered by serve in 20 s: {left:?}");
+        assert!(reached, "serve did not get to: {what}");
     }
 
     pub fn command(&self, args: &[&str]) -> Command {
@@ -146,11 +152,23 @@ impl Target {
     /// until it is reached and kills the process with SIGKILL (at once for
     /// kill 0, after [`delay`] for the others, which run on).
     pub fn kill_at<S: AsRef<str>>(&self, args: &[S], point: &str, kill: usize) -> Killed {
+        self.kill_at_hit(args, point, "1", kill)
+    }
+
+    /// [`Target::kill_at`] at the `hit`th time the point is reached.
+    pub fn kill_at_hit<S: AsRef<str>>(
+        &self,
+        args: &[S],
+        point: &str,
+        hit: &str,
+        kill: usize,
+    ) -> Killed {
         let args: Vec<&str> = args.iter().map(AsRef::as_ref).collect();
         let wait = delay(kill);
         let mut command = self.command(&args);
         command
             .env("HOST_KILL_POINT", point)
+            .env("HOST_KILL_HIT", hit)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());

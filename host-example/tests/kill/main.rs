@@ -10,10 +10,12 @@
 
 #[path = "../store/backends.rs"]
 mod backends;
+mod batches;
 mod checks;
 mod harness;
 mod model;
 
+use batches::killed_during_a_batch;
 use harness::{Killed, Target};
 
 /// How many times each kill point is killed on each backend.
@@ -49,6 +51,7 @@ both!(
     killed_during_a_resume,
     killed_between_claiming_and_applying,
     killed_between_applying_and_recording,
+    killed_during_a_batch,
 );
 
 /// Kill point `call`: the proposing call ran, its rows are not stored.
