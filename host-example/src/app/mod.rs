@@ -26,6 +26,7 @@
 //! | `killpoint.rs` | named places a crash test stops the process at (debug builds only) |
 //! | `recorder.rs` | a run's events stored and audited as they happen |
 //! | `signin.rs` | password sign-in held back against guessing, per name and address, and locks lifted |
+//! | `job_kinds.rs` | the background job kinds every host knows |
 //! | `worker/` | background jobs claimed with leases, retried, dead-lettered; leases on runs renewed; abandoned runs recovered |
 //! | `browser_sessions.rs` | sessions of signed-in browsers in the database: begun at sign-in, expired, ended on sign-out and password change |
 
@@ -39,6 +40,7 @@ pub mod calls;
 mod content;
 mod error;
 pub mod index;
+pub mod job_kinds;
 mod killpoint;
 pub mod oauth;
 pub mod origin;
@@ -147,7 +149,7 @@ impl Host {
             registry,
             lifetime: ProposalLifetime(DEFAULT_PROPOSAL_LIFETIME),
             leases: worker::Leases::new(),
-            job_kinds: worker::by_name(worker::kinds()),
+            job_kinds: worker::by_name(job_kinds::kinds()),
         }
     }
 

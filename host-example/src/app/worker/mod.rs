@@ -3,7 +3,7 @@
 //! every lease this process holds (on jobs and on runs) renewed.
 //!
 //! - A job has a kind ([`JobKind`], registered with the [`Host`]: see
-//!   [`kinds`]), a JSON payload, and attempts. [`Host::enqueue`] stores one.
+//!   [`crate::app::job_kinds`]), a JSON payload, and attempts. [`Host::enqueue`] stores one.
 //! - The worker ([`Host::start_worker`]) claims due jobs with a
 //!   compare-and-set (one process gets each), at most the `worker`
 //!   setting's `concurrency` at once, and runs them. A job that fails with
@@ -12,12 +12,11 @@
 //!   [`JobError::Fail`], it is `dead` (kept, listed by
 //!   [`Host::dead_jobs`], queued again by [`Host::revive_job`]).
 //! - A process holds what it works on with a lease (`worker.lease_seconds`)
-//!   it renews every third of that ([`Leases`]). When a process stops, its
+//!   it renews every third of that. When a process stops, its
 //!   leases run out: its jobs are claimed again by any worker, and its
 //!   runs are recovered ([`Host::recover_abandoned`], at the worker's start
 //!   and at every turn).
 
-mod kinds;
 mod recovery;
 
 use std::collections::BTreeMap;
@@ -36,14 +35,14 @@ use tool_core::BoxFuture;
 use crate::app::{Host, HostError};
 use crate::store::{JobStatus, Lease, NewJob, Store, StoredJob, WorkerSettings, now_ms};
 
-pub use kinds::kinds;
 pub use recovery::Recovered;
 
 /// How often the worker looks for due jobs and abandoned work at most
 /// (sooner when a job is queued in this process or one of its jobs ends).
 const MOST_IDLE: Duration = Duration::from_secs(1);
 
-/// What a kind of job does. Registered with the host ([`kinds`],
+/// What a kind of job does. Registered with the host
+/// ([`crate::app::job_kinds::kinds`],
 /// [`Host::with_job_kind`]); its [`JobKind::name`] is stored with each
 /// job, so it must not change once jobs of it exist.
 pub trait JobKind: Send + Sync + 'static {

@@ -4,7 +4,7 @@
 //! one ordinary run per record, at most [`MOST_PER_PRESS`] per press, each
 //! checked against what is left of the batch's token budget before it
 //! starts, and a report counting the runs by how they ended. A press
-//! stores the batch as a background job ([`job`]): any host process's
+//! stores the batch as a background job ([`BatchJob`]): any host process's
 //! worker runs it, a restart does not lose it, and its report is kept in
 //! the database.
 
