@@ -23,6 +23,7 @@
 //! | `oauth.rs` | an OAuth issuer's access tokens as host users |
 //! | `overview.rs` | how the host is used over a period, for the overview's charts |
 //! | `origin.rs` | which browser origins may send a request that acts (`/mcp`, the pages' forms) |
+//! | `killpoint.rs` | named places a crash test stops the process at (debug builds only) |
 //! | `recorder.rs` | a run's events stored and audited as they happen |
 //! | `signin.rs` | password sign-in held back against guessing, per name and address, and locks lifted |
 //! | `webhooks/` | signed webhooks: an administrator's webhooks, the events queued for them, the signature and its check, delivery with retries and a dead-letter list |
@@ -41,6 +42,7 @@ mod content;
 mod error;
 pub mod index;
 pub mod job_kinds;
+mod killpoint;
 pub mod oauth;
 pub mod origin;
 pub mod overview;
@@ -70,7 +72,7 @@ pub use admin::Offer;
 pub use error::{HostError, describe, describe_exposure};
 pub use setup::{DEFAULT_ROUNDS, RunChoices, RunSetup};
 
-use crate::store::Store;
+use crate::store::{SqlSite, Store};
 use index::{IndexLocation, PublicSearch, SearchBackend};
 
 /// The host's app layer: every door asks it, and only it reaches
@@ -134,11 +136,7 @@ impl Host {
     /// site's source code ([`site_model::demo::source_root`]) to the
     /// `code` tools, in every run and every call alike.
     pub fn with_registry(store: Store, registry: Registry) -> Host {
-        let site: Arc<dyn Site> = Arc::new(
-            store
-                .site()
-                .with_source_root(site_model::demo::source_root()),
-        );
+        let site: Arc<dyn Site> = Arc::new(site_of(&store));
         let search = Arc::new(PublicSearch::new(
             store.clone(),
             Arc::clone(&site),
@@ -207,4 +205,12 @@ impl std::fmt::Debug for Host {
             .field("tools", &self.registry.len())
             .finish_non_exhaustive()
     }
+}
+
+/// The database's site with the demo site's source code, which the `code`
+/// tools read.
+fn site_of(store: &Store) -> SqlSite {
+    store
+        .site()
+        .with_source_root(site_model::demo::source_root())
 }

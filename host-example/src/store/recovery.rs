@@ -5,7 +5,8 @@
 //! another process recovered first, is left alone.
 
 use sqlx::Row;
-use tool_core::RunId;
+use tool_core::approval::Decision;
+use tool_core::{ProposalId, RunId};
 
 use super::audit::insert_audit;
 use super::{AuditEntry, AuditKind, RunNote, RunPhase, Store, StoreError, now, to_json};
@@ -79,6 +80,55 @@ impl Store {
         actor: &str,
         now_ms: i64,
     ) -> Result<bool, StoreError> {
+        self.recover_run_with(abandoned, recovery, None, reason, actor, now_ms)
+            .await
+    }
+
+    /// [`Store::recover_run`] releasing `abandoned` (back to `suspended`)
+    /// and taking back the recorded approval of `proposal`, whose change
+    /// was never applied, in the same transaction: the proposal is
+    /// `pending` again, to be decided again.
+    pub async fn release_claim(
+        &self,
+        abandoned: &AbandonedRun,
+        proposal: &ProposalId,
+        reason: &str,
+        actor: &str,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let release = Recovery::Release;
+        self.recover_run_with(abandoned, release, Some(proposal), reason, actor, now_ms)
+            .await
+    }
+
+    /// Whether the approved change of `proposal`, decided in `run`, was
+    /// applied: its `applied` audit row is written in the change's own
+    /// transaction ([`SqlSite::auditing`](crate::store::SqlSite::auditing)).
+    pub async fn applied_audited(
+        &self,
+        run: &RunId,
+        proposal: &ProposalId,
+    ) -> Result<bool, StoreError> {
+        let row = sqlx::query(
+            "SELECT COUNT(*) AS n FROM audit WHERE run_id = $1 AND kind = 'write'
+             AND decision = 'applied' AND detail LIKE $2",
+        )
+        .bind(run.0.as_str())
+        .bind(format!("%({})", proposal.as_str()))
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(row.try_get::<i64, _>("n")? > 0)
+    }
+
+    async fn recover_run_with(
+        &self,
+        abandoned: &AbandonedRun,
+        recovery: Recovery,
+        unclaim: Option<&ProposalId>,
+        reason: &str,
+        actor: &str,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
         let (status, outcome) = match recovery {
             Recovery::Release => ("suspended", None),
             Recovery::Fail => (
@@ -103,6 +153,38 @@ impl Store {
         .await?;
         if done.rows_affected() != 1 {
             return Ok(false);
+        }
+        if recovery == Recovery::Fail {
+            // A run that will not go on cannot apply what it proposed: a
+            // proposal stored before the process stopped, and the run did
+            // not wait on it yet, expires rather than wait for ever.
+            sqlx::query(
+                "INSERT INTO decisions (proposal_id, data, decided_at)
+                 SELECT id, $2, $3 FROM proposals WHERE run_id = $1 AND status = 'pending'",
+            )
+            .bind(abandoned.run.0.as_str())
+            .bind(to_json(&Decision::Expired))
+            .bind(now())
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query(
+                "UPDATE proposals SET status = 'expired' WHERE run_id = $1 AND status = 'pending'",
+            )
+            .bind(abandoned.run.0.as_str())
+            .execute(&mut *tx)
+            .await?;
+        }
+        if let Some(proposal) = unclaim {
+            // The approval was recorded but its change never committed:
+            // the decision is taken back, so the proposal waits again.
+            sqlx::query("DELETE FROM decisions WHERE proposal_id = $1")
+                .bind(proposal.as_str())
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("UPDATE proposals SET status = 'pending' WHERE id = $1")
+                .bind(proposal.as_str())
+                .execute(&mut *tx)
+                .await?;
         }
         let note = RunNote::Recovered {
             reason: reason.to_owned(),

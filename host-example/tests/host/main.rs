@@ -18,7 +18,7 @@ use fake_model::{FakeModel, answering, calling};
 use host_example::store::{AuditKind, Store};
 use recovery::{
     a_live_lease_is_left_and_expired_work_is_recovered,
-    a_run_left_resuming_after_its_decision_is_failed,
+    a_run_left_resuming_after_an_unapplied_approval_is_given_back,
 };
 use serde_json::{Value, json};
 use site_model::{PageId, Pages};
@@ -177,7 +177,7 @@ both!(
     approving_needs_an_administrator_and_a_valid_skill,
     a_daily_budget_stops_the_run_that_would_cross_it,
     a_live_lease_is_left_and_expired_work_is_recovered,
-    a_run_left_resuming_after_its_decision_is_failed,
+    a_run_left_resuming_after_an_unapplied_approval_is_given_back,
 );
 
 fn first_start_seeds_the_demo_site(host: &Host) {

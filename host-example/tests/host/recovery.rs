@@ -3,7 +3,8 @@
 //! renews its lease; another process recovers it only once the lease ran
 //! out — a run left `running` is failed, one left `resuming` before its
 //! decision is given back (and can be decided again), one left `resuming`
-//! after its decision is failed (never applied twice). Each recovery is
+//! after an approval whose change was not applied is given back too, the
+//! approval taken back (decided again, applied once). Each recovery is
 //! noted on the run and in the audit trail.
 
 use std::sync::Arc;
@@ -137,8 +138,8 @@ pub fn a_live_lease_is_left_and_expired_work_is_recovered(host: &Host) {
     assert_eq!(host.page_title(2), NEW_TITLE);
 }
 
-pub fn a_run_left_resuming_after_its_decision_is_failed(host: &Host) {
-    let model = FakeModel::start([propose_title()]);
+pub fn a_run_left_resuming_after_an_unapplied_approval_is_given_back(host: &Host) {
+    let model = FakeModel::start([propose_title(), super::fake_model::answering("Renamed.")]);
     let proposal = suspended_run(host, &model);
     host.setting("worker", r#"{"concurrency": 2, "lease_seconds": 1}"#);
     let rt = multi_thread();
@@ -159,12 +160,24 @@ pub fn a_run_left_resuming_after_its_decision_is_failed(host: &Host) {
             .execute(store.pool())
             .await
             .unwrap();
+        sqlx::query("UPDATE proposals SET status = 'approved' WHERE id = $1")
+            .bind(proposal.as_str())
+            .execute(store.pool())
+            .await
+            .unwrap();
+        // Approved, its change not applied (no `applied` row): the
+        // approval is taken back and the run waits again.
         let host = host_example::Host::open(&url).await.unwrap();
         let recovered = host.recover_abandoned().await.unwrap();
         assert_eq!(recovered.len(), 1);
-        assert_eq!(recovered[0].recovery, Recovery::Fail);
-        assert!(recovered[0].reason.contains("no change is applied twice"));
-        assert_eq!(status(&store, &run).await, RunPhase::Failed);
+        assert_eq!(recovered[0].recovery, Recovery::Release);
+        assert!(recovered[0].reason.contains("approval is taken back"));
+        assert_eq!(status(&store, &run).await, RunPhase::Suspended);
+        let id = tool_core::ProposalId::new(proposal.as_str());
+        assert!(store.decision(&id).await.unwrap().is_none());
     });
-    assert_eq!(host.page_title(2), "Products", "nothing applied");
+    // Decided again, applied once. (Left `resuming` after its change, with
+    // the change's `applied` row, a run is failed: tests/kill.)
+    host.ok(&["approvals", "approve", proposal.as_str(), "--user", "admin"]);
+    assert_eq!(host.page_title(2), NEW_TITLE);
 }

@@ -28,6 +28,7 @@ use tool_core::export::Provider;
 use tool_core::gates::{Denial, Gate, Required};
 use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId, ToolOutput};
 
+use crate::app::killpoint::{self, points};
 use crate::app::recorder::{EventLog, Recorder};
 use crate::app::runs::RunReport;
 use crate::app::webhooks::events;
@@ -254,6 +255,7 @@ impl Host {
                 .await;
         }
         self.take(&run, view.stored.proposal.id()).await?;
+        killpoint::reached(points::RESUME).await;
         let resumed = self
             .resume_taken(&run, &view.stored.proposal, approver, verdict, watch)
             .await;
@@ -344,9 +346,11 @@ impl Host {
             .skill_bytes(setup.skill_bytes())
             .mark_results(setup.mark_results)
             .budget(request.budget(allowance));
-        let cx = self.context(run, &setup.actor);
         let log = EventLog::new(self.store().clone(), run.clone(), stored.user.clone())
             .resuming(proposal.clone());
+        let approver_id = approver.id.clone();
+        let applied = log.applied_row(proposal.tool(), &approver_id);
+        let cx = self.applying_context(run, &setup.actor, applied);
 
         let mut applied = None;
         let mut resumed = false;
@@ -366,7 +370,6 @@ impl Host {
         };
         let claimed = || approvals.claimed();
         let mut recorder = Recorder::new(log, &mut capture).hold_until(&claimed);
-        let approver_id = approver.id.clone();
         let is_approval = !matches!(verdict, Verdict::Reject(_));
         let (decision, edit) = match verdict {
             Verdict::Approve => (Decision::Approved { approver }, None),
@@ -669,6 +672,9 @@ impl ApprovalStore for WatchedApprovals {
     ) -> BoxFuture<'a, Result<(), ClaimError>> {
         Box::pin(async move {
             let outcome = self.inner.claim(id, decision).await;
+            if outcome.is_ok() {
+                killpoint::reached(points::CLAIMED).await;
+            }
             if let Ok(mut slot) = self.outcome.lock() {
                 *slot = Some(outcome.clone());
             }

@@ -2,12 +2,15 @@
 //! out): a run left `running` is marked `failed`, since a run cannot be
 //! picked up in the middle of a round; a run left `resuming` before its
 //! decision was recorded is given back (`suspended`), so its proposal can
-//! be decided again; one left `resuming` after its decision was recorded is
-//! marked `failed`, not resumed again, so that no change is applied twice
-//! (the audit trail says whether it was applied). Each is noted on the run
-//! and in the audit trail, by the host itself.
+//! be decided again; so is one left after its approval was recorded but
+//! before its change was applied (no `applied` audit row, which the change
+//! writes in its own transaction): the approval is taken back. One left
+//! `resuming` after its change was applied (or after a rejection) is
+//! marked `failed`, not resumed again, so that no change is applied twice.
+//! Each is noted on the run and in the audit trail, by the host itself.
 
-use tool_core::RunId;
+use tool_core::approval::Decision;
+use tool_core::{ProposalId, RunId};
 
 use crate::app::{Host, HostError};
 use crate::store::{Recovery, RunPhase, now_ms};
@@ -20,6 +23,9 @@ const STOPPED_RUNNING: &str = "the host process working on this run stopped (its
 const STOPPED_BEFORE_DECISION: &str = "the host process resuming this run stopped before \
      the decision was recorded (its lease ran out); the run waits again and its proposal can \
      be decided again";
+const STOPPED_BEFORE_APPLYING: &str = "the host process resuming this run stopped after the \
+     approval was recorded and before its change was applied (its lease ran out); the approval \
+     is taken back, the run waits again and its proposal can be decided again";
 const STOPPED_AFTER_DECISION: &str = "the host process resuming this run stopped after the \
      decision was recorded (its lease ran out); it is not resumed again, so that no change \
      is applied twice: the audit trail shows whether the change was applied";
@@ -44,17 +50,31 @@ impl Host {
         let store = self.store();
         let mut recovered = Vec::new();
         for abandoned in store.abandoned_runs(now_ms(), MOST_PER_TURN).await? {
-            let (recovery, reason) = match abandoned.status {
-                RunPhase::Resuming if !self.decided(&abandoned.run).await? => {
-                    (Recovery::Release, STOPPED_BEFORE_DECISION)
+            let claim = match abandoned.status {
+                RunPhase::Resuming => self.claim_of(&abandoned.run).await?,
+                _ => Claim::None,
+            };
+            let (recovery, reason) = match (abandoned.status, &claim) {
+                (RunPhase::Resuming, Claim::None) => (Recovery::Release, STOPPED_BEFORE_DECISION),
+                (RunPhase::Resuming, Claim::Unapplied(_)) => {
+                    (Recovery::Release, STOPPED_BEFORE_APPLYING)
                 }
-                RunPhase::Resuming => (Recovery::Fail, STOPPED_AFTER_DECISION),
+                (RunPhase::Resuming, Claim::Finished) => (Recovery::Fail, STOPPED_AFTER_DECISION),
                 _ => (Recovery::Fail, STOPPED_RUNNING),
             };
-            if store
-                .recover_run(&abandoned, recovery, reason, "host", now_ms())
-                .await?
-            {
+            let done = match &claim {
+                Claim::Unapplied(proposal) => {
+                    store
+                        .release_claim(&abandoned, proposal, reason, "host", now_ms())
+                        .await?
+                }
+                _ => {
+                    store
+                        .recover_run(&abandoned, recovery, reason, "host", now_ms())
+                        .await?
+                }
+            };
+            if done {
                 tracing::warn!(run = %abandoned.run.0, ?recovery, "recovered an abandoned run");
                 recovered.push(Recovered {
                     run: abandoned.run,
@@ -66,16 +86,31 @@ impl Host {
         Ok(recovered)
     }
 
-    /// Whether the proposal `run` waits on has a decision recorded.
-    async fn decided(&self, run: &RunId) -> Result<bool, HostError> {
-        let state = self.store().run(run).await?.and_then(|run| run.state);
-        match state {
-            Some(state) => Ok(self
-                .store()
-                .decision(state.proposal().id())
-                .await?
-                .is_some()),
-            None => Ok(true),
-        }
+    /// How far the decision on the proposal `run` waits on got.
+    async fn claim_of(&self, run: &RunId) -> Result<Claim, HostError> {
+        let Some(state) = self.store().run(run).await?.and_then(|run| run.state) else {
+            return Ok(Claim::Finished);
+        };
+        let proposal = state.proposal().id();
+        Ok(match self.store().decision(proposal).await? {
+            None => Claim::None,
+            Some(Decision::Approved { .. })
+                if !self.store().applied_audited(run, proposal).await? =>
+            {
+                Claim::Unapplied(proposal.clone())
+            }
+            Some(_) => Claim::Finished,
+        })
     }
+}
+
+/// How far the decision on a resuming run's proposal got.
+enum Claim {
+    /// Nothing recorded.
+    None,
+    /// Approved, and its change not applied (no `applied` row, which the
+    /// change writes in its own transaction).
+    Unapplied(ProposalId),
+    /// Rejected, or approved and applied (or failed to apply).
+    Finished,
 }

@@ -2,7 +2,9 @@
 //! (SQLite's `BEGIN IMMEDIATE`; on PostgreSQL every row read for a write is
 //! locked with `FOR UPDATE`), each operation a compare-and-set on the row
 //! as read inside it, the history appended last. Any failure returns before
-//! `COMMIT`, and dropping the transaction rolls everything back.
+//! `COMMIT`, and dropping the transaction rolls everything back. A site made
+//! [`auditing`](SqlSite::auditing) writes its audit row in the same
+//! transaction.
 //!
 //! The checks are [`MemorySite`](site_model::MemorySite)'s: the same
 //! functions ([`site_model::change_rules`]), so the same conflicts and the
@@ -18,6 +20,7 @@ use sqlx::{AnyConnection, Row};
 
 use super::rows::{self, db_id};
 use super::{SqlSite, decode, storage};
+use crate::store::audit::insert_audit;
 
 #[async_trait]
 impl Changes for SqlSite {
@@ -41,6 +44,12 @@ impl Changes for SqlSite {
             .execute(&mut *tx)
             .await
             .map_err(storage)?;
+        if let Some(entry) = &self.applied {
+            insert_audit(entry)
+                .execute(&mut *tx)
+                .await
+                .map_err(storage)?;
+        }
         tx.commit().await.map_err(storage)
     }
 }

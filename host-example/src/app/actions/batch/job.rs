@@ -15,6 +15,7 @@ use tool_core::{BoxFuture, RunId};
 
 use super::{BatchReport, BatchRun, RunKind};
 use crate::app::actions::{Action, Unfit};
+use crate::app::killpoint::{self, points};
 use crate::app::runs::{RunEnded, new_run_id};
 use crate::app::worker::{JobError, JobKind, JobRun, Retries};
 use crate::app::{Host, HostError};
@@ -203,6 +204,7 @@ impl Host {
                     {
                         return Err(lost(id));
                     }
+                    killpoint::reached(points::BATCH).await;
                     self.run_item(job, &item, run, &user, request).await?
                 }
                 _ => {
