@@ -26,6 +26,7 @@
 //! | `recorder.rs` | a run's events stored and audited as they happen |
 //! | `signin.rs` | password sign-in held back against guessing, per name and address, and locks lifted |
 //! | `browser_sessions.rs` | sessions of signed-in browsers in the database: begun at sign-in, expired, ended on sign-out and password change |
+//! | `mcp_sessions.rs` | MCP sessions (`Mcp-Session-Id`) in the database, so any process can take over a session another began |
 
 pub mod actions;
 mod admin;
@@ -37,6 +38,7 @@ pub mod calls;
 mod content;
 mod error;
 pub mod index;
+pub mod mcp_sessions;
 pub mod oauth;
 pub mod origin;
 pub mod overview;

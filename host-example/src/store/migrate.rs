@@ -56,6 +56,7 @@ const MIGRATIONS: &[Migration] = &[
     migration!(11, "run_cost", "0011_run_cost"),
     migration!(12, "skill_text", "0012_skill_text"),
     migration!(13, "browser_sessions", "0013_browser_sessions"),
+    migration!(18, "mcp_sessions", "0018_mcp_sessions"),
 ];
 
 /// The newest schema version this build knows.

@@ -26,6 +26,7 @@ mod durability;
 mod error;
 mod exposures;
 mod maintenance;
+mod mcp_sessions;
 mod migrate;
 mod proposals;
 mod public_search;
