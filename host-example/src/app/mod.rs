@@ -30,6 +30,7 @@
 //! | `job_kinds.rs` | the background job kinds every host knows |
 //! | `worker/` | background jobs claimed with leases, retried, dead-lettered; leases on runs renewed; abandoned runs recovered |
 //! | `browser_sessions.rs` | sessions of signed-in browsers in the database: begun at sign-in, expired, ended on sign-out and password change |
+//! | `mcp_sessions.rs` | MCP sessions (`Mcp-Session-Id`) in the database, so any process can take over a session another began |
 
 pub mod actions;
 mod admin;
@@ -43,6 +44,7 @@ mod error;
 pub mod index;
 pub mod job_kinds;
 mod killpoint;
+pub mod mcp_sessions;
 pub mod oauth;
 pub mod origin;
 pub mod overview;

@@ -58,6 +58,7 @@ const MIGRATIONS: &[Migration] = &[
     migration!(13, "browser_sessions", "0013_browser_sessions"),
     migration!(14, "jobs", "0014_jobs"),
     migration!(15, "webhooks", "0015_webhooks"),
+    migration!(16, "mcp_sessions", "0016_mcp_sessions"),
 ];
 
 /// The newest schema version this build knows.

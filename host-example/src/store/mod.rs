@@ -28,6 +28,7 @@ mod error;
 mod exposures;
 mod jobs;
 mod maintenance;
+mod mcp_sessions;
 mod migrate;
 mod proposals;
 mod public_search;
