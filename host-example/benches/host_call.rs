@@ -72,7 +72,18 @@ async fn measure(
             let run = RunId(format!("bench-{}", RUN.fetch_add(1, Ordering::Relaxed)));
             let gates = Gates::new(host.registry(), setup.inputs());
             let grant = gates.resolve().grant;
-            store.create_run(&run, "admin", &grant).await.unwrap();
+            store
+                .create_run(
+                    &run,
+                    "admin",
+                    &grant,
+                    host_example::store::Lease {
+                        owner: "test",
+                        until_ms: i64::MAX,
+                    },
+                )
+                .await
+                .unwrap();
             let cx = host.context(&run, &setup.actor);
             let mut log = EventLog::new(store, run, "admin");
             let mut calls = 0u64;

@@ -1,7 +1,8 @@
 //! The host's HTTP server, as `host-example serve` runs it: one axum
 //! [`Router`] holding every front door the host serves over HTTP, built in
 //! [`router`]: MCP at `/mcp` and the browser pages (`web`) beside it,
-//! served until told to stop.
+//! served until told to stop, with the background worker
+//! ([`crate::app::worker`]) running beside it.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,9 +38,12 @@ impl HostState {
     }
 }
 
-/// Every route the host serves over HTTP, in one router. Cancelling
-/// `stop` ends open MCP sessions and streams.
+/// Every route the host serves over HTTP, in one router, with the host's
+/// background worker started beside it on the current Tokio runtime
+/// ([`Host::start_worker`]: the batches the pages start are its jobs). Cancelling `stop` ends open MCP
+/// sessions and streams, and the worker.
 pub fn router(state: &HostState, stop: CancellationToken) -> Router {
+    let _worker = state.host.start_worker(stop.clone());
     Router::new()
         .merge(mcp::http::router(
             Arc::clone(&state.host),

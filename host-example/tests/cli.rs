@@ -585,3 +585,48 @@ fn audit_verify_is_green_until_a_row_is_edited_and_then_names_it() {
     assert!(err.contains("--audit-key"), "{err}");
     assert!(!key.exists());
 }
+
+#[test]
+fn webhooks_set_shows_the_secret_once_and_never_again() {
+    let host = Host::new();
+    let (code, _, err) = host.run(&[
+        "--user",
+        "petra",
+        "webhooks",
+        "set",
+        "team",
+        "http://127.0.0.1:9/hook",
+        "--events",
+        "proposal.created",
+    ]);
+    assert_eq!(code, 1);
+    assert_one_line_error(&err);
+    let (code, out, err) = host.run(&[
+        "--user",
+        "admin",
+        "webhooks",
+        "set",
+        "team",
+        "http://127.0.0.1:9/hook",
+        "--events",
+        "proposal.created,run.failed",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let secret = out
+        .lines()
+        .find_map(|line| line.strip_prefix("secret (shown this once): "))
+        .unwrap_or_else(|| panic!("{out}"))
+        .to_owned();
+    assert!(secret.starts_with("whsec_"), "{out}");
+    let (code, list, err) = host.run(&["--user", "admin", "webhooks", "list"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(list.contains("proposal.created,run.failed"), "{list}");
+    assert!(!list.contains(&secret), "{list}");
+    let (_, settings, _) = host.run(&["settings", "show"]);
+    assert!(!settings.contains(&secret), "{settings}");
+    let (code, dead, err) = host.run(&["--user", "admin", "webhooks", "dead"]);
+    assert_eq!((code, dead.as_str()), (0, ""), "{err}");
+    let (code, _, err) = host.run(&["--user", "admin", "webhooks", "retry", "nope"]);
+    assert_eq!(code, 1);
+    assert_one_line_error(&err);
+}

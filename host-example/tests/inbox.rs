@@ -289,13 +289,17 @@ fn a_batch_out_of_budget_stops_and_names_the_records_it_kept() {
         .per_run_floor;
     // Room for one run, and less than a run's floor after it (a run of the
     // fake model spends 19 tokens).
-    let report = fx
-        .runtime
-        .block_on(
-            fx.host
-                .start_batch("petra", &action, &[3, 4, 5, 6], "", floor + 10),
-        )
-        .unwrap();
+    let report = fx.runtime.block_on(async {
+        let job = fx
+            .host
+            .start_batch("petra", &action, &[3, 4, 5, 6], "", floor + 10)
+            .await
+            .unwrap();
+        assert_eq!(fx.host.run_due_jobs().await.unwrap(), 1);
+        // Not petra's: told as missing.
+        assert!(fx.host.batch("ops", &job).await.is_err());
+        fx.host.batch("petra", &job).await.unwrap().report
+    });
     assert_eq!(report.runs.len(), 1);
     assert_eq!(report.count(RunKind::Unchanged), 1);
     assert_eq!(report.kept_by_budget, [4, 5, 6]);
@@ -327,10 +331,15 @@ fn a_batch_starts_at_most_20_per_press() {
     let fx = Fixture::new(&model, json!({}));
     let action = Action::of_tool("create_translation_draft").unwrap();
     let ids: Vec<u64> = (8..23).chain(26..36).collect();
-    let report = fx
-        .runtime
-        .block_on(fx.host.start_batch("petra", &action, &ids, "", 1_000_000))
-        .unwrap();
+    let report = fx.runtime.block_on(async {
+        let job = fx
+            .host
+            .start_batch("petra", &action, &ids, "", 1_000_000)
+            .await
+            .unwrap();
+        fx.host.run_due_jobs().await.unwrap();
+        fx.host.batch("petra", &job).await.unwrap().report
+    });
     assert_eq!(report.runs.len(), 20);
     assert_eq!(report.count(RunKind::Unchanged), 20);
     assert_eq!(report.next_press, [31, 32, 33, 34, 35]);

@@ -21,6 +21,8 @@
 //! stdin and waits for it to exit. Two counts, N1 and N2 calls, give the
 //! instructions one call costs the server: (Ir(N2) − Ir(N1)) / (N2 − N1).
 
+#[path = "../common/plain.rs"]
+mod plain;
 mod plain_server;
 
 use std::ffi::OsString;

@@ -62,7 +62,12 @@ impl Host {
         }
     }
 
-    async fn audit_change(&self, user: &str, doing: &str, detail: String) -> Result<(), HostError> {
+    pub(in crate::app) async fn audit_change(
+        &self,
+        user: &str,
+        doing: &str,
+        detail: String,
+    ) -> Result<(), HostError> {
         let mut entry = AuditEntry::new(AuditKind::Write, user, "ok");
         entry.tool = Some(doing.to_owned());
         entry.detail = Some(detail);

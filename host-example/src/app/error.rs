@@ -38,6 +38,9 @@ pub enum HostError {
     /// The configured model cannot be used.
     #[error("the model setting cannot be used: {0}")]
     Client(#[from] ClientError),
+    /// A background job cannot be stored or shown.
+    #[error("{0}")]
+    Job(String),
     /// No run has this id.
     #[error("no run `{0}`")]
     UnknownRun(String),

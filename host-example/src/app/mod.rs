@@ -24,9 +24,14 @@
 //! | `oauth.rs` | an OAuth issuer's access tokens as host users |
 //! | `overview.rs` | how the host is used over a period, for the overview's charts |
 //! | `origin.rs` | which browser origins may send a request that acts (`/mcp`, the pages' forms) |
+//! | `killpoint.rs` | named places a crash test stops the process at (debug builds only) |
 //! | `recorder.rs` | a run's events stored and audited as they happen |
 //! | `signin.rs` | password sign-in held back against guessing, per name and address, and locks lifted |
+//! | `webhooks/` | signed webhooks: an administrator's webhooks, the events queued for them, the signature and its check, delivery with retries and a dead-letter list |
+//! | `job_kinds.rs` | the background job kinds every host knows |
+//! | `worker/` | background jobs claimed with leases, retried, dead-lettered; leases on runs renewed; abandoned runs recovered |
 //! | `browser_sessions.rs` | sessions of signed-in browsers in the database: begun at sign-in, expired, ended on sign-out and password change |
+//! | `mcp_sessions.rs` | MCP sessions (`Mcp-Session-Id`) in the database, so any process can take over a session another began |
 
 pub mod actions;
 mod admin;
@@ -38,6 +43,9 @@ pub mod calls;
 mod content;
 mod error;
 pub mod index;
+pub mod job_kinds;
+mod killpoint;
+pub mod mcp_sessions;
 pub mod oauth;
 pub mod origin;
 pub mod overview;
@@ -48,6 +56,8 @@ mod setup;
 pub mod signin;
 pub mod skills;
 pub mod timestamps;
+pub mod webhooks;
+pub mod worker;
 
 use std::sync::Arc;
 
@@ -66,7 +76,7 @@ pub use admin::Offer;
 pub use error::{HostError, describe, describe_exposure};
 pub use setup::{DEFAULT_ROUNDS, RunChoices, RunSetup};
 
-use crate::store::Store;
+use crate::store::{SqlSite, Store};
 use index::{IndexLocation, PublicSearch, SearchBackend};
 
 /// The host's app layer: every door asks it, and only it reaches
@@ -81,6 +91,10 @@ pub struct Host {
     search: Arc<PublicSearch>,
     lifetime: ProposalLifetime,
     calls: calls::CallState,
+    /// This process's id and the renewal of its leases.
+    leases: Arc<worker::Leases>,
+    /// The kinds of background job it runs.
+    job_kinds: worker::JobKinds,
 }
 
 impl Host {
@@ -129,11 +143,7 @@ impl Host {
     /// site's source code ([`site_model::demo::source_root`]) to the
     /// `code` tools, in every run and every call alike.
     pub fn with_registry(store: Store, registry: Registry) -> Host {
-        let site: Arc<dyn Site> = Arc::new(
-            store
-                .site()
-                .with_source_root(site_model::demo::source_root()),
-        );
+        let site: Arc<dyn Site> = Arc::new(site_of(&store));
         let search = Arc::new(PublicSearch::new(
             store.clone(),
             Arc::clone(&site),
@@ -147,6 +157,8 @@ impl Host {
             store,
             registry,
             lifetime: ProposalLifetime(DEFAULT_PROPOSAL_LIFETIME),
+            leases: worker::Leases::new(),
+            job_kinds: worker::by_name(job_kinds::kinds()),
         }
     }
 
@@ -200,4 +212,12 @@ impl std::fmt::Debug for Host {
             .field("tools", &self.registry.len())
             .finish_non_exhaustive()
     }
+}
+
+/// The database's site with the demo site's source code, which the `code`
+/// tools read.
+fn site_of(store: &Store) -> SqlSite {
+    store
+        .site()
+        .with_source_root(site_model::demo::source_root())
 }

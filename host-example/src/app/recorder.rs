@@ -17,6 +17,8 @@ use tool_core::approval::Decision;
 use tool_core::{Proposal, RunId};
 
 use crate::app::calls::PROGRESS_INTERVAL;
+use crate::app::killpoint::{self, points};
+use crate::app::webhooks::events;
 use crate::store::{AuditEntry, AuditKind, Store, StoreError};
 
 /// How much of a call's arguments an audit row keeps.
@@ -70,6 +72,11 @@ impl EventLog {
                 result,
                 ..
             } => match &self.deciding {
+                // The change wrote its `applied` row itself, in its own
+                // transaction (`SqlSite::auditing`).
+                Some(Decision::Approved { .. }) if matches!(result, CallResult::Output { .. }) => {
+                    Vec::new()
+                }
                 Some(Decision::Approved { approver }) => {
                     vec![self.applied(tool, &approver.id, result)]
                 }
@@ -77,9 +84,24 @@ impl EventLog {
             },
             _ => Vec::new(),
         };
+        if let Event::ToolExecuted { .. } = event {
+            let point = match self.deciding {
+                Some(_) => points::APPLIED,
+                None => points::CALL,
+            };
+            killpoint::reached(point).await;
+        }
         self.store
             .record_event_with(&self.run, event, &audit)
             .await?;
+        if let Event::ToolExecuted {
+            result: CallResult::Proposed { proposal },
+            ..
+        } = event
+            && self.deciding.is_none()
+        {
+            events::proposal_created(&self.store, &self.run, &self.user, proposal).await;
+        }
         // Only once stored: a resumed run whose decision failed to be
         // written does not treat its next call as the applied one.
         match event {
@@ -141,7 +163,14 @@ impl EventLog {
         vec![gate, call]
     }
 
-    /// An approved proposal applied, or not.
+    /// The audit row of the proposal being decided, applied by `approver`
+    /// as `tool`: written by the change itself, in its transaction
+    /// ([`SqlSite::auditing`](crate::store::SqlSite::auditing)).
+    pub fn applied_row(&self, tool: &str, approver: &str) -> AuditEntry {
+        self.decided_row(AuditKind::Write, "applied", tool, approver)
+    }
+
+    /// An approved proposal not applied: failed, or refused by a gate.
     fn applied(&self, tool: &str, approver: &str, result: &CallResult) -> AuditEntry {
         let (kind, decision) = match result {
             CallResult::Output { .. } => (AuditKind::Write, "applied"),
@@ -150,6 +179,22 @@ impl EventLog {
             } => (AuditKind::Gate, "denied"),
             _ => (AuditKind::Write, "failed"),
         };
+        let mut entry = self.decided_row(kind, decision, tool, approver);
+        if let CallResult::Error { detail, denial, .. } = result {
+            entry.gate = denial.as_ref().map(|d| d.gate().to_string());
+            entry.detail = Some(detail.clone());
+        }
+        entry
+    }
+
+    /// A row about the proposal being decided.
+    fn decided_row(
+        &self,
+        kind: AuditKind,
+        decision: &str,
+        tool: &str,
+        approver: &str,
+    ) -> AuditEntry {
         let mut entry = self.entry(kind, decision);
         entry.actor = approver.to_owned();
         entry.tool = Some(tool.to_owned());
@@ -157,13 +202,7 @@ impl EventLog {
             .pending
             .as_ref()
             .map(|p| format!("{} ({})", p.summary, p.id().as_str()));
-        entry.detail = match result {
-            CallResult::Error { detail, denial, .. } => {
-                entry.gate = denial.as_ref().map(|d| d.gate().to_string());
-                Some(detail.clone())
-            }
-            _ => about,
-        };
+        entry.detail = about;
         entry
     }
 

@@ -9,7 +9,7 @@ use argon2::password_hash::rand_core::{OsRng, RngCore};
 use serde_json::Value;
 use tool_core::agent::{
     Agent, Budget, BudgetExceeded, DryRun, Event, EventSink, Finished, Message, Model,
-    ModelRequest, RunEnd, Spent,
+    ModelRequest, RunEnd, RunStatus, Spent,
 };
 use tool_core::approval::Decision;
 use tool_core::gates::{Gates, Selection};
@@ -17,6 +17,7 @@ use tool_core::{Actor, Proposal, Registry, RunId};
 
 use crate::app::budgets::Allowance;
 use crate::app::recorder::{EventLog, Recorder};
+use crate::app::webhooks::events;
 use crate::app::{DEFAULT_ROUNDS, Host, HostError};
 use crate::store::{RunNote, RunRequest, RunSummary, StoredProposal, StoredRun};
 
@@ -73,10 +74,23 @@ impl Host {
     /// Before the run is stored: an unknown user or skill, no or an
     /// unusable model configuration, a corrupt setting. A provider's
     /// failure is not an error: the run ends failed ([`RunEnded::Finished`]
-    /// with [`RunStatus::Failed`](tool_core::agent::RunStatus::Failed)),
+    /// with [`RunStatus::Failed`]),
     /// its conversation kept.
     pub async fn start_run(
         &self,
+        user: &str,
+        request: RunRequest,
+        watch: &mut (dyn EventSink + Send),
+    ) -> Result<RunReport, HostError> {
+        self.start_run_as(new_run_id(), user, request, watch).await
+    }
+
+    /// [`Host::start_run`] with the run's id chosen beforehand
+    /// ([`new_run_id`]), so that its caller can keep it before the run is
+    /// stored.
+    pub(crate) async fn start_run_as(
+        &self,
+        run: RunId,
         user: &str,
         request: RunRequest,
         watch: &mut (dyn EventSink + Send),
@@ -86,9 +100,9 @@ impl Host {
             .model_named(request.model.as_deref())
             .await?
             .capture_raw(request.capture_raw);
-        let run = new_run_id();
         let grant = Gates::new(self.registry(), setup.inputs()).resolve().grant;
-        self.store().create_run(&run, user, &grant).await?;
+        let lease = self.lease().await?;
+        self.store().create_run(&run, user, &grant, lease).await?;
         self.store().save_run_request(&run, &request).await?;
         for note in &setup.notes {
             self.store().record_run_note(&run, note).await?;
@@ -154,6 +168,16 @@ impl Host {
         match end {
             RunEnd::Finished(finished) => {
                 self.store().finish_run(run, &finished).await?;
+                if let RunStatus::Failed { error } = &finished.status {
+                    let user = self.store().run(run).await?.map(|r| r.user);
+                    events::run_failed(
+                        self.store(),
+                        run,
+                        user.as_deref().unwrap_or("?"),
+                        &error.to_string(),
+                    )
+                    .await;
+                }
                 Ok(RunEnded::Finished(finished))
             }
             RunEnd::Suspended(state) => {
@@ -249,7 +273,8 @@ impl RunRequest {
 }
 
 /// `run-` and 16 random hex digits.
-fn new_run_id() -> RunId {
+/// A fresh random run id.
+pub(crate) fn new_run_id() -> RunId {
     let mut bytes = [0u8; 8];
     OsRng.fill_bytes(&mut bytes);
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use site_model::Site;
 use tools_builtin::rag::PublicIndex;
 
 use tool_core::agent::{DEFAULT_MAX_ROUNDS, Message};
@@ -13,9 +14,9 @@ use tool_core::skills::{EffectiveSkills, SkillRef, compose_skill_block};
 use tool_core::{Actor, RunId, ToolContext};
 
 use crate::app::skills::{self, LoadedSkills};
-use crate::app::{Host, HostError};
+use crate::app::{Host, HostError, site_of};
 use crate::model::{ModelConfig, OpenAiClient};
-use crate::store::{RunNote, RunRequest};
+use crate::store::{AuditEntry, RunNote, RunRequest};
 
 /// What a run may be started with ([`Host::run_choices`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -182,10 +183,27 @@ impl Host {
     /// live. (The egress guard is added per call by the gates, for the
     /// tool's group.)
     pub fn context(&self, run: &RunId, actor: &Actor) -> ToolContext {
+        self.context_over(run, actor, Arc::clone(&self.site))
+    }
+
+    /// [`Host::context`] for a run resumed to apply an approved proposal:
+    /// the change writes `applied`, its audit row, in its own transaction,
+    /// so no crash between the two leaves a change unaudited.
+    pub(crate) fn applying_context(
+        &self,
+        run: &RunId,
+        actor: &Actor,
+        applied: AuditEntry,
+    ) -> ToolContext {
+        let site: Arc<dyn Site> = Arc::new(site_of(self.store()).auditing(applied));
+        self.context_over(run, actor, site)
+    }
+
+    fn context_over(&self, run: &RunId, actor: &Actor, site: Arc<dyn Site>) -> ToolContext {
         let search: Arc<dyn PublicIndex> = self.search.clone();
         ToolContext::new(run.clone())
             .with_actor(actor.clone())
-            .with_service(Arc::clone(&self.site))
+            .with_service(site)
             .with_service(search)
             .with_service(self.lifetime)
     }

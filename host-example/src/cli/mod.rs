@@ -36,6 +36,7 @@ mod settings;
 mod skills;
 mod tools;
 mod users;
+mod webhooks;
 
 use std::fmt;
 use std::io::{ErrorKind, Write as _};
@@ -146,6 +147,10 @@ enum Command {
     /// Read, export and verify the audit trail.
     #[command(subcommand)]
     Audit(audit::Command),
+    /// Signed webhooks: set, list and remove them, deliver what is due,
+    /// and see and retry the dead-letter list.
+    #[command(subcommand)]
+    Webhooks(webhooks::Command),
     /// Serve the host's tools over MCP on stdin and stdout, acting for
     /// --user (the form Claude Desktop and Claude Code start).
     #[command(
@@ -307,6 +312,7 @@ pub fn main() -> ExitCode {
         Command::Users(command) => block_on(users::run(&context, command)),
         Command::Settings(command) => block_on(settings::run(&context, command)),
         Command::Audit(command) => block_on(audit::run(&context, command)),
+        Command::Webhooks(command) => block_on(webhooks::run(&context, command)),
         Command::Mcp => block_on(mcp::run(&context)),
         Command::Serve(command) => serve::run(&context, command),
         Command::Run(command) => block_on(run::run(&context, command)),

@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::hangup;
 use super::server::{Authenticated, McpServer};
+use super::sessions::StoredSessions;
 use crate::app::Host;
 use crate::app::origin::OriginVerdict;
 
@@ -44,6 +45,11 @@ pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 ///
 /// A session's `DELETE` is answered `204`, not rmcp's `202`.
 ///
+/// A 2025-11-25 session (`Mcp-Session-Id`) is stored in the database
+/// ([`crate::app::mcp_sessions`]): another process sharing it takes the
+/// session over when the client's next request reaches it, so several
+/// processes can serve behind a round-robin proxy.
+///
 /// rmcp accepts only loopback `Host` headers by default (against DNS
 /// rebinding); serve it on a loopback address.
 ///
@@ -51,10 +57,12 @@ pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 /// shutting down gracefully is not held open by a client's stream.
 pub fn router(host: Arc<Host>, page_size: usize, stop: CancellationToken) -> Router {
     let server = McpServer::per_request(Arc::clone(&host)).with_page_size(page_size);
+    let mut config = StreamableHttpServerConfig::default().with_cancellation_token(stop);
+    config.session_store = Some(Arc::new(StoredSessions(Arc::clone(&host))));
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default().with_cancellation_token(stop),
+        config,
     );
     let metadata = get(metadata).with_state(Arc::clone(&host));
     Router::new()

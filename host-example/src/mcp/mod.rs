@@ -9,6 +9,7 @@
 //! | `listing.rs` | `Listings`: each user's `tools/list` pages, built once per grant and dropped when the grant changes |
 //! | `results.rs` | an outcome as a `tools/call` result |
 //! | `http.rs` | [`http::router`]: `/mcp` behind an `Origin` check and a bearer-token check, a session's `DELETE` answered `204`, the protected-resource metadata |
+//! | `sessions.rs` | rmcp's session store over the database, so any process takes over a 2025-11-25 session another began |
 //! | `hangup.rs` | noticing a client went away (an HTTP answer dropped, stdin ended), to cancel its call |
 
 mod hangup;
@@ -16,6 +17,7 @@ pub mod http;
 mod listing;
 mod results;
 mod server;
+mod sessions;
 mod skills;
 mod tasks;
 

@@ -56,6 +56,9 @@ const MIGRATIONS: &[Migration] = &[
     migration!(11, "run_cost", "0011_run_cost"),
     migration!(12, "skill_text", "0012_skill_text"),
     migration!(13, "browser_sessions", "0013_browser_sessions"),
+    migration!(14, "jobs", "0014_jobs"),
+    migration!(15, "webhooks", "0015_webhooks"),
+    migration!(16, "mcp_sessions", "0016_mcp_sessions"),
     migration!(17, "audit_chain", "0017_audit_chain"),
 ];
 

@@ -20,6 +20,7 @@ mod approval_votes;
 mod audit;
 mod audit_chain;
 mod audit_verify;
+mod batches;
 mod browser_sessions;
 mod budgets;
 mod call_outcomes;
@@ -27,10 +28,13 @@ mod call_rows;
 mod durability;
 mod error;
 mod exposures;
+mod jobs;
 mod maintenance;
+mod mcp_sessions;
 mod migrate;
 mod proposals;
 mod public_search;
+mod recovery;
 mod run_notes;
 mod runs;
 mod seed;
@@ -42,6 +46,7 @@ mod standing_approvals;
 mod usage;
 mod users;
 mod values;
+mod webhooks;
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -54,6 +59,7 @@ use sqlx::{Any, AnyPool, Row, Transaction};
 pub use audit::{AuditEntry, AuditFilter, AuditKind, ChainLink, McpClient, StoredAudit};
 pub use audit_chain::AuditFiles;
 pub use audit_verify::{AuditProblem, AuditVerification};
+pub use batches::BatchItem;
 pub use browser_sessions::{SessionLifetimes, StoredBrowserSession};
 pub use budgets::{Budgets, Limits, Spending};
 pub use call_outcomes::CallOutcome;
@@ -61,10 +67,12 @@ pub use call_rows::{CallProposal, CallRows};
 pub use durability::Durability;
 pub use error::StoreError;
 pub use exposures::StoredExposure;
+pub use jobs::{JobStatus, Lease, NewJob, StoredJob, WorkerSettings, now_ms};
 pub use maintenance::DatabaseCheck;
 pub use migrate::LATEST_VERSION;
 pub use proposals::{ProposalStatus, SqlApprovals, StoredProposal};
 pub use public_search::{FullTextHit, FullTextQuery};
+pub use recovery::{AbandonedRun, Recovery};
 pub use run_notes::RunNote;
 pub use runs::{RunPhase, RunRequest, RunSummary, StoredRun};
 pub use seed::DEMO_PASSWORD;
@@ -77,6 +85,10 @@ pub use usage::HostUsage;
 pub use users::{HostUser, TOKEN_ID_LEN, TokenInfo, hash_password};
 pub use values::{
     Distrust, FileChange, FileDigest, OAuthSettings, SkillDigest, UnapprovedSkills, WebOrigin,
+};
+pub use webhooks::{
+    DeliveryStatus, PublicUrl, StoredDelivery, StoredWebhook, WebhookDelivery, new_secret,
+    random_id,
 };
 
 /// The database used when none is given: `host-example.db` in the working

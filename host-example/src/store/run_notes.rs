@@ -29,6 +29,12 @@ pub enum RunNote {
         /// The skill.
         skill: String,
     },
+    /// The process working on the run stopped (its lease ran out) and
+    /// another one recovered the run as said.
+    Recovered {
+        /// What was done, and why.
+        reason: String,
+    },
 }
 
 impl fmt::Display for RunNote {
@@ -44,6 +50,7 @@ impl fmt::Display for RunNote {
                 "skill `{skill}` is not approved, used because the setting unapproved_skills is \
                  \"allow\""
             ),
+            RunNote::Recovered { reason } => write!(f, "recovered: {reason}"),
         }
     }
 }

@@ -8,6 +8,7 @@ use tool_core::RunId;
 use tool_core::agent::{Event, Finished, Message, RunState, RunStatus, Usage};
 use tool_core::gates::{Grant, Selection};
 
+use super::jobs::Lease;
 use super::proposals::insert_proposal_once;
 use super::{Store, StoreError, from_json, now, to_json};
 
@@ -78,7 +79,7 @@ impl RunPhase {
         matches!(self, RunPhase::Suspended | RunPhase::Resuming)
     }
 
-    fn parse(text: &str, run: &str) -> Result<RunPhase, StoreError> {
+    pub(super) fn parse(text: &str, run: &str) -> Result<RunPhase, StoreError> {
         RunPhase::ALL
             .into_iter()
             .find(|phase| phase.as_str() == text)
@@ -224,22 +225,26 @@ fn tokens(count: u64) -> i64 {
 }
 
 impl Store {
-    /// Records a new run, `running`.
+    /// Records a new run, `running`, held by `lease`.
     pub async fn create_run(
         &self,
         id: &RunId,
         user: &str,
         grant: &Grant,
+        lease: Lease<'_>,
     ) -> Result<(), StoreError> {
         let at = now();
         sqlx::query(
-            "INSERT INTO runs (id, user_name, status, grant_json, created_at, updated_at)
-             VALUES ($1, $2, 'running', $3, $4, $4)",
+            "INSERT INTO runs (id, user_name, status, grant_json, created_at, updated_at,
+                 lease_owner, lease_until_ms)
+             VALUES ($1, $2, 'running', $3, $4, $4, $5, $6)",
         )
         .bind(id.0.as_str())
         .bind(user)
         .bind(to_json(grant))
         .bind(at)
+        .bind(lease.owner)
+        .bind(lease.until_ms)
         .execute(&self.pool)
         .await?;
         Ok(())
@@ -285,7 +290,8 @@ impl Store {
             .await?;
         sqlx::query(
             "UPDATE runs SET status = 'suspended', state = $2, input_tokens = $3,
-             output_tokens = $4, updated_at = $5 WHERE id = $1",
+             output_tokens = $4, updated_at = $5, lease_owner = NULL, lease_until_ms = NULL
+             WHERE id = $1",
         )
         .bind(run.0.as_str())
         .bind(to_json(state))
@@ -312,16 +318,23 @@ impl Store {
         Ok(())
     }
 
-    /// Takes a suspended run to resume it (`suspended` → `resuming`);
-    /// `false` when it is not suspended, e.g. another process took it
-    /// first. Of two processes racing, exactly one gets `true`.
-    pub async fn take_suspended_run(&self, run: &RunId) -> Result<bool, StoreError> {
+    /// Takes a suspended run to resume it (`suspended` → `resuming`), held
+    /// by `lease`; `false` when it is not suspended, e.g. another process
+    /// took it first. Of two processes racing, exactly one gets `true`.
+    pub async fn take_suspended_run(
+        &self,
+        run: &RunId,
+        lease: Lease<'_>,
+    ) -> Result<bool, StoreError> {
         let done = sqlx::query(
-            "UPDATE runs SET status = 'resuming', updated_at = $2
+            "UPDATE runs SET status = 'resuming', updated_at = $2, lease_owner = $3,
+                 lease_until_ms = $4
              WHERE id = $1 AND status = 'suspended'",
         )
         .bind(run.0.as_str())
         .bind(now())
+        .bind(lease.owner)
+        .bind(lease.until_ms)
         .execute(&self.pool)
         .await?;
         Ok(done.rows_affected() == 1)
@@ -331,7 +344,8 @@ impl Store {
     /// resumed after all: `resuming` → `suspended`, its state untouched.
     pub async fn release_run(&self, run: &RunId) -> Result<(), StoreError> {
         sqlx::query(
-            "UPDATE runs SET status = 'suspended', updated_at = $2
+            "UPDATE runs SET status = 'suspended', updated_at = $2, lease_owner = NULL,
+                 lease_until_ms = NULL
              WHERE id = $1 AND status = 'resuming'",
         )
         .bind(run.0.as_str())
@@ -395,7 +409,8 @@ impl Store {
         let status = RunPhase::of(&finished.status).as_str();
         sqlx::query(
             "UPDATE runs SET status = $2, outcome = $3, answer = $4, state = NULL,
-             input_tokens = $5, output_tokens = $6, updated_at = $7, conversation = $8
+             input_tokens = $5, output_tokens = $6, updated_at = $7, conversation = $8,
+             lease_owner = NULL, lease_until_ms = NULL
              WHERE id = $1",
         )
         .bind(run.0.as_str())

@@ -17,6 +17,8 @@ use tool_core::skills::TrustLevel;
 
 use super::browser_sessions::SessionLifetimes;
 use super::budgets::Budgets;
+use super::jobs::WorkerSettings;
+use super::webhooks::{PublicUrl, WebhookDelivery};
 use super::{Durability, OAuthSettings, UnapprovedSkills, WebOrigin};
 use super::{Store, StoreError, now};
 use crate::model::ModelConfig;
@@ -75,6 +77,19 @@ pub enum SettingKey {
     /// "lifetime_seconds": 43200}` (the default). Read at every use of a
     /// session, so a shorter value ends older sessions at once.
     BrowserSessions,
+    /// The address people reach the host's pages at, for links that leave
+    /// the host (webhooks' links to the inbox): `"https://host.example"`,
+    /// or `null` (the default: no links).
+    PublicUrl,
+    /// How webhook deliveries are tried: `{"attempts": 8,
+    /// "backoff_seconds": [10, 30, 120, 600, 1800, 3600, 10800],
+    /// "timeout_seconds": 10}` (the default).
+    WebhookDelivery,
+    /// The background worker: `{"concurrency": 2, "lease_seconds": 30}`
+    /// (the default): jobs one process runs at once, and how long a
+    /// process's hold on a job or a run lasts unless renewed. Read at every
+    /// turn of the worker and every lease taken.
+    Worker,
 }
 
 /// The window of [`SettingKey::ExposureWindowMinutes`] when none is set.
@@ -101,7 +116,7 @@ impl<'de> serde::Deserialize<'de> for ExposureWindowMinutes {
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 18] = [
+    pub const ALL: [SettingKey; 21] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -120,6 +135,9 @@ impl SettingKey {
         SettingKey::Budgets,
         SettingKey::Durability,
         SettingKey::BrowserSessions,
+        SettingKey::PublicUrl,
+        SettingKey::WebhookDelivery,
+        SettingKey::Worker,
     ];
 
     /// Its name in the table and on the command line.
@@ -143,6 +161,9 @@ impl SettingKey {
             SettingKey::Budgets => "budgets",
             SettingKey::Durability => "durability",
             SettingKey::BrowserSessions => "browser_sessions",
+            SettingKey::PublicUrl => "public_url",
+            SettingKey::WebhookDelivery => "webhook_delivery",
+            SettingKey::Worker => "worker",
         }
     }
 
@@ -169,7 +190,7 @@ impl SettingKey {
             SettingKey::SkillsFolders | SettingKey::AllowedOrigins | SettingKey::TrustedProxies => {
                 Ok(Value::Array(Vec::new()))
             }
-            SettingKey::Model | SettingKey::OAuth => Ok(Value::Null),
+            SettingKey::Model | SettingKey::OAuth | SettingKey::PublicUrl => Ok(Value::Null),
             SettingKey::Models => Ok(Value::Object(serde_json::Map::new())),
             SettingKey::UnapprovedSkills => serde_json::to_value(UnapprovedSkills::default()),
             SettingKey::Exposure => serde_json::to_value(settings.exposure),
@@ -178,6 +199,8 @@ impl SettingKey {
             SettingKey::Budgets => serde_json::to_value(Budgets::default()),
             SettingKey::Durability => serde_json::to_value(Durability::default()),
             SettingKey::BrowserSessions => serde_json::to_value(SessionLifetimes::default()),
+            SettingKey::WebhookDelivery => serde_json::to_value(WebhookDelivery::default()),
+            SettingKey::Worker => serde_json::to_value(WorkerSettings::default()),
         };
         value.expect("defaults serialize")
     }
@@ -209,6 +232,9 @@ impl SettingKey {
             SettingKey::Budgets => canonical::<Budgets>(value),
             SettingKey::Durability => canonical::<Durability>(value),
             SettingKey::BrowserSessions => canonical::<SessionLifetimes>(value),
+            SettingKey::PublicUrl => canonical::<Option<PublicUrl>>(value),
+            SettingKey::WebhookDelivery => canonical::<WebhookDelivery>(value),
+            SettingKey::Worker => canonical::<WorkerSettings>(value),
         }
     }
 }
@@ -366,6 +392,11 @@ impl Store {
             .setting(SettingKey::BrowserSessions)
             .await?
             .unwrap_or_default())
+    }
+
+    /// The background worker's setting.
+    pub async fn worker_settings(&self) -> Result<WorkerSettings, StoreError> {
+        Ok(self.setting(SettingKey::Worker).await?.unwrap_or_default())
     }
 
     /// Whether tool results reach the model marked as data.

@@ -1,11 +1,9 @@
 //! An action on several records: the ids pasted beside a selected record,
 //! the preview (which can run, which are skipped and why, a rough
 //! estimate), the press that starts them, and its report. The rules are
-//! the host's ([`crate::app::actions::batch`]); the reports of the presses are kept in
-//! memory, per process, for the person who pressed.
-
-use std::collections::VecDeque;
-use std::sync::Mutex;
+//! the host's ([`crate::app::actions::batch`]): a press stores the batch as
+//! a job the host's worker runs, and its page shows the report as it grows
+//! (reloading itself while the batch runs), from any process.
 
 use axum::Form;
 use axum::extract::{Path, Query, State};
@@ -18,45 +16,10 @@ use super::WebState;
 use super::layout::{self, csrf_field};
 use super::session::SignedIn;
 use crate::app::actions::Action;
-use crate::app::actions::batch::{BatchReport, Estimate, MOST_PER_PRESS, MOST_READ, RunKind};
+use crate::app::actions::batch::{Estimate, MOST_PER_PRESS, MOST_READ, RunKind};
 
 /// The token budget a batch form starts with.
 const DEFAULT_BUDGET: u64 = 200_000;
-
-/// How many reports are kept; the oldest goes first.
-const REPORTS_KEPT: usize = 100;
-
-/// The reports of the last presses, newest last, and the last number
-/// given.
-#[derive(Debug, Default)]
-pub struct Reports {
-    kept: Mutex<(u64, VecDeque<Kept>)>,
-}
-
-/// One press's report: its number, who pressed, the tool, the report.
-type Kept = (u64, String, &'static str, BatchReport);
-
-impl Reports {
-    fn keep(&self, user: &str, tool: &'static str, report: BatchReport) -> u64 {
-        // Every write is one push or pop: a panic cannot leave it half done.
-        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        kept.0 += 1;
-        let number = kept.0;
-        kept.1.push_back((number, user.to_owned(), tool, report));
-        if kept.1.len() > REPORTS_KEPT {
-            kept.1.pop_front();
-        }
-        number
-    }
-
-    fn get(&self, number: u64, user: &str) -> Option<(&'static str, BatchReport)> {
-        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        kept.1
-            .iter()
-            .find(|(n, who, _, _)| *n == number && who == user)
-            .map(|(_, _, tool, report)| (*tool, report.clone()))
-    }
-}
 
 #[derive(Deserialize)]
 pub(super) struct Selected {
@@ -207,24 +170,23 @@ pub(super) async fn start(
     // The same reading as the preview's: a forged longer list is cut too.
     let (texts, _) = crate::app::actions::batch::read_ids(&press.ids);
     let ids: Vec<u64> = texts.iter().filter_map(|t| t.parse().ok()).collect();
-    let report = match state
+    let job = match state
         .host
         .start_batch(&user.name, &action, &ids, &press.note, press.budget)
         .await
     {
-        Ok(report) => report,
+        Ok(job) => job,
         Err(error) => return layout::failure(&error.to_string()),
     };
-    let number = state.batches.keep(&user.name, action.tool, report);
-    Redirect::to(&format!("/actions/batch/report/{number}")).into_response()
+    Redirect::to(&format!("/actions/batch/report/{job}")).into_response()
 }
 
 pub(super) async fn report(
     State(state): State<WebState>,
     user: SignedIn,
-    Path(number): Path<u64>,
+    Path(job): Path<String>,
 ) -> Response {
-    let Some((tool, report)) = state.batches.get(number, &user.name) else {
+    let Ok(batch) = state.host.batch(&user.name, &job).await else {
         let body = html! { p { "No such report, or not yours to see." } };
         return (
             StatusCode::NOT_FOUND,
@@ -232,12 +194,22 @@ pub(super) async fn report(
         )
             .into_response();
     };
+    let report = &batch.report;
     let body = html! {
-        p { code { (tool) } ": " (report.runs.len()) " run(s) started · " (report.spent) " of " (report.budget) " tokens spent" }
+        p.status data-status=(batch.status.as_str()) {
+            @if batch.is_live() {
+                "Running: " span.done { (report.runs.len()) } " of " span.total { (batch.total) } " done (this page reloads itself)."
+            } @else if let Some(error) = &batch.error {
+                "Stopped: " (error)
+            } @else {
+                "Finished: " span.done { (report.runs.len()) } " of " span.total { (batch.total) } " done."
+            }
+        }
+        p { code { (batch.tool) } ": " (report.runs.len()) " run(s) done · " (report.spent) " of " (report.budget) " tokens spent" }
         table.counts {
             tbody {
                 @for kind in RunKind::ALL {
-                    tr data-kind=(format!("{kind:?}").to_lowercase()) {
+                    tr data-kind=(kind.as_str()) {
                         th { (kind.label()) } td.count { (report.count(kind)) }
                     }
                 }
@@ -269,7 +241,13 @@ pub(super) async fn report(
             }
         }
     };
-    layout::page("Batch report", Some(&user), body).into_response()
+    let page = layout::page("Batch report", Some(&user), body);
+    if batch.is_live() {
+        // Chromium and Firefox reload on `Refresh`: live progress, no script.
+        ([(axum::http::header::REFRESH, "1")], page).into_response()
+    } else {
+        page.into_response()
+    }
 }
 
 fn join(ids: &[u64]) -> String {

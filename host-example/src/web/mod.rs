@@ -38,6 +38,7 @@ mod signin;
 mod skills;
 mod tools;
 mod user;
+mod webhooks;
 mod why_not;
 
 use std::sync::Arc;
@@ -52,12 +53,10 @@ use crate::app::Host;
 use live::LiveRuns;
 
 /// What every page reads: the app layer (which keeps the sessions of
-/// signed-in browsers), the playground's live runs, and the reports of the
-/// batches they started.
+/// signed-in browsers and the batches) and the playground's live runs.
 #[derive(Clone)]
 pub struct WebState {
     host: Arc<Host>,
-    batches: Arc<batch::Reports>,
     live: Arc<LiveRuns>,
 }
 
@@ -72,7 +71,6 @@ impl WebState {
     pub fn new(host: Arc<Host>) -> WebState {
         WebState {
             host,
-            batches: Arc::new(batch::Reports::default()),
             live: Arc::new(LiveRuns::default()),
         }
     }
@@ -96,6 +94,9 @@ pub fn router(state: WebState) -> Router {
         .route("/settings", get(settings::index))
         .route("/settings/{slug}", get(settings::page).post(settings::save))
         .route("/settings/models/test", post(settings::test_model))
+        .route("/settings/webhooks/save", post(webhooks::save))
+        .route("/settings/webhooks/{name}/remove", post(webhooks::remove))
+        .route("/settings/webhooks/retry/{id}", post(webhooks::retry))
         .route("/overview", get(overview::page))
         .route("/skills", get(skills::page))
         .route("/skills/{name}/approve", post(skills::approve))

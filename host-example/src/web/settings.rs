@@ -29,6 +29,8 @@ enum Input {
     Lines,
     /// JSON text as the command line takes it; empty is `null`.
     Json,
+    /// One line of text, a JSON string; empty is `null`.
+    Text,
 }
 
 struct Field {
@@ -134,6 +136,26 @@ const CONCERNS: &[Concern] = &[
             },
         ],
     },
+    Concern {
+        slug: "webhooks",
+        title: "Webhooks",
+        intro: "Signed webhooks on proposals (created, decided, expired) and failed runs: the \
+                address people reach these pages at (for the links a payload carries), how \
+                deliveries are retried, each webhook, and the deliveries that failed their last \
+                attempt. docs/webhooks.md says how a receiver checks the signature.",
+        fields: &[
+            Field {
+                key: SettingKey::PublicUrl,
+                input: Input::Text,
+                help: "https://host.example, or empty for no links",
+            },
+            Field {
+                key: SettingKey::WebhookDelivery,
+                input: Input::Json,
+                help: r#"{"attempts": 8, "backoff_seconds": [10, 30, 120, 600, 1800, 3600, 10800], "timeout_seconds": 10}"#,
+            },
+        ],
+    },
 ];
 
 fn concern(slug: &str) -> Option<&'static Concern> {
@@ -195,6 +217,9 @@ async fn render(
         @if concern.slug == "models" {
             (model_tests(state, user, tested).await)
         }
+        @if concern.slug == "webhooks" {
+            (super::webhooks::section(state, user).await)
+        }
     };
     layout::page(concern.title, Some(user), body).into_response()
 }
@@ -223,6 +248,11 @@ fn field_form(user: &SignedIn, concern: &Concern, field: &Field, value: &Value) 
                                 (line.as_str().unwrap_or_default()) "\n"
                             }
                         }
+                    }
+                }
+                Input::Text => {
+                    label { code { (name) } " (" (field.help) ")" br;
+                        input name="value" size="50" value=(value.as_str().unwrap_or_default());
                     }
                 }
                 Input::Json => {
@@ -334,7 +364,8 @@ fn as_json(input: Input, value: &str) -> String {
                 .collect::<Vec<_>>(),
         )
         .to_string(),
-        Input::Json if value.trim().is_empty() => "null".to_owned(),
+        Input::Json | Input::Text if value.trim().is_empty() => "null".to_owned(),
+        Input::Text => Value::String(value.trim().to_owned()).to_string(),
         Input::Json => value.to_owned(),
     }
 }

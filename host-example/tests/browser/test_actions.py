@@ -7,6 +7,8 @@ report counting them."""
 import json
 import re
 
+from playwright.sync_api import expect
+
 from conftest import screenshot, sign_in, url
 
 NEW_DESCRIPTION = "Five years on every frame, ten on e-bike motors."
@@ -108,7 +110,9 @@ def test_several_records_25_pasted_20_started_and_counted(page):
     screenshot(page, "batch-preview")
 
     page.click("button.start")
-    page.wait_for_url(re.compile(r".*/actions/batch/report/\d+$"))
+    page.wait_for_url(re.compile(r".*/actions/batch/report/job-[0-9a-f]+$"))
+    # The worker runs the batch; the page reloads itself until it is done.
+    expect(page.locator("p.status")).to_have_attribute("data-status", "done", timeout=60_000)
     counts = {
         row.get_attribute("data-kind"): int(row.locator("td.count").inner_text())
         for row in page.locator("table.counts tr").all()

@@ -7,6 +7,7 @@
 mod backends;
 mod budgets;
 mod fake_model;
+mod recovery;
 mod skill_approval;
 
 use std::process::{Command, Output};
@@ -15,6 +16,10 @@ use backends::TestDb;
 use budgets::a_daily_budget_stops_the_run_that_would_cross_it;
 use fake_model::{FakeModel, answering, calling};
 use host_example::store::{AuditKind, Store};
+use recovery::{
+    a_live_lease_is_left_and_expired_work_is_recovered,
+    a_run_left_resuming_after_an_unapplied_approval_is_given_back,
+};
 use serde_json::{Value, json};
 use site_model::{PageId, Pages};
 use skill_approval::{
@@ -171,6 +176,8 @@ both!(
     an_unapproved_skill_is_refused_unless_the_setting_allows_it,
     approving_needs_an_administrator_and_a_valid_skill,
     a_daily_budget_stops_the_run_that_would_cross_it,
+    a_live_lease_is_left_and_expired_work_is_recovered,
+    a_run_left_resuming_after_an_unapplied_approval_is_given_back,
 );
 
 fn first_start_seeds_the_demo_site(host: &Host) {

@@ -20,6 +20,12 @@ impl Session {
     /// `initialize` declaring the `extensions` given, then
     /// `notifications/initialized`.
     pub async fn open(server: &Served, token: &str, extensions: &[&str]) -> Session {
+        Session::open_at(&server.mcp_url(), token, extensions).await
+    }
+
+    /// [`Session::open`] at the MCP endpoint `url` (a server, or a proxy
+    /// in front of several).
+    pub async fn open_at(url: &str, token: &str, extensions: &[&str]) -> Session {
         let declared: serde_json::Map<String, Value> = extensions
             .iter()
             .map(|id| ((*id).to_owned(), json!({})))
@@ -27,7 +33,7 @@ impl Session {
         let capabilities = json!({"extensions": declared});
         let mut session = Session {
             client: reqwest::Client::new(),
-            url: server.mcp_url(),
+            url: url.to_owned(),
             token: token.to_owned(),
             id: String::new(),
             next: 1,
@@ -82,6 +88,17 @@ impl Session {
             .find(|value| value.get("id") == Some(id))
             .unwrap_or_else(|| panic!("no answer to {message} in {body}"));
         (headers, answer)
+    }
+
+    /// The session's id (`Mcp-Session-Id`).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Sends this session's next messages to the MCP endpoint `url`
+    /// (another process sharing the database, or a proxy).
+    pub fn send_to(&mut self, url: &str) {
+        url.clone_into(&mut self.url);
     }
 
     pub async fn request(&mut self, method: &str, params: Value) -> Value {

@@ -21,7 +21,15 @@ pub async fn approvals_of_two_count_each_person_once_even_at_once(url: &str) {
     let store = Store::open(url).await.unwrap();
     let run = RunId("run-votes".into());
     store
-        .create_run(&run, "clara", &tool_core::gates::Grant::empty())
+        .create_run(
+            &run,
+            "clara",
+            &tool_core::gates::Grant::empty(),
+            host_example::store::Lease {
+                owner: "test",
+                until_ms: i64::MAX,
+            },
+        )
         .await
         .unwrap();
     let proposal: tool_core::Proposal = serde_json::from_value(json!({

@@ -135,7 +135,15 @@ pub async fn a_run_event_whose_audit_row_fails_is_not_stored(url: &str) {
     refuse_boom_audit_rows(&store).await;
     let run = RunId("run-1".into());
     store
-        .create_run(&run, "admin", &tool_core::gates::Grant::empty())
+        .create_run(
+            &run,
+            "admin",
+            &tool_core::gates::Grant::empty(),
+            host_example::store::Lease {
+                owner: "test",
+                until_ms: i64::MAX,
+            },
+        )
         .await
         .unwrap();
     let proposal: tool_core::Proposal = serde_json::from_value(json!({

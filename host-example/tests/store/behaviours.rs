@@ -453,7 +453,15 @@ pub async fn runs_events_proposals_and_audit_round_trip(url: &str) {
     let store = Store::open(url).await.unwrap();
     let run = RunId("run-1".into());
     store
-        .create_run(&run, "admin", &tool_core::gates::Grant::empty())
+        .create_run(
+            &run,
+            "admin",
+            &tool_core::gates::Grant::empty(),
+            host_example::store::Lease {
+                owner: "test",
+                until_ms: i64::MAX,
+            },
+        )
         .await
         .unwrap();
     let events = [

@@ -10,6 +10,7 @@ mod backends;
 mod behaviours;
 mod durability;
 mod exposures;
+mod jobs;
 mod maintenance;
 mod settings;
 mod signin_throttle;
@@ -22,6 +23,7 @@ mod every {
     pub use crate::audit_chain::*;
     pub use crate::behaviours::*;
     pub use crate::exposures::*;
+    pub use crate::jobs::*;
     pub use crate::maintenance::*;
     pub use crate::settings::*;
     pub use crate::signin_throttle::*;
@@ -88,4 +90,8 @@ suite!(
     two_rows_swapped_are_named,
     a_cut_tail_is_caught_by_the_heads_file,
     a_missing_or_readable_key_is_refused,
+    two_workers_run_each_job_once,
+    of_racing_claims_one_wins,
+    a_live_lease_is_left_and_an_expired_one_taken,
+    a_failing_job_is_retried_then_dead_and_can_be_revived,
 );

@@ -2,7 +2,9 @@
 //! fit is refused and stores nothing, a corrupt stored value is one line.
 
 use host_example::app::skills::approval::UnapprovedSkills;
-use host_example::store::{SessionLifetimes, SettingKey, Store, StoreError};
+use host_example::store::{
+    SessionLifetimes, SettingKey, Store, StoreError, WebhookDelivery, WorkerSettings,
+};
 use serde_json::json;
 use sqlx::Row;
 use tool_core::DataClass;
@@ -123,6 +125,41 @@ pub async fn settings_round_trip(url: &str) {
             lifetime_seconds: 28800
         }
     );
+    assert_eq!(store.public_url().await.unwrap(), None);
+    let url = store
+        .set_setting("public_url", r#""https://host.example/""#)
+        .await
+        .unwrap();
+    assert_eq!(url, json!("https://host.example"));
+    assert_eq!(
+        store.webhook_delivery().await.unwrap(),
+        WebhookDelivery::default()
+    );
+    store
+        .set_setting(
+            "webhook_delivery",
+            r#"{"attempts": 3, "backoff_seconds": [0, 5], "timeout_seconds": 2}"#,
+        )
+        .await
+        .unwrap();
+    let delivery = store.webhook_delivery().await.unwrap();
+    assert_eq!((delivery.attempts, delivery.backoff(3)), (3, 5));
+    assert_eq!(
+        store.worker_settings().await.unwrap(),
+        WorkerSettings::default()
+    );
+    // A missing field keeps its default.
+    store
+        .set_setting("worker", r#"{"lease_seconds": 5}"#)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.worker_settings().await.unwrap(),
+        WorkerSettings {
+            concurrency: 2,
+            lease_seconds: 5
+        }
+    );
     // A value that does not fit is refused and stores nothing.
     let before = store.settings().await.unwrap();
     for (key, value) in [
@@ -146,6 +183,23 @@ pub async fn settings_round_trip(url: &str) {
             r#"{"idle_seconds": 60, "lifetime_seconds": 2592001}"#,
         ),
         ("browser_sessions", r#"{"idle_seconds": 60}"#),
+        ("public_url", r#""ftp://host.example""#),
+        ("public_url", r#""https://host.example/?a=1""#),
+        (
+            "webhook_delivery",
+            r#"{"attempts": 0, "backoff_seconds": [1], "timeout_seconds": 5}"#,
+        ),
+        (
+            "webhook_delivery",
+            r#"{"attempts": 3, "backoff_seconds": [], "timeout_seconds": 5}"#,
+        ),
+        (
+            "webhook_delivery",
+            r#"{"attempts": 3, "backoff_seconds": [1], "timeout_seconds": 61}"#,
+        ),
+        ("worker", r#"{"concurrency": 0}"#),
+        ("worker", r#"{"lease_seconds": 3601}"#),
+        ("worker", r#"{"leases": 3}"#),
         (
             "oauth",
             r#"{"issuer": "i", "resource": "ftp://x/mcp", "jwks_uri": "https://id.example/k"}"#,

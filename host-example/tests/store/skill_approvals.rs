@@ -90,7 +90,15 @@ pub async fn run_notes_round_trip_in_order(url: &str) {
     let store = Store::open(url).await.unwrap();
     let run = RunId("run-notes".to_owned());
     store
-        .create_run(&run, "admin", &Grant::empty())
+        .create_run(
+            &run,
+            "admin",
+            &Grant::empty(),
+            host_example::store::Lease {
+                owner: "test",
+                until_ms: i64::MAX,
+            },
+        )
         .await
         .unwrap();
     assert!(store.run_notes(&run).await.unwrap().is_empty());

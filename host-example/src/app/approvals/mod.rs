@@ -28,8 +28,10 @@ use tool_core::export::Provider;
 use tool_core::gates::{Denial, Gate, Required};
 use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId, ToolOutput};
 
+use crate::app::killpoint::{self, points};
 use crate::app::recorder::{EventLog, Recorder};
 use crate::app::runs::RunReport;
+use crate::app::webhooks::events;
 use crate::app::{Host, HostError};
 use crate::model::OpenAiClient;
 use crate::store::{
@@ -184,8 +186,33 @@ impl Host {
         self.follow_standing(decided, watch).await
     }
 
-    /// [`Host::decide`] without following standing approvals.
+    /// [`Host::decide`] without following standing approvals; a decision
+    /// recorded is sent to the webhooks subscribed to it.
     async fn decide_once(
+        &self,
+        id: &str,
+        approver: &str,
+        verdict: Verdict,
+        watch: &mut (dyn EventSink + Send),
+    ) -> Result<Decided, HostError> {
+        let decided = self.decide_unnotified(id, approver, verdict, watch).await;
+        if decided.is_ok() {
+            let view = self.proposal(id).await?;
+            if let Some(decision) = &view.decision {
+                events::proposal_outcome(
+                    self.store(),
+                    &view.stored.run,
+                    &view.requester,
+                    &view.stored.proposal,
+                    events::Outcome::Decided(decision),
+                )
+                .await;
+            }
+        }
+        decided
+    }
+
+    async fn decide_unnotified(
         &self,
         id: &str,
         approver: &str,
@@ -228,6 +255,7 @@ impl Host {
                 .await;
         }
         self.take(&run, view.stored.proposal.id()).await?;
+        killpoint::reached(points::RESUME).await;
         let resumed = self
             .resume_taken(&run, &view.stored.proposal, approver, verdict, watch)
             .await;
@@ -249,7 +277,8 @@ impl Host {
     async fn take(&self, run: &RunId, proposal: &ProposalId) -> Result<(), HostError> {
         let started = Instant::now();
         loop {
-            if self.store().take_suspended_run(run).await? {
+            let lease = self.lease().await?;
+            if self.store().take_suspended_run(run, lease).await? {
                 return Ok(());
             }
             if let Some(decided) = self.store().decision(proposal).await? {
@@ -317,9 +346,11 @@ impl Host {
             .skill_bytes(setup.skill_bytes())
             .mark_results(setup.mark_results)
             .budget(request.budget(allowance));
-        let cx = self.context(run, &setup.actor);
         let log = EventLog::new(self.store().clone(), run.clone(), stored.user.clone())
             .resuming(proposal.clone());
+        let approver_id = approver.id.clone();
+        let applied = log.applied_row(proposal.tool(), &approver_id);
+        let cx = self.applying_context(run, &setup.actor, applied);
 
         let mut applied = None;
         let mut resumed = false;
@@ -339,7 +370,6 @@ impl Host {
         };
         let claimed = || approvals.claimed();
         let mut recorder = Recorder::new(log, &mut capture).hold_until(&claimed);
-        let approver_id = approver.id.clone();
         let is_approval = !matches!(verdict, Verdict::Reject(_));
         let (decision, edit) = match verdict {
             Verdict::Approve => (Decision::Approved { approver }, None),
@@ -547,7 +577,16 @@ impl Host {
         entry.run = Some(view.stored.run.0.clone());
         entry.tool = Some(view.stored.proposal.tool().to_owned());
         entry.detail = Some(format!("proposal {id}"));
-        Ok(self.store().audit(&entry).await?)
+        self.store().audit(&entry).await?;
+        events::proposal_outcome(
+            self.store(),
+            &view.stored.run,
+            &view.requester,
+            &view.stored.proposal,
+            events::Outcome::Withdrawn { by: approver },
+        )
+        .await;
+        Ok(())
     }
 
     /// An approval the gates refused: its gate decision in the audit trail.
@@ -633,6 +672,9 @@ impl ApprovalStore for WatchedApprovals {
     ) -> BoxFuture<'a, Result<(), ClaimError>> {
         Box::pin(async move {
             let outcome = self.inner.claim(id, decision).await;
+            if outcome.is_ok() {
+                killpoint::reached(points::CLAIMED).await;
+            }
             if let Ok(mut slot) = self.outcome.lock() {
                 *slot = Some(outcome.clone());
             }

@@ -31,6 +31,7 @@ pub use progress::{
 };
 
 use crate::app::oauth::{OAuthSettings, OAuthVerifier, looks_like_jwt};
+use crate::app::webhooks::events;
 use crate::app::{Host, HostError};
 use crate::store::{
     self, AuditKind, CallProposal, CallRows, HostUser, McpClient, StoreError, WebOrigin,
@@ -366,6 +367,9 @@ impl Host {
             Err(error) => (Err(error), None),
         };
         let decision = CallDecision::of(&outcome);
+        let proposed = proposal
+            .as_ref()
+            .map(|made| (made.run.clone(), made.proposal.clone()));
         let rows = CallRows {
             audit: audit_entry(
                 caller.clone(),
@@ -378,6 +382,9 @@ impl Host {
         if let Err(error) = self.calls.audit.write(rows).await {
             tracing::error!(target: "host_example::app", %error, "could not record a call");
             return Err(HostError::Unrecorded(error).into());
+        }
+        if let Some((run, proposal)) = proposed {
+            events::proposal_created(self.store(), &run, &caller.actor.id, &proposal).await;
         }
         outcome
     }

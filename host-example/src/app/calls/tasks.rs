@@ -15,6 +15,7 @@ use std::time::Duration;
 use tool_core::approval::{ApprovalStore, Decision};
 use tool_core::{Actor, Proposal, ProposalId, ToolOutput};
 
+use crate::app::webhooks::events;
 use crate::app::{Host, HostError};
 use crate::store::{CallOutcome, now};
 
@@ -143,8 +144,20 @@ impl Host {
                 .approvals()
                 .claim(&proposal_id, &Decision::Expired)
                 .await;
-            if let Err(error) = claimed {
-                tracing::debug!(target: "host_example::tasks", %error, "expiry raced a decision");
+            match claimed {
+                Ok(()) => {
+                    events::proposal_outcome(
+                        self.store(),
+                        &stored.run,
+                        &caller.id,
+                        &proposal,
+                        events::Outcome::Decided(&Decision::Expired),
+                    )
+                    .await;
+                }
+                Err(error) => {
+                    tracing::debug!(target: "host_example::tasks", %error, "expiry raced a decision");
+                }
             }
             decided = self.store().decision_at(&proposal_id).await?;
         }

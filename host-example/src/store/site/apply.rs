@@ -2,7 +2,9 @@
 //! (SQLite's `BEGIN IMMEDIATE`; on PostgreSQL every row read for a write is
 //! locked with `FOR UPDATE`), each operation a compare-and-set on the row
 //! as read inside it, the history appended last. Any failure returns before
-//! `COMMIT`, and dropping the transaction rolls everything back.
+//! `COMMIT`, and dropping the transaction rolls everything back. A site made
+//! [`auditing`](SqlSite::auditing) writes its audit row in the same
+//! transaction.
 //!
 //! The checks are [`MemorySite`](site_model::MemorySite)'s: the same
 //! functions ([`site_model::change_rules`]), so the same conflicts and the
@@ -18,10 +20,23 @@ use sqlx::{AnyConnection, Row};
 
 use super::rows::{self, db_id};
 use super::{SqlSite, decode, storage};
+use crate::store::audit_chain::insert_audit;
 
 #[async_trait]
 impl Changes for SqlSite {
     async fn apply(&self, changes: ChangeSet) -> Result<(), SiteError> {
+        // The chain first, then the database: see store/audit_chain.rs.
+        let mut links = match &self.applied {
+            Some(_) => Some(
+                self.store
+                    .chain()
+                    .map_err(storage)?
+                    .begin(self.store.pool())
+                    .await
+                    .map_err(storage)?,
+            ),
+            None => None,
+        };
         let mut tx = self.store.begin_write().await.map_err(storage)?;
         let lock = self.store.for_update();
         for operation in &changes.operations {
@@ -41,7 +56,17 @@ impl Changes for SqlSite {
             .execute(&mut *tx)
             .await
             .map_err(storage)?;
-        tx.commit().await.map_err(storage)
+        if let (Some(entry), Some(links)) = (&self.applied, links.as_mut()) {
+            insert_audit(&links.link(entry))
+                .execute(&mut *tx)
+                .await
+                .map_err(storage)?;
+        }
+        tx.commit().await.map_err(storage)?;
+        if let Some(links) = links {
+            links.committed();
+        }
+        Ok(())
     }
 }
 

@@ -31,7 +31,7 @@ use sqlx::any::{AnyArguments, AnyRow};
 use sqlx::query::Query;
 use sqlx::{Any, Row};
 
-use super::{Store, one_line};
+use super::{AuditEntry, Store, one_line};
 
 /// The site kept in a [`Store`], implementing every trait of site-model
 /// (so [`site_model::Site`] too) with [`MemorySite`](site_model::MemorySite)'s
@@ -40,6 +40,9 @@ use super::{Store, one_line};
 pub struct SqlSite {
     store: Store,
     source_root: Option<PathBuf>,
+    /// The audit row a change writes in its own transaction (an approved
+    /// proposal's `applied`), so no crash leaves a change without it.
+    applied: Option<AuditEntry>,
 }
 
 impl SqlSite {
@@ -48,7 +51,16 @@ impl SqlSite {
         SqlSite {
             store,
             source_root: None,
+            applied: None,
         }
+    }
+
+    /// The same site, writing `entry` to the audit trail in the
+    /// transaction of each change it applies: the change and its audit row
+    /// commit together or not at all.
+    pub fn auditing(mut self, entry: AuditEntry) -> Self {
+        self.applied = Some(entry);
+        self
     }
 
     /// The same site with `root` as the folder of its source code.

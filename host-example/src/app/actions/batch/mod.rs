@@ -3,18 +3,25 @@
 //! are skipped and why, a rough estimate of requests, tokens and cost, then
 //! one ordinary run per record, at most [`MOST_PER_PRESS`] per press, each
 //! checked against what is left of the batch's token budget before it
-//! starts, and a report counting the runs by how they ended.
+//! starts, and a report counting the runs by how they ended. A press
+//! stores the batch as a background job ([`BatchJob`]): any host process's
+//! worker runs it, a restart does not lose it, and its report is kept in
+//! the database.
+
+mod job;
 
 use std::collections::BTreeSet;
 
-use tool_core::agent::{Message, RunStatus};
+use tool_core::agent::Message;
 use tool_core::export::Provider;
 use tool_core::{Actor, RunId};
 
 use crate::app::actions::{Action, RecordRef, Unfit};
-use crate::app::runs::RunEnded;
 use crate::app::{Host, HostError};
 use crate::model::ModelConfig;
+use crate::store::RunPhase;
+use job::{BATCH_KIND, BatchOrder};
+pub use job::{BatchJob, BatchView};
 
 /// The most ids read from one paste.
 pub const MOST_READ: usize = 100;
@@ -105,15 +112,34 @@ impl RunKind {
         }
     }
 
-    fn of(ended: &RunEnded) -> RunKind {
-        match ended {
-            RunEnded::Suspended(_) => RunKind::Proposed,
-            RunEnded::Finished(finished) => match finished.status {
-                RunStatus::Completed => RunKind::Unchanged,
-                RunStatus::Truncated | RunStatus::Budget { .. } => RunKind::Guardrail,
-                RunStatus::Cancelled => RunKind::Cancelled,
-                _ => RunKind::Failed,
-            },
+    /// Its word in the database and the page's `data-kind`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunKind::Proposed => "proposed",
+            RunKind::Unchanged => "unchanged",
+            RunKind::Failed => "failed",
+            RunKind::Guardrail => "guardrail",
+            RunKind::Cancelled => "cancelled",
+        }
+    }
+
+    /// The kind `word` names ([`RunKind::as_str`]); an unknown word is a
+    /// failure.
+    fn parse(word: &str) -> RunKind {
+        RunKind::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == word)
+            .unwrap_or(RunKind::Failed)
+    }
+
+    /// How a run in `phase` counts.
+    fn of(phase: RunPhase) -> RunKind {
+        match phase {
+            RunPhase::Suspended | RunPhase::Resuming => RunKind::Proposed,
+            RunPhase::Completed => RunKind::Unchanged,
+            RunPhase::Truncated | RunPhase::Budget => RunKind::Guardrail,
+            RunPhase::Cancelled => RunKind::Cancelled,
+            RunPhase::Running | RunPhase::Failed => RunKind::Failed,
         }
     }
 }
@@ -281,13 +307,11 @@ impl Host {
         })
     }
 
-    /// Starts `action` on the records `ids` as `user`, with `note`: the
-    /// first [`MOST_PER_PRESS`], one run each, in order. Before each run
-    /// the budget is checked: with less than one run's fewest tokens left,
-    /// the batch stops and the records it kept from starting are named;
-    /// otherwise the run may spend what is left. Each record is checked
-    /// again as its run starts (the preview may be stale, or the form
-    /// forged): one that cannot run is reported as failed, with why.
+    /// Stores a batch of `action` on the records `ids` as `user`, with
+    /// `note` and a token `budget`, as a job the worker runs
+    /// ([`BatchJob`]): the first [`MOST_PER_PRESS`] records, one run each,
+    /// in order; the rest are named in its report for the next press.
+    /// Returns the job's id (its report's address).
     pub async fn start_batch(
         &self,
         user: &str,
@@ -295,76 +319,19 @@ impl Host {
         ids: &[u64],
         note: &str,
         budget: u64,
-    ) -> Result<BatchReport, HostError> {
+    ) -> Result<String, HostError> {
         let actor = self.actor(user).await?;
-        let now: Vec<u64> = ids.iter().copied().take(MOST_PER_PRESS).collect();
-        let next_press = ids.iter().copied().skip(MOST_PER_PRESS).collect();
-        let mut report = BatchReport {
-            runs: Vec::new(),
-            next_press,
-            kept_by_budget: Vec::new(),
-            spent: 0,
+        let order = BatchOrder {
+            tool: action.tool.to_owned(),
+            note: note.to_owned(),
             budget,
+            next_press: ids.iter().copied().skip(MOST_PER_PRESS).collect(),
         };
-        let permissions = self.site_permissions(&actor).await;
-        for (index, &id) in now.iter().enumerate() {
-            let record = match &permissions {
-                Ok(permissions) => self.editable_record(permissions, action.kind, id).await,
-                Err(error) => Err(Unfit::Site(error.to_string())),
-            };
-            let record = match record {
-                Ok(record) => record,
-                Err(unfit) => {
-                    report.runs.push(BatchRun {
-                        record: id,
-                        run: None,
-                        kind: RunKind::Failed,
-                        said: format!("not started: {unfit}"),
-                    });
-                    continue;
-                }
-            };
-            let left = budget.saturating_sub(report.spent);
-            let floor = self
-                .estimate(&actor, action, std::slice::from_ref(&record))
-                .await?
-                .per_run_floor;
-            if left < floor {
-                report.kept_by_budget = now[index..].to_vec();
-                break;
-            }
-            let mut request = action.request(&record, user, note);
-            request.token_budget = Some(left);
-            let run = match self.start_run(user, request, &mut ()).await {
-                Ok(started) => started,
-                Err(error) => {
-                    report.runs.push(BatchRun {
-                        record: id,
-                        run: None,
-                        kind: RunKind::Failed,
-                        said: error.to_string(),
-                    });
-                    continue;
-                }
-            };
-            let stored = self.store().run(&run.run).await?;
-            report.spent += stored.map_or(0, |s| s.usage.input_tokens + s.usage.output_tokens);
-            let said = match &run.ended {
-                RunEnded::Suspended(proposal) => proposal.summary.clone(),
-                RunEnded::Finished(finished) => match &finished.status {
-                    RunStatus::Failed { error } => error.to_string(),
-                    RunStatus::Budget { reason } => reason.clone(),
-                    _ => finished.answer.clone().unwrap_or_default(),
-                },
-            };
-            report.runs.push(BatchRun {
-                record: id,
-                kind: RunKind::of(&run.ended),
-                run: Some(run.run),
-                said,
-            });
-        }
-        Ok(report)
+        let now: Vec<u64> = ids.iter().copied().take(MOST_PER_PRESS).collect();
+        let job = self.new_job(BATCH_KIND, Some(&actor.id), order.to_value())?;
+        self.store().enqueue_batch(&job, &now).await?;
+        self.wake_worker();
+        Ok(job.id)
     }
 }
 

@@ -1,0 +1,140 @@
+//! Delivering queued events: one pass tries every delivery that is due
+//! (each webhook's oldest pending one), signs it as it is sent, and records
+//! the outcome: delivered on a 2xx answer, due again after the setting's
+//! backoff, or dead after the last attempt.
+//!
+//! [`Host::deliver_webhooks`] is the one entry point: the background
+//! worker's job kind `deliver_webhooks` runs it (`job.rs`), and the
+//! `webhooks deliver` command runs one pass now. Several processes may run
+//! passes at once: each delivery is taken by a compare-and-set before it
+//! is sent.
+
+use std::time::Duration;
+
+use crate::app::webhooks::signature::{EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, sign};
+use crate::app::{Host, HostError};
+use crate::store::{StoredDelivery, StoredWebhook, WebhookDelivery, now};
+
+/// How long an error from a receiver is kept.
+const ERROR_CHARS: usize = 300;
+
+/// What one pass did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeliveryPass {
+    /// Deliveries the receiver took (2xx).
+    pub delivered: usize,
+    /// Deliveries that failed and will be tried again.
+    pub retrying: usize,
+    /// Deliveries that failed their last attempt: now in the dead-letter
+    /// list.
+    pub dead: usize,
+}
+
+impl Host {
+    /// Tries every delivery due now, once (see the module docs).
+    pub async fn deliver_webhooks(&self) -> Result<DeliveryPass, HostError> {
+        let policy = self.store().webhook_delivery().await?;
+        let webhooks = self.store().webhooks().await?;
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(policy.timeout_seconds))
+            // A receiver answers; it does not send the host elsewhere.
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|error| HostError::Invalid(format!("no HTTP client: {error}")))?;
+        let mut pass = DeliveryPass::default();
+        // Each round takes every webhook's oldest pending delivery; the
+        // next round the one after it. A webhook whose delivery failed is
+        // left until its next pass, so its events keep their order.
+        let mut failed: Vec<String> = Vec::new();
+        loop {
+            let at = now();
+            let due: Vec<StoredDelivery> = self
+                .store()
+                .due_deliveries(at)
+                .await?
+                .into_iter()
+                .filter(|d| !failed.contains(&d.webhook))
+                .collect();
+            let mut progressed = false;
+            for delivery in due {
+                let Some(webhook) = webhooks.iter().find(|w| w.name == delivery.webhook) else {
+                    continue;
+                };
+                // While this attempt runs, no other process takes it.
+                let until = at.saturating_add(
+                    i64::try_from(policy.timeout_seconds.saturating_mul(2)).unwrap_or(120),
+                );
+                if !self
+                    .store()
+                    .claim_delivery(&delivery.id, delivery.next_attempt_at, until)
+                    .await?
+                {
+                    continue;
+                }
+                let attempts = delivery.attempts.saturating_add(1);
+                let error = attempt(&client, webhook, &delivery).await.err();
+                let retry_at = match &error {
+                    Some(_) if attempts < policy.attempts => Some(retry_at(&policy, attempts)),
+                    _ => None,
+                };
+                self.store()
+                    .record_attempt(&delivery.id, attempts, error.as_deref(), retry_at)
+                    .await?;
+                match (error, retry_at) {
+                    (None, _) => {
+                        pass.delivered += 1;
+                        progressed = true;
+                    }
+                    (Some(_), Some(_)) => {
+                        pass.retrying += 1;
+                        failed.push(delivery.webhook);
+                    }
+                    (Some(_), None) => {
+                        pass.dead += 1;
+                        failed.push(delivery.webhook);
+                    }
+                }
+            }
+            if !progressed {
+                break;
+            }
+        }
+        // What is left to retry gets a pass of its own when it is due.
+        if let Some(due) = self.store().next_delivery_due().await? {
+            self.store()
+                .schedule_pass(&super::job::pass_at(due))
+                .await?;
+        }
+        Ok(pass)
+    }
+}
+
+fn retry_at(policy: &WebhookDelivery, failed: u32) -> i64 {
+    now().saturating_add(i64::try_from(policy.backoff(failed)).unwrap_or(i64::MAX))
+}
+
+/// Posts `delivery` to `webhook`, signed now; why it failed, if it did.
+async fn attempt(
+    client: &reqwest::Client,
+    webhook: &StoredWebhook,
+    delivery: &StoredDelivery,
+) -> Result<(), String> {
+    let signature = sign(&webhook.secret, now(), delivery.body.as_bytes());
+    let sent = client
+        .post(&webhook.url)
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .header(SIGNATURE_HEADER, signature)
+        .header(EVENT_ID_HEADER, &delivery.event_id)
+        .header(EVENT_TYPE_HEADER, &delivery.event)
+        .body(delivery.body.clone())
+        .send()
+        .await;
+    match sent {
+        Ok(response) if response.status().is_success() => Ok(()),
+        Ok(response) => Err(format!("the receiver answered {}", response.status())),
+        Err(error) => Err(crate::app::recorder::cut(
+            &format!("not delivered: {error}"),
+            ERROR_CHARS,
+        )),
+    }
+}

@@ -1,0 +1,116 @@
+//! Recovering runs whose process stopped working on them (their lease ran
+//! out): a run left `running` is marked `failed`, since a run cannot be
+//! picked up in the middle of a round; a run left `resuming` before its
+//! decision was recorded is given back (`suspended`), so its proposal can
+//! be decided again; so is one left after its approval was recorded but
+//! before its change was applied (no `applied` audit row, which the change
+//! writes in its own transaction): the approval is taken back. One left
+//! `resuming` after its change was applied (or after a rejection) is
+//! marked `failed`, not resumed again, so that no change is applied twice.
+//! Each is noted on the run and in the audit trail, by the host itself.
+
+use tool_core::approval::Decision;
+use tool_core::{ProposalId, RunId};
+
+use crate::app::{Host, HostError};
+use crate::store::{Recovery, RunPhase, now_ms};
+
+/// The most runs recovered in one turn.
+const MOST_PER_TURN: usize = 50;
+
+const STOPPED_RUNNING: &str = "the host process working on this run stopped (its lease ran \
+     out); a run cannot be picked up in the middle of a round, so it is marked failed";
+const STOPPED_BEFORE_DECISION: &str = "the host process resuming this run stopped before \
+     the decision was recorded (its lease ran out); the run waits again and its proposal can \
+     be decided again";
+const STOPPED_BEFORE_APPLYING: &str = "the host process resuming this run stopped after the \
+     approval was recorded and before its change was applied (its lease ran out); the approval \
+     is taken back, the run waits again and its proposal can be decided again";
+const STOPPED_AFTER_DECISION: &str = "the host process resuming this run stopped after the \
+     decision was recorded (its lease ran out); it is not resumed again, so that no change \
+     is applied twice: the audit trail shows whether the change was applied";
+
+/// A run recovered, and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recovered {
+    /// The run.
+    pub run: RunId,
+    /// Given back (`suspended`) or `failed`.
+    pub recovery: Recovery,
+    /// Why, as noted on the run.
+    pub reason: &'static str,
+}
+
+impl Host {
+    /// Recovers every run whose process stopped working on it (its lease
+    /// ran out), as the module says; a run whose lease is live is never
+    /// touched. Returns what was recovered by this call (a run another
+    /// process recovered first is not in it).
+    pub async fn recover_abandoned(&self) -> Result<Vec<Recovered>, HostError> {
+        let store = self.store();
+        let mut recovered = Vec::new();
+        for abandoned in store.abandoned_runs(now_ms(), MOST_PER_TURN).await? {
+            let claim = match abandoned.status {
+                RunPhase::Resuming => self.claim_of(&abandoned.run).await?,
+                _ => Claim::None,
+            };
+            let (recovery, reason) = match (abandoned.status, &claim) {
+                (RunPhase::Resuming, Claim::None) => (Recovery::Release, STOPPED_BEFORE_DECISION),
+                (RunPhase::Resuming, Claim::Unapplied(_)) => {
+                    (Recovery::Release, STOPPED_BEFORE_APPLYING)
+                }
+                (RunPhase::Resuming, Claim::Finished) => (Recovery::Fail, STOPPED_AFTER_DECISION),
+                _ => (Recovery::Fail, STOPPED_RUNNING),
+            };
+            let done = match &claim {
+                Claim::Unapplied(proposal) => {
+                    store
+                        .release_claim(&abandoned, proposal, reason, "host", now_ms())
+                        .await?
+                }
+                _ => {
+                    store
+                        .recover_run(&abandoned, recovery, reason, "host", now_ms())
+                        .await?
+                }
+            };
+            if done {
+                tracing::warn!(run = %abandoned.run.0, ?recovery, "recovered an abandoned run");
+                recovered.push(Recovered {
+                    run: abandoned.run,
+                    recovery,
+                    reason,
+                });
+            }
+        }
+        Ok(recovered)
+    }
+
+    /// How far the decision on the proposal `run` waits on got.
+    async fn claim_of(&self, run: &RunId) -> Result<Claim, HostError> {
+        let Some(state) = self.store().run(run).await?.and_then(|run| run.state) else {
+            return Ok(Claim::Finished);
+        };
+        let proposal = state.proposal().id();
+        Ok(match self.store().decision(proposal).await? {
+            None => Claim::None,
+            Some(Decision::Approved { .. })
+                if !self.store().applied_audited(run, proposal).await? =>
+            {
+                Claim::Unapplied(proposal.clone())
+            }
+            Some(_) => Claim::Finished,
+        })
+    }
+}
+
+/// How far the decision on a resuming run's proposal got.
+enum Claim {
+    /// Nothing recorded.
+    None,
+    /// Approved, and its change not applied (no `applied` row, which the
+    /// change writes in its own transaction).
+    Unapplied(ProposalId),
+    /// Rejected, or approved and applied (or failed to apply).
+    Finished,
+}
