@@ -125,6 +125,10 @@ struct State {
     /// database before the next write, so a committed row's position is
     /// never used twice.
     unsure: bool,
+    /// The chain's start (`ID 0 -`) is in the heads file: appended before
+    /// the chain's first write begins, so a process killed between a
+    /// commit and its head's line still left its chain named there.
+    announced: bool,
 }
 
 /// This store's chain.
@@ -249,6 +253,7 @@ impl AuditChain {
                 head: Head::default(),
                 heads,
                 unsure: false,
+                announced: false,
             }),
         })
     }
@@ -256,6 +261,18 @@ impl AuditChain {
     /// The chain, held until the [`Links`] are committed or dropped.
     pub(super) async fn begin(&self, pool: &AnyPool) -> Result<Links<'_>, StoreError> {
         let mut state = self.state.lock().await;
+        if !state.announced {
+            if let Some(file) = state.heads.as_mut() {
+                let line = format!("{} 0 -\n", self.id);
+                if let Err(error) = file.write_all(line.as_bytes()) {
+                    tracing::error!(
+                        "cannot append to the audit heads file {:?}: {error}",
+                        self.heads_path
+                    );
+                }
+            }
+            state.announced = true;
+        }
         if state.unsure {
             let last = sqlx::query(
                 "SELECT chain_pos, hash FROM audit WHERE chain = $1 ORDER BY chain_pos DESC LIMIT 1",

@@ -168,7 +168,7 @@ impl Store {
                         }
                     ),
                 });
-            } else if walk.is_some() {
+            } else if walk.is_some() && recorded.position > 0 {
                 let row =
                     sqlx::query("SELECT seq, hash FROM audit WHERE chain = $1 AND chain_pos = $2")
                         .bind(name.as_str())

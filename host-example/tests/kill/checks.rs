@@ -24,6 +24,9 @@ pub fn after_restart(target: &Target, killed: &Killed) {
     );
     // The database opens, and the host works on it.
     target.ok(&["db", "check"]);
+    // The audit chain verifies: a killed write left no linked row behind
+    // half-committed, and the heads file names no row that is not there.
+    target.ok(&["audit", "verify"]);
 
     let (rt, store) = target.store();
     let audit = rt.block_on(store.audit_tail(1_000_000)).unwrap();
