@@ -12,6 +12,7 @@
 //! is not asked; if the gates refuse the approval, or someone decided
 //! first, they are dropped and the run is given back, still waiting.
 
+mod expiry;
 pub mod inbox;
 pub mod standing;
 
@@ -182,6 +183,9 @@ impl Host {
         verdict: Verdict,
         watch: &mut (dyn EventSink + Send),
     ) -> Result<Decided, HostError> {
+        if verdict == Verdict::Expire {
+            return Err(HostError::MayNotDecide);
+        }
         let decided = self.decide_once(id, approver, verdict, watch).await?;
         self.follow_standing(decided, watch).await
     }
@@ -195,10 +199,17 @@ impl Host {
         verdict: Verdict,
         watch: &mut (dyn EventSink + Send),
     ) -> Result<Decided, HostError> {
+        let undecided = self.proposal(id).await?.decision.is_none();
         let decided = self.decide_unnotified(id, approver, verdict, watch).await;
-        if decided.is_ok() {
+        // An approval that finds the proposal expired records the expiry
+        // and is refused: the expiry is news too.
+        if undecided {
             let view = self.proposal(id).await?;
-            if let Some(decision) = &view.decision {
+            if let Some(decision) = view
+                .decision
+                .as_ref()
+                .filter(|d| decided.is_ok() || matches!(d, Decision::Expired))
+            {
                 events::proposal_outcome(
                     self.store(),
                     &view.stored.run,
@@ -224,7 +235,13 @@ impl Host {
         if let Some(decided) = view.decision {
             return Err(HostError::AlreadyDecided(decided));
         }
-        let approver = self.actor(approver).await?;
+        let approver = match verdict {
+            Verdict::Expire => Actor {
+                id: expiry::EXPIRED_BY.to_owned(),
+                admin: false,
+            },
+            _ => self.actor(approver).await?,
+        };
         if matches!(verdict, Verdict::Reject(_))
             && !self.may_decide(&view.stored, &approver).await?
         {
@@ -370,11 +387,12 @@ impl Host {
         };
         let claimed = || approvals.claimed();
         let mut recorder = Recorder::new(log, &mut capture).hold_until(&claimed);
-        let is_approval = !matches!(verdict, Verdict::Reject(_));
+        let is_approval = matches!(verdict, Verdict::Approve | Verdict::ApproveEdited(_));
         let (decision, edit) = match verdict {
             Verdict::Approve => (Decision::Approved { approver }, None),
             Verdict::ApproveEdited(arguments) => (Decision::Approved { approver }, Some(arguments)),
             Verdict::Reject(reason) => (Decision::Rejected { approver, reason }, None),
+            Verdict::Expire => (Decision::Expired, None),
         };
         let end = match edit {
             None => {
@@ -490,6 +508,13 @@ impl Host {
                 let rejected = approval.reject(proposal, &approver, &reason).await;
                 let decision = Decision::Rejected { approver, reason };
                 (decision, rejected.map(|()| ToolOutput::text("rejected")))
+            }
+            Verdict::Expire => {
+                let expired = approval.expire(proposal).await;
+                (
+                    Decision::Expired,
+                    expired.map(|()| ToolOutput::text("expired")),
+                )
             }
         };
         // Whatever the attempt says, the store says whether it was decided
@@ -635,6 +660,10 @@ pub enum Verdict {
     ApproveEdited(Value),
     /// Do not apply it; the model reads the reason.
     Reject(String),
+    /// It is past its lifetime: recorded as expired, and its run told so.
+    /// Only the host's own sweep ([`Host::expire_overdue`]) decides this;
+    /// [`Host::decide`] refuses it from anyone.
+    Expire,
 }
 
 impl Verdict {

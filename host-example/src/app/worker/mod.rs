@@ -337,6 +337,9 @@ impl Host {
             if let Err(error) = self.recover_abandoned().await {
                 tracing::warn!(%error, "recovering abandoned runs failed");
             }
+            if let Err(error) = self.expire_overdue().await {
+                tracing::warn!(%error, "expiring overdue proposals failed");
+            }
             while running.len() < settings.concurrency as usize {
                 match self.claim().await {
                     Ok(Some(job)) => {

@@ -1,0 +1,58 @@
+//! The host's sweep of proposals nobody decided in time: each pending
+//! proposal older than the host's [`ProposalLifetime`](tool_core::approval::ProposalLifetime)
+//! is decided `expired` through the one decision path (its run resumes and
+//! the model is told; a single call's caller sees its task fail), so the
+//! webhooks subscribed to `proposal.expired` hear it when it happens, not
+//! when someone next tries to approve it. The background worker runs it at
+//! every turn; with several processes, the first to claim a proposal
+//! decides it and the others find it decided.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use tool_core::ProposalId;
+
+use super::Verdict;
+use crate::app::{Host, HostError};
+
+/// Who the decision records as having expired a proposal: the host.
+pub(super) const EXPIRED_BY: &str = "host";
+
+/// The most proposals expired in one turn (each resumes its run).
+const MOST_PER_TURN: usize = 10;
+
+impl Host {
+    /// Decides `expired` every pending proposal past the host's proposal
+    /// lifetime (at most ten a turn, the oldest first); returns the ones
+    /// this call expired. One another process decided first is skipped.
+    pub async fn expire_overdue(&self) -> Result<Vec<ProposalId>, HostError> {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let overdue = self
+            .store()
+            .pending_proposals()
+            .await?
+            .into_iter()
+            .filter(|stored| {
+                Duration::from_secs(now.saturating_sub(stored.proposal.created_at()))
+                    >= self.lifetime.0
+            })
+            .take(MOST_PER_TURN);
+        let mut expired = Vec::new();
+        for stored in overdue {
+            let id = stored.proposal.id().clone();
+            match self
+                .decide_once(id.as_str(), EXPIRED_BY, Verdict::Expire, &mut ())
+                .await
+            {
+                Ok(_) => expired.push(id),
+                // Decided, or taken to be decided, by another process.
+                Err(HostError::AlreadyDecided(_) | HostError::NotWaiting { .. }) => {}
+                Err(error) => {
+                    tracing::warn!(proposal = %id.as_str(), %error, "expiring a proposal failed");
+                }
+            }
+        }
+        Ok(expired)
+    }
+}
