@@ -211,7 +211,7 @@ pub async fn a_failing_job_is_retried_then_dead_and_can_be_revived(url: &str) {
     );
     assert!(host.enqueue("nonesuch", None, json!({})).await.is_err());
     let stop = CancellationToken::new();
-    host.start_worker(stop.clone());
+    let worker = host.start_worker(stop.clone()).expect("inside a runtime");
     let flaky = host.enqueue("flaky", None, json!({})).await.unwrap();
     let broken = host.enqueue("broken", None, json!({})).await.unwrap();
     let store = Store::open(url).await.unwrap();
@@ -234,9 +234,21 @@ pub async fn a_failing_job_is_retried_then_dead_and_can_be_revived(url: &str) {
     let runs = |id: &str| ran.lock().unwrap().iter().filter(|(j, _)| j == id).count();
     assert_eq!(runs(&flaky), 3);
     assert_eq!(runs(&broken), 1);
+    // The worker stops first: it would take the revived job at once and
+    // could fail it for good again before the second revival is asked.
+    stop.cancel();
+    worker.await.unwrap();
     assert!(host.revive_job(&broken).await.unwrap());
     assert!(!host.revive_job(&broken).await.unwrap(), "no longer dead");
-    until_settled(&store, std::slice::from_ref(&broken)).await;
-    stop.cancel();
+    assert_eq!(
+        store.job(&broken).await.unwrap().unwrap().status,
+        JobStatus::Queued
+    );
+    // Revived, it runs again (here, in this task) and fails for good again.
+    assert_eq!(host.run_due_jobs().await.unwrap(), 1);
     assert_eq!(runs(&broken), 2);
+    assert_eq!(
+        store.job(&broken).await.unwrap().unwrap().status,
+        JobStatus::Dead
+    );
 }
