@@ -33,6 +33,7 @@ use sqlx::{AnyPool, Row};
 use tokio::sync::{Mutex, MutexGuard};
 
 use super::audit::AuditEntry;
+use super::database_place::DatabasePlace;
 use super::users::hex;
 use super::{Store, StoreError, now};
 
@@ -59,40 +60,17 @@ impl AuditFiles {
     /// database in memory; `host-example-audit/HOST-DATABASE.key` and
     /// `.heads` in the working folder for PostgreSQL.
     pub fn for_database(url: &str) -> AuditFiles {
-        if let Some(rest) = url
-            .strip_prefix("sqlite://")
-            .or_else(|| url.strip_prefix("sqlite:"))
-        {
-            let file = rest.split('?').next().unwrap_or_default();
-            if file.is_empty() || file == ":memory:" || rest.contains("mode=memory") {
-                return AuditFiles::Memory;
-            }
-            return AuditFiles::Files {
+        let folder = PathBuf::from("host-example-audit");
+        match DatabasePlace::of(url) {
+            DatabasePlace::Memory => AuditFiles::Memory,
+            DatabasePlace::File(file) => AuditFiles::Files {
                 key: PathBuf::from(format!("{file}.audit-key")),
                 heads: PathBuf::from(format!("{file}.audit-heads")),
-            };
-        }
-        let database = url
-            .rsplit('/')
-            .next()
-            .unwrap_or_default()
-            .split('?')
-            .next()
-            .unwrap_or_default();
-        let host = url
-            .split_once('@')
-            .map_or(url, |(_, rest)| rest)
-            .split('/')
-            .nth(if url.contains('@') { 0 } else { 2 })
-            .unwrap_or_default();
-        let name: String = format!("{host}-{database}")
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect();
-        let folder = PathBuf::from("host-example-audit");
-        AuditFiles::Files {
-            key: folder.join(format!("{name}.key")),
-            heads: folder.join(format!("{name}.heads")),
+            },
+            DatabasePlace::Server(name) => AuditFiles::Files {
+                key: folder.join(format!("{name}.key")),
+                heads: folder.join(format!("{name}.heads")),
+            },
         }
     }
 

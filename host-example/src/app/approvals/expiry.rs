@@ -7,12 +7,13 @@
 //! every turn; with several processes, the first to claim a proposal
 //! decides it and the others find it decided.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use tool_core::ProposalId;
 
 use super::Verdict;
 use crate::app::{Host, HostError};
+use crate::store::now;
 
 /// Who the decision records as having expired a proposal: the host.
 pub(super) const EXPIRED_BY: &str = "host";
@@ -25,9 +26,7 @@ impl Host {
     /// lifetime (at most ten a turn, the oldest first); returns the ones
     /// this call expired. One another process decided first is skipped.
     pub async fn expire_overdue(&self) -> Result<Vec<ProposalId>, HostError> {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
+        let now = u64::try_from(now()).unwrap_or(0);
         let overdue = self
             .store()
             .pending_proposals()

@@ -34,7 +34,7 @@ use tools_builtin::rag::{
 };
 
 use self::tantivy::TantivyIndex;
-use crate::store::{Backend, FullTextQuery, Store};
+use crate::store::{Backend, DatabasePlace, FullTextQuery, Store};
 
 /// The backend a host prefers for public search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -104,34 +104,15 @@ impl IndexLocation {
     /// in the working folder (processes on one machine share it; each
     /// machine builds its own); for an in-memory SQLite, memory.
     pub fn for_database(url: &str) -> IndexLocation {
-        if let Some(rest) = url
-            .strip_prefix("sqlite://")
-            .or_else(|| url.strip_prefix("sqlite:"))
-        {
-            let file = rest.split('?').next().unwrap_or_default();
-            if file.is_empty() || file == ":memory:" || rest.contains("mode=memory") {
-                return IndexLocation::Memory;
+        match DatabasePlace::of(url) {
+            DatabasePlace::Memory => IndexLocation::Memory,
+            DatabasePlace::File(file) => {
+                IndexLocation::Folder(PathBuf::from(format!("{file}.index")))
             }
-            return IndexLocation::Folder(PathBuf::from(format!("{file}.index")));
+            DatabasePlace::Server(name) => {
+                IndexLocation::Folder(PathBuf::from("host-example-index").join(name))
+            }
         }
-        let database = url
-            .rsplit('/')
-            .next()
-            .unwrap_or_default()
-            .split('?')
-            .next()
-            .unwrap_or_default();
-        let host = url
-            .split_once('@')
-            .map_or(url, |(_, rest)| rest)
-            .split('/')
-            .nth(if url.contains('@') { 0 } else { 2 })
-            .unwrap_or_default();
-        let name: String = format!("{host}-{database}")
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect();
-        IndexLocation::Folder(PathBuf::from("host-example-index").join(name))
     }
 }
 
