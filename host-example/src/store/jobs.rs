@@ -265,14 +265,22 @@ impl Store {
 
     /// Renews every lease `owner` holds, on jobs and on runs, until
     /// `until_ms`; returns how many.
+    ///
+    /// Two statements, each atomic by itself, and no transaction around
+    /// them: a job's lease and a run's are independent, and a transaction
+    /// held across an `await` holds SQLite's write lock for as long as the
+    /// task is not polled. The renewal runs as a background task, and on a
+    /// runtime nobody drives for a while (a `current_thread` runtime
+    /// between two `block_on`s) it would lock every other process out
+    /// until the next one. A lone statement is run whole by the
+    /// database's own thread.
     pub async fn renew_leases(&self, owner: &str, until_ms: i64) -> Result<u64, StoreError> {
-        let mut tx = self.begin_write().await?;
         let jobs = sqlx::query(
             "UPDATE jobs SET lease_until_ms = $2 WHERE lease_owner = $1 AND status = 'running'",
         )
         .bind(owner)
         .bind(until_ms)
-        .execute(&mut *tx)
+        .execute(&self.pool)
         .await?;
         let runs = sqlx::query(
             "UPDATE runs SET lease_until_ms = $2
@@ -280,9 +288,8 @@ impl Store {
         )
         .bind(owner)
         .bind(until_ms)
-        .execute(&mut *tx)
+        .execute(&self.pool)
         .await?;
-        tx.commit().await?;
         Ok(jobs.rows_affected() + runs.rows_affected())
     }
 
