@@ -377,7 +377,10 @@ impl ServerHandler for McpServer {
             None => (None, None),
         };
         let scope = self.scope(&cx);
-        let call = self.host.call_watched(
+        // Boxed: the call's future is kilobytes, and the handler's future
+        // (the largest of every method's, as rmcp spawns it for each
+        // request) is copied whole into its task and again as it runs.
+        let call = Box::pin(self.host.call_watched(
             &caller,
             &tool,
             arguments,
@@ -387,13 +390,13 @@ impl ServerHandler for McpServer {
                 cancel: cancel.clone(),
                 progress: feed,
             },
-        );
+        ));
         // A client that cancels, or whose connection drops, cancels the
         // call: the tool is told through its context's token and the call
         // path stops waiting for it. The call still ends here, so a
         // proposal already made is stored whole and the audit is written.
         let call = self.calls.track_future(async {
-            tokio::pin!(call);
+            let mut call = call;
             tokio::select! {
                 outcome = &mut call => outcome,
                 () = self.gone(&cx) => {
@@ -422,7 +425,7 @@ impl ServerHandler for McpServer {
         cx: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
         let actor = self.actor(&cx)?;
-        match self.host.call_task(&actor, &request.task_id).await {
+        match Box::pin(self.host.call_task(&actor, &request.task_id)).await {
             Ok(task) => Ok(tasks::detailed(&task)),
             Err(HostError::UnknownProposal(_)) => Err(tasks::unknown(&request.task_id)),
             Err(error) => Err(host_failed(error)),
@@ -437,7 +440,10 @@ impl ServerHandler for McpServer {
         cx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let actor = self.actor(&cx)?;
-        match self.host.withdraw_call(&actor, &request.task_id).await {
+        // Boxed: deciding is the largest future of any method here (see
+        // `call_tool`), and rmcp copies the largest into every request's
+        // task.
+        match Box::pin(self.host.withdraw_call(&actor, &request.task_id)).await {
             Ok(()) => Ok(()),
             Err(HostError::UnknownProposal(_)) => Err(tasks::unknown(&request.task_id)),
             Err(error @ HostError::MayNotDecide) => {

@@ -27,7 +27,6 @@ use std::path::{Path, PathBuf};
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use hmac::{Hmac, Mac};
-use serde_json::json;
 use sha2::Sha256;
 use sqlx::{AnyPool, Row};
 use tokio::sync::{Mutex, MutexGuard};
@@ -449,25 +448,28 @@ pub(super) fn row_hash(
     row: &Content,
     previous: &str,
 ) -> String {
-    let message = json!([
+    // The JSON array of these sixteen values, as `json!([...])` wrote it
+    // before (verified chains depend on the exact text), written straight
+    // from a tuple: no `Value` tree built per audit row.
+    let fields = (
         "host-example audit 1",
         chain,
         position,
         row.at,
-        row.actor,
-        row.run,
-        row.tool,
-        row.kind,
-        row.decision,
-        row.gate,
-        row.detail,
-        row.client_name,
-        row.client_version,
-        row.protocol,
+        &row.actor,
+        &row.run,
+        &row.tool,
+        &row.kind,
+        &row.decision,
+        &row.gate,
+        &row.detail,
+        &row.client_name,
+        &row.client_version,
+        &row.protocol,
         row.duration_ms,
         previous,
-    ])
-    .to_string();
+    );
+    let message = serde_json::to_string(&fields).expect("strings, numbers and nulls serialize");
     let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length");
     mac.update(message.as_bytes());
     hex(&mac.finalize().into_bytes())
@@ -477,7 +479,11 @@ impl Store {
     /// Appends `entry`, stamped now, to this store's chain.
     pub async fn audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
         let mut links = self.chain()?.begin(&self.pool).await?;
-        insert_audit(&links.link(entry)).execute(&self.pool).await?;
+        let mut connection = self.statement_connection().await?;
+        let inserted = insert_audit(&links.link(entry))
+            .execute(&mut *connection)
+            .await;
+        connection.finish(inserted)?;
         links.committed();
         Ok(())
     }
@@ -516,4 +522,55 @@ pub(super) fn insert_audit<'q>(
     .bind(row.chain.as_str())
     .bind(row.position)
     .bind(row.hash.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The hashed text is the one `json!` wrote when the chain was made:
+    /// chains written before still verify.
+    #[test]
+    fn the_hashed_text_is_the_json_array_it_always_was() {
+        let row = Content {
+            at: 1_764_000_000,
+            actor: "ada \"quoted\" \u{e9}".into(),
+            run: None,
+            tool: Some("get_pagetree".into()),
+            kind: "call".into(),
+            decision: "done".into(),
+            gate: None,
+            detail: Some("line\nbreak".into()),
+            client_name: Some("c".into()),
+            client_version: None,
+            protocol: Some("2025-11-25".into()),
+            duration_ms: Some(3),
+        };
+        let key = [7u8; 32];
+        let before = json!([
+            "host-example audit 1",
+            "chain",
+            4,
+            row.at,
+            row.actor,
+            row.run,
+            row.tool,
+            row.kind,
+            row.decision,
+            row.gate,
+            row.detail,
+            row.client_name,
+            row.client_version,
+            row.protocol,
+            row.duration_ms,
+            "prev",
+        ])
+        .to_string();
+        let mut mac = Hmac::<Sha256>::new_from_slice(&key).unwrap();
+        mac.update(before.as_bytes());
+        let expected = hex(&mac.finalize().into_bytes());
+        assert_eq!(row_hash(&key, "chain", 4, &row, "prev"), expected);
+    }
 }

@@ -15,7 +15,7 @@ use super::{Store, StoreError, from_json, now, to_json};
 const SEEN_RESOLUTION_SECS: i64 = 60;
 
 /// What the store holds for one key.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StoredExposure {
     /// What was read, forgotten ones left out.
     pub exposure: Exposure,
@@ -24,36 +24,78 @@ pub struct StoredExposure {
     pub seen_at: i64,
 }
 
-impl Store {
-    /// What `key` has read, unless its last call is more than `window`
+/// What a call reads before it runs, in one statement
+/// ([`Store::call_state`]): the settings generation, which says whether
+/// the settings it holds are still the settings, and its caller's
+/// exposure row.
+#[derive(Debug)]
+pub struct CallState {
+    /// The settings generation.
+    pub generation: u64,
+    key: String,
+    /// The exposure's JSON and its last call, if the key has a row.
+    row: Option<(String, i64)>,
+}
+
+impl CallState {
+    /// What the key has read, unless its last call is more than `window`
     /// ago: then nothing (a caller idle for a whole window starts over).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Corrupt`] for a stored exposure that is not one.
+    pub fn exposure(&self, window: Duration) -> Result<StoredExposure, StoreError> {
+        let Some((text, seen_at)) = &self.row else {
+            return Ok(StoredExposure::default());
+        };
+        if !within(*seen_at, window) {
+            // Forgotten: nothing to keep alive either.
+            return Ok(StoredExposure::default());
+        }
+        let exposure = serde_json::from_str(text).map_err(|error| StoreError::Corrupt {
+            what: format!("the exposure of `{}`", self.key),
+            reason: error.to_string(),
+        })?;
+        Ok(StoredExposure {
+            exposure,
+            seen_at: *seen_at,
+        })
+    }
+}
+
+impl Store {
+    /// The settings generation and `key`'s exposure row, in one statement
+    /// on a connection kept for it: a call makes this read before every
+    /// tool it runs, so it is one trip to the database, not two.
+    pub async fn call_state(&self, key: &str) -> Result<CallState, StoreError> {
+        let mut connection = self.statement_connection().await?;
+        let row = sqlx::query(
+            "SELECT g.generation, e.exposure, e.seen_at
+             FROM settings_generation g LEFT JOIN exposures e ON e.key = $1
+             WHERE g.id = 1",
+        )
+        .bind(key)
+        .fetch_one(&mut *connection)
+        .await;
+        let row = connection.finish(row)?;
+        let generation: i64 = row.try_get("generation")?;
+        let exposure: Option<String> = row.try_get("exposure")?;
+        let seen_at: Option<i64> = row.try_get("seen_at")?;
+        Ok(CallState {
+            generation: u64::try_from(generation).unwrap_or(0),
+            key: key.to_owned(),
+            row: exposure.zip(seen_at),
+        })
+    }
+
+    /// What `key` has read, unless its last call is more than `window`
+    /// ago ([`CallState::exposure`]).
     pub async fn exposure(
         &self,
         key: &str,
         window: Duration,
     ) -> Result<StoredExposure, StoreError> {
-        let row = sqlx::query("SELECT exposure, seen_at FROM exposures WHERE key = $1")
-            .bind(key)
-            .fetch_optional(self.pool())
-            .await?;
-        let Some(row) = row else {
-            return Ok(StoredExposure {
-                exposure: Exposure::default(),
-                seen_at: 0,
-            });
-        };
-        let seen_at: i64 = row.try_get("seen_at")?;
-        if !within(seen_at, window) {
-            // Forgotten: nothing to keep alive either.
-            return Ok(StoredExposure {
-                exposure: Exposure::default(),
-                seen_at: 0,
-            });
-        }
-        Ok(StoredExposure {
-            exposure: from_json(&row, "exposure", || format!("the exposure of `{key}`"))?,
-            seen_at,
-        })
+        self.call_state(key).await?.exposure(window)
     }
 
     /// Records a call of `key` that raised its exposure to `raised`: merged

@@ -30,6 +30,7 @@ mod durability;
 mod error;
 mod exposures;
 mod jobs;
+mod kept;
 mod maintenance;
 mod mcp_sessions;
 mod migrate;
@@ -68,7 +69,7 @@ pub use call_rows::{CallProposal, CallRows};
 pub use database_place::DatabasePlace;
 pub use durability::Durability;
 pub use error::StoreError;
-pub use exposures::StoredExposure;
+pub use exposures::{CallState, StoredExposure};
 pub use jobs::{JobStatus, Lease, NewJob, StoredJob, WorkerSettings, now_ms};
 pub use maintenance::DatabaseCheck;
 pub use migrate::LATEST_VERSION;
@@ -128,6 +129,9 @@ pub struct Store {
     durability: Durability,
     /// This store's audit chain; `None` only while opening.
     chain: Option<Arc<audit_chain::AuditChain>>,
+    /// Connections kept out of the pool for the statements every call
+    /// makes (SQLite only: see store/kept.rs).
+    kept: Arc<kept::Kept>,
 }
 
 impl Store {
@@ -194,6 +198,7 @@ impl Store {
             backend,
             durability,
             chain: None,
+            kept: Arc::default(),
         };
         migrate::run(&store).await?;
         seed::run(&store).await?;
@@ -247,6 +252,19 @@ impl Store {
                 .await?;
         }
         Ok(tx)
+    }
+
+    /// A connection for one statement that every call makes: on SQLite
+    /// one kept out of the pool (no ping on its way back: see
+    /// store/kept.rs), else the pool's. Give its outcome to
+    /// [`kept::StatementConnection::finish`].
+    async fn statement_connection(&self) -> Result<kept::StatementConnection<'_>, sqlx::Error> {
+        match self.backend {
+            Backend::Sqlite => self.kept.connection(&self.pool).await,
+            Backend::Postgres => Ok(kept::StatementConnection::Pooled(
+                self.pool.acquire().await?,
+            )),
+        }
     }
 
     /// ` FOR UPDATE` on PostgreSQL, nothing on SQLite (whose write

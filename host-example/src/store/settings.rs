@@ -307,9 +307,11 @@ impl Store {
     /// process sharing the database, so one read tells whether the
     /// settings changed.
     pub async fn settings_generation(&self) -> Result<u64, StoreError> {
+        let mut connection = self.statement_connection().await?;
         let row = sqlx::query("SELECT generation FROM settings_generation WHERE id = 1")
-            .fetch_one(&self.pool)
-            .await?;
+            .fetch_one(&mut *connection)
+            .await;
+        let row = connection.finish(row)?;
         Ok(u64::try_from(row.try_get::<i64, _>("generation")?).unwrap_or(0))
     }
 

@@ -226,8 +226,21 @@ impl Host {
     }
 
     async fn load_settings(&self) -> Result<Arc<Settings>, StoreError> {
+        let generation = self.store().settings_generation().await?;
+        self.settings_at(generation).await
+    }
+
+    /// [`call_settings`](Self::call_settings) for a generation just read.
+    async fn call_settings_at(&self, generation: u64) -> Result<Arc<Settings>, StoreError> {
+        let settings = self.settings_at(generation).await?;
+        self.observe(settings.generation);
+        Ok(settings)
+    }
+
+    /// The settings of `generation`, read now: the cached ones while the
+    /// generation is theirs.
+    async fn settings_at(&self, generation: u64) -> Result<Arc<Settings>, StoreError> {
         let database = self.store();
-        let generation = database.settings_generation().await?;
         if let Some(cached) = lock(&self.calls.settings).clone()
             && cached.generation == generation
         {
@@ -402,13 +415,19 @@ impl Host {
         control: CallControl,
     ) -> Result<(Outcome, Option<CallProposal>), CallError> {
         let CallControl { cancel, progress } = control;
-        let settings = self.call_settings().await?;
-        let grant = self.grant_under(actor, &settings);
-        let (key, window) = match scope {
-            CallScope::Session(id) => (format!("session:{id}"), SESSION_EXPOSURE_IDLE),
-            CallScope::Stateless => (format!("caller:{}", actor.id), settings.exposure_window),
+        let key = match scope {
+            CallScope::Session(id) => format!("session:{id}"),
+            CallScope::Stateless => format!("caller:{}", actor.id),
         };
-        let read = self.store().exposure(&key, window).await?;
+        // The settings generation and the caller's exposure in one read.
+        let state = self.store().call_state(&key).await?;
+        let settings = self.call_settings_at(state.generation).await?;
+        let grant = self.grant_under(actor, &settings);
+        let window = match scope {
+            CallScope::Session(_) => SESSION_EXPOSURE_IDLE,
+            CallScope::Stateless => settings.exposure_window,
+        };
+        let read = state.exposure(window)?;
         let mut cx = self.context(run, actor).with_cancel(cancel);
         if !read.exposure.is_empty() {
             cx = cx.with_exposure(Arc::new(read.exposure.clone()));
