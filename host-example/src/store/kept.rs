@@ -173,3 +173,92 @@ impl DerefMut for StatementConnection<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use sqlx::any::AnyPoolOptions;
+
+    use super::*;
+
+    async fn pool() -> AnyPool {
+        sqlx::any::install_default_drivers();
+        AnyPoolOptions::new()
+            .max_connections(4)
+            .connect("sqlite::memory:")
+            .await
+            .unwrap()
+    }
+
+    fn counts(kept: &Kept) -> (usize, usize) {
+        let state = kept.state();
+        (state.idle.len(), state.open)
+    }
+
+    async fn select_one(connection: &mut StatementConnection<'_>) -> Result<i64, sqlx::Error> {
+        sqlx::query_scalar("SELECT 1")
+            .fetch_one(&mut **connection)
+            .await
+    }
+
+    #[tokio::test]
+    async fn a_connection_that_served_is_kept_and_used_again() {
+        let pool = pool().await;
+        let kept = Kept::default();
+        for _ in 0..3 {
+            let mut connection = kept.connection(&pool).await.unwrap();
+            assert!(matches!(connection, StatementConnection::Kept { .. }));
+            let one = select_one(&mut connection).await;
+            assert_eq!(connection.finish(one).unwrap(), 1);
+            assert_eq!(counts(&kept), (1, 1));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_connection_whose_statement_failed_is_closed_not_kept() {
+        let pool = pool().await;
+        let kept = Kept::default();
+        let mut connection = kept.connection(&pool).await.unwrap();
+        let failed = sqlx::query("SELECT * FROM no_such_table")
+            .execute(&mut *connection)
+            .await;
+        assert!(connection.finish(failed).is_err());
+        assert_eq!(counts(&kept), (0, 0));
+        // The next statement opens a fresh one.
+        let mut connection = kept.connection(&pool).await.unwrap();
+        let one = select_one(&mut connection).await;
+        connection.finish(one).unwrap();
+        assert_eq!(counts(&kept), (1, 1));
+    }
+
+    #[tokio::test]
+    async fn a_connection_dropped_unfinished_is_not_counted() {
+        let pool = pool().await;
+        let kept = Kept::default();
+        let connection = kept.connection(&pool).await.unwrap();
+        assert_eq!(counts(&kept), (0, 1));
+        drop(connection);
+        assert_eq!(counts(&kept), (0, 0));
+    }
+
+    #[tokio::test]
+    async fn with_every_kept_one_in_use_the_pool_serves() {
+        let pool = pool().await;
+        let kept = Kept::default();
+        let mut busy = Vec::new();
+        for _ in 0..KEPT {
+            let connection = kept.connection(&pool).await.unwrap();
+            assert!(matches!(connection, StatementConnection::Kept { .. }));
+            busy.push(connection);
+        }
+        let mut pooled = kept.connection(&pool).await.unwrap();
+        assert!(matches!(pooled, StatementConnection::Pooled(_)));
+        let one = select_one(&mut pooled).await;
+        assert_eq!(pooled.finish(one).unwrap(), 1);
+        assert_eq!(counts(&kept), (0, KEPT));
+        for mut connection in busy {
+            let one = select_one(&mut connection).await;
+            connection.finish(one).unwrap();
+        }
+        assert_eq!(counts(&kept), (KEPT, KEPT));
+    }
+}

@@ -181,3 +181,43 @@ pub async fn exposure_settings_round_trip_and_bad_values_are_refused(url: &str) 
         Duration::from_secs(300)
     );
 }
+
+/// What a call reads before it runs ([`Store::call_state`], on a
+/// connection SQLite keeps out of the pool) is what is committed now: a
+/// settings change and an exposure raised through another store (another
+/// process) a moment ago are both seen by the very next read, however
+/// often that connection was used before.
+pub async fn a_call_reads_what_another_store_committed_a_moment_ago(url: &str) {
+    let this = Store::open(url).await.unwrap();
+    let other = Store::open(url).await.unwrap();
+    let mut generation = this.call_state("caller:ada").await.unwrap().generation;
+    for round in 0..5 {
+        for _ in 0..3 {
+            let state = this.call_state("caller:ada").await.unwrap();
+            assert_eq!(state.generation, generation, "round {round}");
+        }
+        other
+            .set_setting("exposure_window_minutes", &(10 + round).to_string())
+            .await
+            .unwrap();
+        let state = this.call_state("caller:ada").await.unwrap();
+        assert!(state.generation > generation, "round {round}: {state:?}");
+        generation = state.generation;
+    }
+    let untrusted = read(
+        "get_page_content",
+        "c1",
+        DataClass::Internal,
+        Content::Untrusted,
+    );
+    other
+        .raise_exposure("caller:ada", &untrusted, WINDOW)
+        .await
+        .unwrap();
+    let state = this.call_state("caller:ada").await.unwrap();
+    assert!(!state.exposure(WINDOW).unwrap().exposure.is_empty());
+    // A key with no row reads as nothing, with the generation all the same.
+    let none = this.call_state("caller:nobody").await.unwrap();
+    assert_eq!(none.generation, generation);
+    assert!(none.exposure(WINDOW).unwrap().exposure.is_empty());
+}

@@ -77,6 +77,7 @@ suite!(
     a_hand_edited_skill_approval_is_corrupt_not_trusted,
     run_notes_round_trip_in_order,
     exposures_are_kept_per_key_and_merged,
+    a_call_reads_what_another_store_committed_a_moment_ago,
     an_exposure_is_forgotten_after_a_window_without_calls,
     exposure_settings_round_trip_and_bad_values_are_refused,
     twenty_failures_lock_a_name_in_every_process,
