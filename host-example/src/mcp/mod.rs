@@ -11,6 +11,7 @@
 //! | `http.rs` | [`http::router`]: `/mcp` behind an `Origin` check and a bearer-token check, a session's `DELETE` answered `204`, the protected-resource metadata |
 //! | `sessions.rs` | rmcp's session store over the database, so any process takes over a 2025-11-25 session another began |
 //! | `hangup.rs` | noticing a client went away (an HTTP answer dropped, stdin ended), to cancel its call |
+//! | `stdio.rs` | stdin and stdout: a pipe read and written through the runtime's poller, anything else through tokio's threads |
 
 mod hangup;
 pub mod http;
@@ -19,6 +20,7 @@ mod results;
 mod server;
 mod sessions;
 mod skills;
+mod stdio;
 mod tasks;
 
 use std::sync::Arc;
@@ -35,8 +37,7 @@ use crate::app::Host;
 /// Serves MCP on this process's stdin and stdout, acting for `actor`, until
 /// the client closes the connection.
 pub async fn serve_stdio(host: Arc<Host>, actor: Actor) -> Result<(), std::io::Error> {
-    let (stdin, stdout) = rmcp::transport::stdio();
-    serve_io(host, actor, stdin, stdout).await
+    serve_io(host, actor, stdio::input(), stdio::output()).await
 }
 
 /// Serves MCP as stdio does, on any reader and writer: one JSON-RPC
