@@ -479,10 +479,18 @@ impl Store {
     /// Appends `entry`, stamped now, to this store's chain.
     pub async fn audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
         let mut links = self.chain()?.begin(&self.pool).await?;
+        let row = links.link(entry);
+        if let Some(direct) = &self.direct
+            && let Some(written) = direct.insert_audit(&row)
+        {
+            links.committed();
+            if written.checkpoint_due {
+                self.checkpoint_in_background();
+            }
+            return Ok(());
+        }
         let mut connection = self.statement_connection().await?;
-        let inserted = insert_audit(&links.link(entry))
-            .execute(&mut *connection)
-            .await;
+        let inserted = insert_audit(&row).execute(&mut *connection).await;
         connection.finish(inserted)?;
         links.committed();
         Ok(())
@@ -496,32 +504,36 @@ impl Store {
     }
 }
 
+/// Appends an audit row linked into its chain: sqlx's [`insert_audit`] and
+/// the direct connection's (store/direct.rs) bind the same values in
+/// this order.
+pub(super) const INSERT_AUDIT: &str =
+    "INSERT INTO audit (at, actor, run_id, tool, kind, decision, gate, detail,
+     client_name, client_version, protocol, duration_ms, chain, chain_pos, hash)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
+
 /// The statement appending `row`, linked into its chain.
 pub(super) fn insert_audit<'q>(
     row: &'q LinkedRow<'q>,
 ) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
     let entry = row.entry;
     let client = entry.client.as_ref();
-    sqlx::query(
-        "INSERT INTO audit (at, actor, run_id, tool, kind, decision, gate, detail,
-         client_name, client_version, protocol, duration_ms, chain, chain_pos, hash)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
-    )
-    .bind(row.at)
-    .bind(entry.actor.as_str())
-    .bind(entry.run.clone())
-    .bind(entry.tool.clone())
-    .bind(entry.kind.as_str())
-    .bind(entry.decision.as_str())
-    .bind(entry.gate.clone())
-    .bind(entry.detail.clone())
-    .bind(client.and_then(|c| c.name.clone()))
-    .bind(client.and_then(|c| c.version.clone()))
-    .bind(client.and_then(|c| c.protocol.clone()))
-    .bind(entry.duration_ms())
-    .bind(row.chain.as_str())
-    .bind(row.position)
-    .bind(row.hash.as_str())
+    sqlx::query(INSERT_AUDIT)
+        .bind(row.at)
+        .bind(entry.actor.as_str())
+        .bind(entry.run.clone())
+        .bind(entry.tool.clone())
+        .bind(entry.kind.as_str())
+        .bind(entry.decision.as_str())
+        .bind(entry.gate.clone())
+        .bind(entry.detail.clone())
+        .bind(client.and_then(|c| c.name.clone()))
+        .bind(client.and_then(|c| c.version.clone()))
+        .bind(client.and_then(|c| c.protocol.clone()))
+        .bind(entry.duration_ms())
+        .bind(row.chain.as_str())
+        .bind(row.position)
+        .bind(row.hash.as_str())
 }
 
 #[cfg(test)]

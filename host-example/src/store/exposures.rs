@@ -7,6 +7,7 @@ use std::time::Duration;
 use sqlx::Row;
 use tool_core::exposure::Exposure;
 
+use super::direct::CallStateRow;
 use super::{Store, StoreError, from_json, now, to_json};
 
 /// How often a caller's last call is written when nothing rose: the
@@ -63,29 +64,50 @@ impl CallState {
     }
 }
 
+/// The settings generation and the exposure row of one key (`$1`): read
+/// through sqlx or on the direct SQLite connection (store/direct.rs).
+pub(super) const CALL_STATE: &str = "SELECT g.generation, e.exposure, e.seen_at
+     FROM settings_generation g LEFT JOIN exposures e ON e.key = $1
+     WHERE g.id = 1";
+
 impl Store {
-    /// The settings generation and `key`'s exposure row, in one statement
-    /// on a connection kept for it: a call makes this read before every
-    /// tool it runs, so it is one trip to the database, not two.
+    /// The settings generation and `key`'s exposure row, in one statement:
+    /// a call makes this read before every tool it runs. On SQLite it runs
+    /// on the calling thread when it can (store/direct.rs), else on a
+    /// connection kept for it (store/kept.rs).
     pub async fn call_state(&self, key: &str) -> Result<CallState, StoreError> {
-        let mut connection = self.statement_connection().await?;
-        let row = sqlx::query(
-            "SELECT g.generation, e.exposure, e.seen_at
-             FROM settings_generation g LEFT JOIN exposures e ON e.key = $1
-             WHERE g.id = 1",
-        )
-        .bind(key)
-        .fetch_one(&mut *connection)
-        .await;
-        let row = connection.finish(row)?;
-        let generation: i64 = row.try_get("generation")?;
-        let exposure: Option<String> = row.try_get("exposure")?;
-        let seen_at: Option<i64> = row.try_get("seen_at")?;
+        let direct = self
+            .direct
+            .as_ref()
+            .and_then(|direct| direct.call_state(key));
+        let (generation, exposure, seen_at) = match direct {
+            Some(row) => row,
+            None => self.call_state_through_sqlx(key).await?,
+        };
         Ok(CallState {
             generation: u64::try_from(generation).unwrap_or(0),
             key: key.to_owned(),
             row: exposure.zip(seen_at),
         })
+    }
+
+    /// [`Store::call_state`]'s statement on one of sqlx's connections: a
+    /// kept one on SQLite, where the direct one could not serve.
+    pub(super) async fn call_state_through_sqlx(
+        &self,
+        key: &str,
+    ) -> Result<CallStateRow, StoreError> {
+        let mut connection = self.statement_connection().await?;
+        let row = sqlx::query(CALL_STATE)
+            .bind(key)
+            .fetch_one(&mut *connection)
+            .await;
+        let row = connection.finish(row)?;
+        Ok((
+            row.try_get("generation")?,
+            row.try_get("exposure")?,
+            row.try_get("seen_at")?,
+        ))
     }
 
     /// What `key` has read, unless its last call is more than `window`

@@ -26,6 +26,7 @@ mod budgets;
 mod call_outcomes;
 mod call_rows;
 mod database_place;
+mod direct;
 mod durability;
 mod error;
 mod exposures;
@@ -132,6 +133,10 @@ pub struct Store {
     /// Connections kept out of the pool for the statements every call
     /// makes (SQLite only: see store/kept.rs).
     kept: Arc<kept::Kept>,
+    /// The connection the statements every call makes use on the calling
+    /// thread, when they can (SQLite, `durability = "normal"`, a file:
+    /// see store/direct.rs).
+    direct: Option<Arc<direct::Direct>>,
 }
 
 impl Store {
@@ -199,9 +204,11 @@ impl Store {
             durability,
             chain: None,
             kept: Arc::default(),
+            direct: None,
         };
         migrate::run(&store).await?;
         seed::run(&store).await?;
+        store.direct = store.open_direct(url).await?.map(Arc::new);
         store.chain = Some(Arc::new(
             audit_chain::AuditChain::open(&store, audit).await?,
         ));
@@ -265,6 +272,44 @@ impl Store {
                 self.pool.acquire().await?,
             )),
         }
+    }
+
+    /// The direct connection (store/direct.rs) to this store's SQLite file,
+    /// if one may be used: not on PostgreSQL, with `durability = "full"`,
+    /// for an in-memory database, or one opened read-only or immutable.
+    async fn open_direct(&self, url: &str) -> Result<Option<direct::Direct>, StoreError> {
+        let read_only = ["mode=ro", "immutable=", "vfs="]
+            .iter()
+            .any(|option| url.contains(option));
+        if self.backend != Backend::Sqlite || self.durability != Durability::Normal || read_only {
+            return Ok(None);
+        }
+        // The file as SQLite resolved it (empty for an in-memory database),
+        // not as this host would read the URL.
+        let file: String =
+            sqlx::query_scalar("SELECT file FROM pragma_database_list WHERE name = 'main'")
+                .fetch_one(&self.pool)
+                .await?;
+        Ok(if file.is_empty() {
+            None
+        } else {
+            direct::Direct::open(&file)
+        })
+    }
+
+    /// A passive checkpoint of the SQLite log, run by sqlx in the
+    /// background: due every [`direct::CHECKPOINT_EVERY`] rows the direct
+    /// connection wrote, whose own automatic checkpoint is off.
+    fn checkpoint_in_background(&self) {
+        let pool = self.pool.clone();
+        tokio::spawn(async move {
+            if let Err(error) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+                .execute(&pool)
+                .await
+            {
+                tracing::warn!("the background checkpoint failed: {error}");
+            }
+        });
     }
 
     /// ` FOR UPDATE` on PostgreSQL, nothing on SQLite (whose write
