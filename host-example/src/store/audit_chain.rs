@@ -481,7 +481,7 @@ impl Store {
         let mut links = self.chain()?.begin(&self.pool).await?;
         let row = links.link(entry);
         if let Some(direct) = &self.direct
-            && let Some(written) = direct.insert_audit(&row)
+            && let Some(written) = direct.execute(INSERT_AUDIT, direct_params(&row))
         {
             links.committed();
             if written.checkpoint_due {
@@ -511,6 +511,30 @@ pub(super) const INSERT_AUDIT: &str =
     "INSERT INTO audit (at, actor, run_id, tool, kind, decision, gate, detail,
      client_name, client_version, protocol, duration_ms, chain, chain_pos, hash)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
+
+/// [`INSERT_AUDIT`]'s values for the direct connection (store/direct.rs),
+/// in [`insert_audit`]'s order.
+fn direct_params<'r>(row: &'r LinkedRow<'r>) -> impl rusqlite::Params + 'r {
+    let entry = row.entry;
+    let client = entry.client.as_ref();
+    (
+        row.at,
+        entry.actor.as_str(),
+        entry.run.as_deref(),
+        entry.tool.as_deref(),
+        entry.kind.as_str(),
+        entry.decision.as_str(),
+        entry.gate.as_deref(),
+        entry.detail.as_deref(),
+        client.and_then(|c| c.name.as_deref()),
+        client.and_then(|c| c.version.as_deref()),
+        client.and_then(|c| c.protocol.as_deref()),
+        entry.duration_ms(),
+        row.chain.as_str(),
+        row.position,
+        row.hash.as_str(),
+    )
+}
 
 /// The statement appending `row`, linked into its chain.
 pub(super) fn insert_audit<'q>(

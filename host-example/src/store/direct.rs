@@ -31,10 +31,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension as _, params};
-
-use super::audit_chain::{INSERT_AUDIT, LinkedRow};
-use super::exposures::CALL_STATE;
+use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension as _, Params, Row};
 
 /// Rows written here between two checkpoints: at about three pages a row,
 /// near the thousand pages at which SQLite's own automatic checkpoint
@@ -44,7 +41,7 @@ pub(super) const CHECKPOINT_EVERY: u32 = 300;
 /// The connection, `None` once closed after a failure.
 pub(super) struct Direct {
     connection: Mutex<Option<Connection>>,
-    /// Rows written here since the last checkpoint was due.
+    /// Statements that wrote here since the last checkpoint was due.
     since_checkpoint: AtomicU32,
 }
 
@@ -56,13 +53,9 @@ impl std::fmt::Debug for Direct {
     }
 }
 
-/// A call's state as [`CALL_STATE`] reads it: the settings generation,
-/// and the caller's stored exposure and last call, if any.
-pub(super) type CallStateRow = (i64, Option<String>, Option<i64>);
-
-/// An audit row written here.
+/// A statement that wrote here.
 pub(super) struct Written {
-    /// A checkpoint is due: [`CHECKPOINT_EVERY`] rows since the last.
+    /// A checkpoint is due: [`CHECKPOINT_EVERY`] writes since the last.
     pub(super) checkpoint_due: bool,
 }
 
@@ -100,42 +93,28 @@ impl Direct {
         }
     }
 
-    /// The state of the call keyed `key` ([`CALL_STATE`]), or `None` if it
-    /// has to be read through sqlx.
-    pub(super) fn call_state(&self, key: &str) -> Option<CallStateRow> {
+    /// The first row `sql` selects with `params`, made a value by `row`;
+    /// `None` if there is none or it has to be read through sqlx.
+    pub(super) fn query_row<T>(
+        &self,
+        sql: &str,
+        params: impl Params,
+        row: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> Option<T> {
         self.run(|connection| {
             connection
-                .prepare_cached(CALL_STATE)?
-                .query_row([key], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+                .prepare_cached(sql)?
+                .query_row(params, row)
                 .optional()
         })
         .flatten()
     }
 
-    /// Appends `row` to the audit trail ([`INSERT_AUDIT`]), or `None` if it
-    /// has to be written through sqlx.
-    pub(super) fn insert_audit(&self, row: &LinkedRow<'_>) -> Option<Written> {
-        let entry = row.entry;
-        let client = entry.client.as_ref();
-        self.run(|connection| {
-            connection.prepare_cached(INSERT_AUDIT)?.execute(params![
-                row.at,
-                entry.actor.as_str(),
-                entry.run,
-                entry.tool,
-                entry.kind.as_str(),
-                entry.decision.as_str(),
-                entry.gate,
-                entry.detail,
-                client.and_then(|c| c.name.as_deref()),
-                client.and_then(|c| c.version.as_deref()),
-                client.and_then(|c| c.protocol.as_deref()),
-                entry.duration_ms(),
-                row.chain.as_str(),
-                row.position,
-                row.hash.as_str(),
-            ])
-        })?;
+    /// Runs the one statement `sql` that writes, with `params`, committed
+    /// on return; `None` if it has to be run through sqlx (nothing was
+    /// written).
+    pub(super) fn execute(&self, sql: &str, params: impl Params) -> Option<Written> {
+        self.run(|connection| connection.prepare_cached(sql)?.execute(params))?;
         let since = self.since_checkpoint.fetch_add(1, Ordering::Relaxed) + 1;
         let checkpoint_due = since >= CHECKPOINT_EVERY;
         if checkpoint_due {
@@ -203,18 +182,19 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_call_state_and_an_audit_row_are_run_on_the_calling_thread() {
+    async fn an_audit_row_is_written_and_read_back_on_the_calling_thread() {
         let dir = tempfile::tempdir().unwrap();
         let (store, _) = store(&dir).await;
         store.audit(&entry("direct")).await.unwrap();
         assert_eq!(written_here(&store), 1);
         assert_eq!(audit_rows(&store, "direct").await, 1);
         let direct = store.direct.as_ref().unwrap();
-        let read = direct.call_state("caller:admin").expect("read directly");
-        assert_eq!(
-            read,
-            store.call_state_through_sqlx("caller:admin").await.unwrap()
-        );
+        let count = |r: &Row<'_>| r.get::<_, i64>(0);
+        let sql = "SELECT COUNT(*) FROM audit WHERE decision = $1";
+        assert_eq!(direct.query_row(sql, ["direct"], count), Some(1));
+        // The call's read (direct here) sees the generation sqlx reads.
+        let state = store.call_state("caller:admin").await.unwrap();
+        assert_eq!(state.generation, store.settings_generation().await.unwrap());
     }
 
     #[tokio::test]
@@ -226,16 +206,21 @@ mod tests {
             .execute(&mut other)
             .await
             .unwrap();
-        // The row cannot be written here without waiting: it is not.
+        // A write cannot be made here without waiting: it is not.
         let direct = store.direct.as_ref().unwrap();
-        let held = entry("held");
-        let mut links = store.chain().unwrap().begin(store.pool()).await.unwrap();
-        assert!(direct.insert_audit(&links.link(&held)).is_none());
-        drop(links);
+        let insert =
+            "INSERT INTO audit (at, actor, kind, decision) VALUES (0, 'x', 'call', 'held')";
+        assert!(direct.execute(insert, []).is_none());
         // A read does not wait for a writer in WAL mode, and the busy
         // statement left the connection open.
-        assert!(direct.call_state("caller:admin").is_some());
+        let count = |r: &Row<'_>| r.get::<_, i64>(0);
+        assert!(
+            direct
+                .query_row("SELECT COUNT(*) FROM audit", [], count)
+                .is_some()
+        );
         // The store writes the row through sqlx, waiting there for the lock.
+        let held = entry("held");
         let writing = tokio::spawn({
             let store = store.clone();
             async move { store.audit(&held).await }

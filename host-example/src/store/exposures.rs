@@ -7,7 +7,6 @@ use std::time::Duration;
 use sqlx::Row;
 use tool_core::exposure::Exposure;
 
-use super::direct::CallStateRow;
 use super::{Store, StoreError, from_json, now, to_json};
 
 /// How often a caller's last call is written when nothing rose: the
@@ -70,6 +69,15 @@ pub(super) const CALL_STATE: &str = "SELECT g.generation, e.exposure, e.seen_at
      FROM settings_generation g LEFT JOIN exposures e ON e.key = $1
      WHERE g.id = 1";
 
+/// A call's state as [`CALL_STATE`] reads it: the settings generation,
+/// and the caller's stored exposure and last call, if any.
+pub(super) type CallStateRow = (i64, Option<String>, Option<i64>);
+
+/// [`CALL_STATE`]'s row as the direct connection reads it.
+fn call_state_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<CallStateRow> {
+    Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+}
+
 impl Store {
     /// The settings generation and `key`'s exposure row, in one statement:
     /// a call makes this read before every tool it runs. On SQLite it runs
@@ -79,7 +87,7 @@ impl Store {
         let direct = self
             .direct
             .as_ref()
-            .and_then(|direct| direct.call_state(key));
+            .and_then(|direct| direct.query_row(CALL_STATE, [key], call_state_row));
         let (generation, exposure, seen_at) = match direct {
             Some(row) => row,
             None => self.call_state_through_sqlx(key).await?,
