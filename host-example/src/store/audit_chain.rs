@@ -480,18 +480,16 @@ impl Store {
     pub async fn audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
         let mut links = self.chain()?.begin(&self.pool).await?;
         let row = links.link(entry);
-        if let Some(direct) = &self.direct
-            && let Some(written) = direct.execute(INSERT_AUDIT, direct_params(&row))
+        if self
+            .direct
+            .as_ref()
+            .and_then(|direct| direct.execute(INSERT_AUDIT, audit_values(&row)))
+            .is_none()
         {
-            links.committed();
-            if written.checkpoint_due {
-                self.checkpoint_in_background();
-            }
-            return Ok(());
+            let mut connection = self.statement_connection().await?;
+            let inserted = insert_audit(&row).execute(&mut *connection).await;
+            connection.finish(inserted)?;
         }
-        let mut connection = self.statement_connection().await?;
-        let inserted = insert_audit(&row).execute(&mut *connection).await;
-        connection.finish(inserted)?;
         links.committed();
         Ok(())
     }
@@ -504,17 +502,36 @@ impl Store {
     }
 }
 
-/// Appends an audit row linked into its chain: sqlx's [`insert_audit`] and
-/// the direct connection's (store/direct.rs) bind the same values in
-/// this order.
+/// Appends an audit row linked into its chain, with [`audit_values`]:
+/// through sqlx ([`insert_audit`]) or the direct connection
+/// (store/direct.rs).
 pub(super) const INSERT_AUDIT: &str =
     "INSERT INTO audit (at, actor, run_id, tool, kind, decision, gate, detail,
      client_name, client_version, protocol, duration_ms, chain, chain_pos, hash)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
 
-/// [`INSERT_AUDIT`]'s values for the direct connection (store/direct.rs),
-/// in [`insert_audit`]'s order.
-fn direct_params<'r>(row: &'r LinkedRow<'r>) -> impl rusqlite::Params + 'r {
+/// [`INSERT_AUDIT`]'s values for `row`, in its order: bound one by one by
+/// [`insert_audit`], taken whole by the direct connection
+/// (store/direct.rs).
+type AuditValues<'r> = (
+    i64,
+    &'r str,
+    Option<&'r str>,
+    Option<&'r str>,
+    &'r str,
+    &'r str,
+    Option<&'r str>,
+    Option<&'r str>,
+    Option<&'r str>,
+    Option<&'r str>,
+    Option<&'r str>,
+    Option<i64>,
+    &'r str,
+    i64,
+    &'r str,
+);
+
+fn audit_values<'r>(row: &'r LinkedRow<'r>) -> AuditValues<'r> {
     let entry = row.entry;
     let client = entry.client.as_ref();
     (
@@ -540,24 +557,23 @@ fn direct_params<'r>(row: &'r LinkedRow<'r>) -> impl rusqlite::Params + 'r {
 pub(super) fn insert_audit<'q>(
     row: &'q LinkedRow<'q>,
 ) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
-    let entry = row.entry;
-    let client = entry.client.as_ref();
+    let v = audit_values(row);
     sqlx::query(INSERT_AUDIT)
-        .bind(row.at)
-        .bind(entry.actor.as_str())
-        .bind(entry.run.clone())
-        .bind(entry.tool.clone())
-        .bind(entry.kind.as_str())
-        .bind(entry.decision.as_str())
-        .bind(entry.gate.clone())
-        .bind(entry.detail.clone())
-        .bind(client.and_then(|c| c.name.clone()))
-        .bind(client.and_then(|c| c.version.clone()))
-        .bind(client.and_then(|c| c.protocol.clone()))
-        .bind(entry.duration_ms())
-        .bind(row.chain.as_str())
-        .bind(row.position)
-        .bind(row.hash.as_str())
+        .bind(v.0)
+        .bind(v.1)
+        .bind(v.2)
+        .bind(v.3)
+        .bind(v.4)
+        .bind(v.5)
+        .bind(v.6)
+        .bind(v.7)
+        .bind(v.8)
+        .bind(v.9)
+        .bind(v.10)
+        .bind(v.11)
+        .bind(v.12)
+        .bind(v.13)
+        .bind(v.14)
 }
 
 #[cfg(test)]

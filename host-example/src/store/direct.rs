@@ -18,8 +18,8 @@
 //!   `full` every commit is an `fsync`, and this connection is not made.
 //! - **Never checkpoint.** Its automatic checkpoint is off (a checkpoint
 //!   copies the log into the database file and flushes it). Every
-//!   [`CHECKPOINT_EVERY`] rows written here, the store has sqlx run a
-//!   passive checkpoint in the background instead.
+//!   [`CHECKPOINT_EVERY`] writes here, it has sqlx run a passive
+//!   checkpoint in the background instead.
 //!
 //! One task at a time uses it; a task finding it in use goes through sqlx.
 //! A statement that fails for any reason but `SQLITE_BUSY` closes it for
@@ -32,6 +32,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension as _, Params, Row};
+use sqlx::AnyPool;
 
 /// Rows written here between two checkpoints: at about three pages a row,
 /// near the thousand pages at which SQLite's own automatic checkpoint
@@ -41,29 +42,27 @@ pub(super) const CHECKPOINT_EVERY: u32 = 300;
 /// The connection, `None` once closed after a failure.
 pub(super) struct Direct {
     connection: Mutex<Option<Connection>>,
-    /// Statements that wrote here since the last checkpoint was due.
-    since_checkpoint: AtomicU32,
+    /// Statements that wrote here: every [`CHECKPOINT_EVERY`]th asks for
+    /// a checkpoint.
+    writes: AtomicU32,
+    /// The store's pool, which runs the checkpoints.
+    pool: AnyPool,
 }
 
 impl std::fmt::Debug for Direct {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Direct")
-            .field("since_checkpoint", &self.since_checkpoint)
+            .field("writes", &self.writes)
             .finish_non_exhaustive()
     }
 }
 
-/// A statement that wrote here.
-pub(super) struct Written {
-    /// A checkpoint is due: [`CHECKPOINT_EVERY`] writes since the last.
-    pub(super) checkpoint_due: bool,
-}
-
 impl Direct {
     /// A connection to the SQLite file `file` (the path SQLite itself
-    /// reports for the store's database), or `None` where one must not be
-    /// used: the file is not in WAL mode, or cannot be opened.
-    pub(super) fn open(file: &str) -> Option<Direct> {
+    /// reports for the database of `pool`, which runs its checkpoints), or
+    /// `None` where one must not be used: the file is not in WAL mode, or
+    /// cannot be opened.
+    pub(super) fn open(file: &str, pool: &AnyPool) -> Option<Direct> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let opened = Connection::open_with_flags(file, flags).and_then(|connection| {
             connection.busy_timeout(Duration::ZERO)?;
@@ -76,7 +75,8 @@ impl Direct {
         match opened {
             Ok((connection, mode)) if mode.eq_ignore_ascii_case("wal") => Some(Direct {
                 connection: Mutex::new(Some(connection)),
-                since_checkpoint: AtomicU32::new(0),
+                writes: AtomicU32::new(0),
+                pool: pool.clone(),
             }),
             Ok((_, mode)) => {
                 tracing::warn!(
@@ -113,14 +113,27 @@ impl Direct {
     /// Runs the one statement `sql` that writes, with `params`, committed
     /// on return; `None` if it has to be run through sqlx (nothing was
     /// written).
-    pub(super) fn execute(&self, sql: &str, params: impl Params) -> Option<Written> {
+    pub(super) fn execute(&self, sql: &str, params: impl Params) -> Option<()> {
         self.run(|connection| connection.prepare_cached(sql)?.execute(params))?;
-        let since = self.since_checkpoint.fetch_add(1, Ordering::Relaxed) + 1;
-        let checkpoint_due = since >= CHECKPOINT_EVERY;
-        if checkpoint_due {
-            self.since_checkpoint.store(0, Ordering::Relaxed);
+        let writes = self.writes.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
+        if writes.is_multiple_of(CHECKPOINT_EVERY) {
+            self.checkpoint_in_background();
         }
-        Some(Written { checkpoint_due })
+        Some(())
+    }
+
+    /// A passive checkpoint of the log, run by sqlx in the background
+    /// (this connection's own automatic checkpoint is off).
+    fn checkpoint_in_background(&self) {
+        let pool = self.pool.clone();
+        tokio::spawn(async move {
+            if let Err(error) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+                .execute(&pool)
+                .await
+            {
+                tracing::warn!("the background checkpoint failed: {error}");
+            }
+        });
     }
 
     /// `statement` on the connection if it is free and open; `None` if it
@@ -178,7 +191,7 @@ mod tests {
 
     fn written_here(store: &Store) -> u32 {
         let direct = store.direct.as_ref().expect("a direct connection");
-        direct.since_checkpoint.load(Ordering::Relaxed)
+        direct.writes.load(Ordering::Relaxed)
     }
 
     #[tokio::test]

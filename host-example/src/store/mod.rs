@@ -293,23 +293,8 @@ impl Store {
         Ok(if file.is_empty() {
             None
         } else {
-            direct::Direct::open(&file)
+            direct::Direct::open(&file, &self.pool)
         })
-    }
-
-    /// A passive checkpoint of the SQLite log, run by sqlx in the
-    /// background: due every [`direct::CHECKPOINT_EVERY`] rows the direct
-    /// connection wrote, whose own automatic checkpoint is off.
-    fn checkpoint_in_background(&self) {
-        let pool = self.pool.clone();
-        tokio::spawn(async move {
-            if let Err(error) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
-                .execute(&pool)
-                .await
-            {
-                tracing::warn!("the background checkpoint failed: {error}");
-            }
-        });
     }
 
     /// ` FOR UPDATE` on PostgreSQL, nothing on SQLite (whose write
