@@ -13,10 +13,13 @@ use host_example::app::actions::Action;
 use host_example::app::actions::batch::RunKind;
 use host_example::app::approvals::Verdict;
 use host_example::app::runs::RunEnded;
-use host_example::store::{AuditKind, RunRequest, Store};
+use host_example::store::{AuditKind, CallProposal, RunRequest, Store};
 use serde_json::{Value, json};
 use site_model::{PageId, Pages};
+use std::sync::Arc;
+
 use tool_core::RunId;
+use tool_core::exposure::Exposure;
 use tool_core::gates::{Gates, Selection};
 use tool_core::{Outcome, ToolContext};
 
@@ -226,10 +229,14 @@ fn a_one_call_proposal_is_decided_with_no_run_to_continue() {
         else {
             panic!("a write tool proposes")
         };
-        store
-            .save_call_proposal(&run, "ops", &grant, &proposal)
-            .await
-            .unwrap();
+        let made = CallProposal {
+            run,
+            proposer: "ops".to_owned(),
+            grant: Arc::new(grant),
+            proposal: proposal.clone(),
+            exposure: Exposure::default(),
+        };
+        store.save_call_proposal(&made).await.unwrap();
         proposal.id().as_str().to_owned()
     });
     let decided = fx

@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tool_core::agent::{CallResult, Event, EventSink};
 use tool_core::approval::Decision;
-use tool_core::{Proposal, RunId};
+use tool_core::{Actor, Proposal, RunId};
 
 use crate::app::calls::PROGRESS_INTERVAL;
 use crate::app::killpoint::{self, points};
@@ -60,11 +60,15 @@ impl EventLog {
     pub async fn record(&mut self, event: &Event<'_>) -> Result<(), StoreError> {
         let mut deciding = None;
         let audit = match event {
+            // An approval is audited with what applying it came to, below:
+            // decided, then applied or failed, never the other way round.
             Event::Resumed { decision, .. } => {
                 if matches!(decision, Decision::Approved { .. }) {
                     deciding = Some(decision.clone());
+                    Vec::new()
+                } else {
+                    vec![self.decided(decision)]
                 }
-                vec![self.decided(decision)]
             }
             Event::ToolExecuted {
                 tool,
@@ -72,13 +76,16 @@ impl EventLog {
                 result,
                 ..
             } => match &self.deciding {
-                // The change wrote its `applied` row itself, in its own
-                // transaction (`SqlSite::auditing`).
+                // The change wrote its rows itself, `approved` then
+                // `applied`, in its own transaction (`SqlSite::auditing`).
                 Some(Decision::Approved { .. }) if matches!(result, CallResult::Output { .. }) => {
                     Vec::new()
                 }
-                Some(Decision::Approved { approver }) => {
-                    vec![self.applied(tool, &approver.id, result)]
+                Some(decision @ Decision::Approved { approver }) => {
+                    vec![
+                        self.decided(decision),
+                        self.applied(tool, &approver.id, result),
+                    ]
                 }
                 _ => self.call(tool, arguments, result),
             },
@@ -163,11 +170,17 @@ impl EventLog {
         vec![gate, call]
     }
 
-    /// The audit row of the proposal being decided, applied by `approver`
-    /// as `tool`: written by the change itself, in its transaction
-    /// ([`SqlSite::auditing`](crate::store::SqlSite::auditing)).
-    pub fn applied_row(&self, tool: &str, approver: &str) -> AuditEntry {
-        self.decided_row(AuditKind::Write, "applied", tool, approver)
+    /// The audit rows of the proposal being decided, approved and applied
+    /// by `approver` as `tool`: written by the change itself, in its
+    /// transaction ([`SqlSite::auditing`](crate::store::SqlSite::auditing)).
+    pub fn applying_rows(&self, tool: &str, approver: &Actor) -> Vec<AuditEntry> {
+        let approved = Decision::Approved {
+            approver: approver.clone(),
+        };
+        vec![
+            self.decided(&approved),
+            self.decided_row(AuditKind::Write, "applied", tool, &approver.id),
+        ]
     }
 
     /// An approved proposal not applied: failed, or refused by a gate.
@@ -182,7 +195,12 @@ impl EventLog {
         let mut entry = self.decided_row(kind, decision, tool, approver);
         if let CallResult::Error { detail, denial, .. } = result {
             entry.gate = denial.as_ref().map(|d| d.gate().to_string());
-            entry.detail = Some(detail.clone());
+            // Ending with the proposal as `decided_row` names it: recovery
+            // finds what applying it came to by it.
+            entry.detail = Some(match entry.detail.take() {
+                Some(about) => format!("{detail}; {about}"),
+                None => detail.clone(),
+            });
         }
         entry
     }

@@ -187,15 +187,16 @@ impl Host {
     }
 
     /// [`Host::context`] for a run resumed to apply an approved proposal:
-    /// the change writes `applied`, its audit row, in its own transaction,
-    /// so no crash between the two leaves a change unaudited.
+    /// the change writes `applying`, its audit rows (the decision, then
+    /// `applied`), in its own transaction, so no crash between them leaves
+    /// a change unaudited or a decision audited before it is applied.
     pub(crate) fn applying_context(
         &self,
         run: &RunId,
         actor: &Actor,
-        applied: AuditEntry,
+        applying: Vec<AuditEntry>,
     ) -> ToolContext {
-        let site: Arc<dyn Site> = Arc::new(site_of(self.store()).auditing(applied));
+        let site: Arc<dyn Site> = Arc::new(site_of(self.store()).auditing(applying));
         self.context_over(run, actor, site)
     }
 

@@ -7,7 +7,8 @@
 use std::sync::Arc;
 
 use sqlx::{Any, Row, Transaction};
-use tool_core::agent::{CallResult, Event};
+use tool_core::agent::{CallResult, Event, RunState};
+use tool_core::exposure::Exposure;
 use tool_core::gates::Grant;
 use tool_core::{Proposal, RunId};
 
@@ -16,9 +17,10 @@ use super::proposals::{insert_proposal, insert_proposal_once};
 use super::{AuditEntry, Store, StoreError, now, to_json};
 
 /// A proposal one call outside any run made, with the run of its own
-/// that holds who proposed and their grant (as an agent run's does, so
-/// approving it reads them the same way). The run is `completed`: the call
-/// that made it has returned; nothing resumes it.
+/// that holds who proposed, their grant and what they had read (as an
+/// agent run's does, so approving it reads them the same way). The run is
+/// stored `suspended` on it, a run of one step
+/// ([`RunState::one_call`]).
 #[derive(Debug, Clone)]
 pub struct CallProposal {
     /// The run of its own.
@@ -29,7 +31,14 @@ pub struct CallProposal {
     pub grant: Arc<Grant>,
     /// The proposal, pending.
     pub proposal: Proposal,
+    /// What the caller had read when it proposed (gate 9): the approval
+    /// is gated with it, as an agent run's is with its run's.
+    pub exposure: Exposure,
 }
+
+/// The call id of a single call's one step (MCP has no call ids of its
+/// own to keep).
+const ONE_CALL_ID: &str = "call";
 
 /// One single call's rows: its audit entry and the proposal it made.
 #[derive(Debug, Clone)]
@@ -44,16 +53,26 @@ impl Store {
     /// Stores a proposal one call made, pending, with its run, in one
     /// transaction and without an audit row (for tests and tools that
     /// prepare a database; calls go through [`Store::record_calls`]).
-    pub async fn save_call_proposal(
-        &self,
-        run: &RunId,
-        proposer: &str,
-        grant: &Grant,
-        proposal: &Proposal,
-    ) -> Result<(), StoreError> {
+    pub async fn save_call_proposal(&self, made: &CallProposal) -> Result<(), StoreError> {
         let mut tx = self.begin_write().await?;
-        insert_call_proposal(&mut tx, run, proposer, grant, proposal).await?;
+        insert_call_proposal(&mut tx, made).await?;
         tx.commit().await?;
+        Ok(())
+    }
+
+    /// Makes a single call's run stored `completed` with no state (as
+    /// builds before runs of one step kept it) the run of one step `state`
+    /// waits as, `suspended`; nothing when it is already one.
+    pub async fn suspend_call_run(&self, run: &RunId, state: &RunState) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE runs SET status = 'suspended', state = $2, updated_at = $3
+             WHERE id = $1 AND status = 'completed' AND state IS NULL AND request IS NULL",
+        )
+        .bind(run.0.as_str())
+        .bind(to_json(state))
+        .bind(now())
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 
@@ -72,14 +91,7 @@ impl Store {
         let mut tx = self.begin_write().await?;
         for call in calls {
             if let Some(made) = &call.proposal {
-                insert_call_proposal(
-                    &mut tx,
-                    &made.run,
-                    &made.proposer,
-                    &made.grant,
-                    &made.proposal,
-                )
-                .await?;
+                insert_call_proposal(&mut tx, made).await?;
             }
             insert_audit(&links.link(&call.audit))
                 .execute(&mut *tx)
@@ -132,21 +144,30 @@ impl Store {
 
 async fn insert_call_proposal(
     tx: &mut Transaction<'static, Any>,
-    run: &RunId,
-    proposer: &str,
-    grant: &Grant,
-    proposal: &Proposal,
+    made: &CallProposal,
 ) -> Result<(), StoreError> {
+    // A run of one step, waiting on its proposal like any suspended run:
+    // decided, applied, audited and recovered through the one approval
+    // path. No request: nothing asked a model.
+    let state = RunState::one_call(
+        (*made.grant).clone(),
+        ONE_CALL_ID,
+        made.proposal.clone(),
+        made.exposure.clone(),
+    );
     sqlx::query(
-        "INSERT INTO runs (id, user_name, status, grant_json, created_at, updated_at)
-         VALUES ($1, $2, 'completed', $3, $4, $4)",
+        "INSERT INTO runs (id, user_name, status, grant_json, state, created_at, updated_at)
+         VALUES ($1, $2, 'suspended', $3, $4, $5, $5)",
     )
-    .bind(run.0.as_str())
-    .bind(proposer)
-    .bind(to_json(grant))
+    .bind(made.run.0.as_str())
+    .bind(made.proposer.as_str())
+    .bind(to_json(&*made.grant))
+    .bind(to_json(&state))
     .bind(now())
     .execute(&mut **tx)
     .await?;
-    insert_proposal(run, proposal).execute(&mut **tx).await?;
+    insert_proposal(&made.run, &made.proposal)
+        .execute(&mut **tx)
+        .await?;
     Ok(())
 }

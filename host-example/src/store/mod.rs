@@ -76,7 +76,7 @@ pub use maintenance::DatabaseCheck;
 pub use migrate::LATEST_VERSION;
 pub use proposals::{ProposalStatus, SqlApprovals, StoredProposal};
 pub use public_search::{FullTextHit, FullTextQuery};
-pub use recovery::{AbandonedRun, Recovery};
+pub use recovery::{AbandonedRun, ApplyAudited, Recovery};
 pub use run_notes::RunNote;
 pub use runs::{RunPhase, RunRequest, RunSummary, StoredRun};
 pub use seed::DEMO_PASSWORD;

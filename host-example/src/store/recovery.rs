@@ -24,6 +24,16 @@ pub struct AbandonedRun {
     pub lease_owner: Option<String>,
 }
 
+/// What the audit trail says applying an approved proposal came to, with
+/// its row's detail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApplyAudited {
+    /// The change was written.
+    Applied(String),
+    /// The tool refused to write it (stale, invalid); nothing was written.
+    Failed(String),
+}
+
 /// What recovering a run does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Recovery {
@@ -101,23 +111,35 @@ impl Store {
             .await
     }
 
-    /// Whether the approved change of `proposal`, decided in `run`, was
-    /// applied: its `applied` audit row is written in the change's own
-    /// transaction ([`SqlSite::auditing`](crate::store::SqlSite::auditing)).
-    pub async fn applied_audited(
+    /// What applying the approved `proposal`, decided in `run`, came to,
+    /// as the audit trail says: its `applied` row is written in the
+    /// change's own transaction
+    /// ([`SqlSite::auditing`](crate::store::SqlSite::auditing)), its
+    /// `failed` row with the run's event of the failed call. `None` when
+    /// neither is there: nothing was written.
+    pub async fn apply_audited(
         &self,
         run: &RunId,
         proposal: &ProposalId,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Option<ApplyAudited>, StoreError> {
         let row = sqlx::query(
-            "SELECT COUNT(*) AS n FROM audit WHERE run_id = $1 AND kind = 'write'
-             AND decision = 'applied' AND detail LIKE $2",
+            "SELECT decision, detail FROM audit WHERE run_id = $1 AND kind = 'write'
+             AND decision IN ('applied', 'failed') AND detail LIKE $2
+             ORDER BY seq DESC LIMIT 1",
         )
         .bind(run.0.as_str())
         .bind(format!("%({})", proposal.as_str()))
-        .fetch_one(&self.pool)
+        .fetch_optional(&self.pool)
         .await?;
-        Ok(row.try_get::<i64, _>("n")? > 0)
+        row.map(|row| {
+            let detail: Option<String> = row.try_get("detail")?;
+            let detail = detail.unwrap_or_default();
+            Ok(match row.try_get::<String, _>("decision")?.as_str() {
+                "applied" => ApplyAudited::Applied(detail),
+                _ => ApplyAudited::Failed(detail),
+            })
+        })
+        .transpose()
     }
 
     async fn recover_run_with(

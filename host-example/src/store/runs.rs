@@ -171,6 +171,13 @@ pub struct RunSummary {
 }
 
 impl StoredRun {
+    /// Whether it is a single call's run of one step (an MCP client's
+    /// call that proposed): nothing asked a model, so no request is kept.
+    /// Every agent run keeps its request ([`Store::save_run_request`]).
+    pub fn is_single_call(&self) -> bool {
+        self.request.is_none()
+    }
+
     fn from_row(row: &AnyRow) -> Result<StoredRun, StoreError> {
         let id: String = row.try_get("id")?;
         let state: Option<String> = row.try_get("state")?;

@@ -144,6 +144,44 @@ impl RunState {
         }
     }
 
+    /// A run of one step: `call`, made outside any model's loop (an MCP
+    /// client's single call) with `grant` and what its caller had read
+    /// (`exposure`), proposed `proposal` and waits for its decision.
+    ///
+    /// It is decided like any suspended run, through
+    /// [`Agent::resume`](super::Agent::resume): the same gates, the same
+    /// claim, the same apply. A host resumes it with a model that answers
+    /// nothing, so the run ends once the call is answered. The call's
+    /// arguments are the proposal's, so the resume's check that the
+    /// proposal is the call's holds for a model of
+    /// [`Provider::Mcp`](crate::export::Provider::Mcp).
+    pub fn one_call(
+        grant: Grant,
+        call_id: impl Into<String>,
+        proposal: Proposal,
+        exposure: Exposure,
+    ) -> Self {
+        let call = ToolCall {
+            id: call_id.into(),
+            name: proposal.tool().to_owned(),
+            arguments: proposal.arguments().clone(),
+        };
+        RunState {
+            format: Format::CURRENT,
+            messages: vec![Message::Assistant {
+                text: String::new(),
+                calls: vec![call.clone()],
+            }],
+            grant,
+            round: 1,
+            usage: Usage::default(),
+            pending: PendingApproval { call, proposal },
+            remaining: Vec::new(),
+            decisions: Vec::new(),
+            exposure,
+        }
+    }
+
     /// What the run's tool results have brought in so far (gate 9); a
     /// resume goes on from it.
     pub fn exposure(&self) -> &Exposure {

@@ -40,18 +40,28 @@ impl Host {
         let mut expired = Vec::new();
         for stored in overdue {
             let id = stored.proposal.id().clone();
-            match self
-                .decide_once(id.as_str(), EXPIRED_BY, Verdict::Expire, &mut ())
-                .await
-            {
-                Ok(_) => expired.push(id),
-                // Decided, or taken to be decided, by another process.
-                Err(HostError::AlreadyDecided(_) | HostError::NotWaiting { .. }) => {}
+            match self.expire_proposal(&id).await {
+                Ok(true) => expired.push(id),
+                Ok(false) => {}
                 Err(error) => {
                     tracing::warn!(proposal = %id.as_str(), %error, "expiring a proposal failed");
                 }
             }
         }
         Ok(expired)
+    }
+
+    /// Decides the overdue proposal `id` expired through the one decision
+    /// path; `false` when it was decided, or taken to be decided, by
+    /// another process (or here) first.
+    pub(crate) async fn expire_proposal(&self, id: &ProposalId) -> Result<bool, HostError> {
+        match self
+            .decide_once(id.as_str(), EXPIRED_BY, Verdict::Expire, &mut ())
+            .await
+        {
+            Ok(_) => Ok(true),
+            Err(HostError::AlreadyDecided(_) | HostError::NotWaiting { .. }) => Ok(false),
+            Err(error) => Err(error),
+        }
     }
 }

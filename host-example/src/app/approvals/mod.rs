@@ -22,12 +22,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tool_core::agent::{
-    CallResult, Event, EventSink, Model, ModelError, ModelRequest, ModelResponse,
+    Agent, CallResult, Event, EventSink, Model, ModelError, ModelRequest, ModelResponse, RunState,
 };
-use tool_core::approval::{Approval, ApprovalError, ApprovalStore, ClaimError, Decision};
+use tool_core::approval::{ApprovalError, ApprovalStore, ClaimError, Decision};
+use tool_core::exposure::Exposure;
 use tool_core::export::Provider;
 use tool_core::gates::{Denial, Gate, Required};
-use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId, ToolOutput};
+use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId};
 
 use crate::app::killpoint::{self, points};
 use crate::app::recorder::{EventLog, Recorder};
@@ -37,7 +38,6 @@ use crate::app::{Host, HostError};
 use crate::model::OpenAiClient;
 use crate::store::{
     AuditEntry, AuditKind, CallOutcome, RunPhase, RunRequest, SqlApprovals, StoredProposal,
-    StoredRun,
 };
 
 /// How long a process waits for another one that took the run first to
@@ -266,10 +266,17 @@ impl Host {
             .run(&run)
             .await?
             .ok_or_else(|| HostError::UnknownRun(run.0.clone()))?;
-        if stored_run.request.is_none() && stored_run.state.is_none() {
-            return self
-                .decide_call(&stored_run, &view, approver, verdict)
-                .await;
+        if stored_run.is_single_call() && stored_run.state.is_none() {
+            // Stored by a build that kept a single call's run `completed`
+            // with no state: made a run of one step, waiting, like the
+            // ones stored now.
+            let state = RunState::one_call(
+                stored_run.grant.clone(),
+                "call",
+                view.stored.proposal.clone(),
+                Exposure::default(),
+            );
+            self.store().suspend_call_run(&run, &state).await?;
         }
         self.take(&run, view.stored.proposal.id()).await?;
         killpoint::reached(points::RESUME).await;
@@ -336,6 +343,7 @@ impl Host {
         if state.proposal().id() != proposal.id() {
             return Err(not_waiting());
         }
+        let single_call = stored.is_single_call();
         let request = stored
             .request
             .clone()
@@ -345,29 +353,39 @@ impl Host {
         for note in &setup.notes {
             self.store().record_run_note(run, note).await?;
         }
-        let client = self.model_named(request.model.as_deref()).await?;
+        // A single call's run of one step asks no model: its caller asked
+        // for one call, answered once the decision is applied.
+        let client = match single_call {
+            true => None,
+            false => Some(self.model_named(request.model.as_deref()).await?),
+        };
         let approvals = WatchedApprovals {
             inner: self.store().approvals(),
             outcome: Mutex::new(None),
         };
         let model = UntilClaimed {
-            client: &client,
+            client: client.as_ref(),
             approvals: &approvals,
         };
-        let allowance = self
-            .allowance(&stored.user, Some(run), client.config(), 0)
-            .await?;
-        let agent = request
-            .agent(self.registry(), &model)
-            .context_window(client.config().window())
-            .skill_bytes(setup.skill_bytes())
-            .mark_results(setup.mark_results)
-            .budget(request.budget(allowance));
+        let agent = match &client {
+            Some(client) => {
+                let allowance = self
+                    .allowance(&stored.user, Some(run), client.config(), 0)
+                    .await?;
+                request
+                    .agent(self.registry(), &model)
+                    .context_window(client.config().window())
+                    .skill_bytes(setup.skill_bytes())
+                    .budget(request.budget(allowance))
+            }
+            None => Agent::new(self.registry(), &model),
+        }
+        .mark_results(setup.mark_results);
         let log = EventLog::new(self.store().clone(), run.clone(), stored.user.clone())
             .resuming(proposal.clone());
         let approver_id = approver.id.clone();
-        let applied = log.applied_row(proposal.tool(), &approver_id);
-        let cx = self.applying_context(run, &setup.actor, applied);
+        let applying = log.applying_rows(proposal.tool(), &approver);
+        let cx = self.applying_context(run, &setup.actor, applying);
 
         let mut applied = None;
         let mut resumed = false;
@@ -376,7 +394,7 @@ impl Host {
                 Event::Resumed { .. } => resumed = true,
                 Event::ToolExecuted { result, .. } if resumed && applied.is_none() => {
                     applied = Some(match result {
-                        CallResult::Output { output } => Ok(output.to_model_text()),
+                        CallResult::Output { output } => Ok(output.clone()),
                         CallResult::Error { detail, .. } => Err(detail.clone()),
                         CallResult::Proposed { .. } => Err("proposed again".to_owned()),
                     });
@@ -454,118 +472,34 @@ impl Host {
                 }
             });
         }
-        self.record_cost(run, client.config(), &end).await?;
+        if let Some(client) = &client {
+            self.record_cost(run, client.config(), &end).await?;
+        }
+        let applied = applied.filter(|_| is_approval);
+        if single_call && let Some(applied) = &applied {
+            // Before the run is concluded: a process stopped in between
+            // leaves the run `resuming`, and recovery records the outcome
+            // from the audit trail.
+            let outcome = match applied {
+                Ok(output) => CallOutcome::Applied(output.clone()),
+                Err(why) => CallOutcome::Failed(why.clone()),
+            };
+            self.store()
+                .record_call_outcome(proposal.id(), &outcome)
+                .await?;
+        }
         let ended = self.conclude(run, end).await?;
         written?;
         Ok(Decided {
             decision,
-            applied: if is_approval { applied } else { None },
-            report: Some(RunReport {
+            applied: applied.map(|applied| applied.map(|output| output.to_model_text())),
+            // A single call's run answers its caller, through its task:
+            // no run goes on for the approver to follow.
+            report: (!single_call).then(|| RunReport {
                 run: run.clone(),
                 ended,
             }),
         })
-    }
-
-    /// Decides a proposal made by one call outside any agent run (an MCP
-    /// client's, stored with a run of its own that holds the proposer and
-    /// their grant): through the same approval path, with no run to
-    /// continue.
-    async fn decide_call(
-        &self,
-        run: &StoredRun,
-        view: &ProposalView,
-        approver: Actor,
-        verdict: Verdict,
-    ) -> Result<Decided, HostError> {
-        let approver_id = approver.id.clone();
-        let setup = self.setup(&run.user, &[]).await?;
-        let decisions = self.store().approvals();
-        let approval = Approval {
-            registry: self.registry(),
-            run: setup.inputs(),
-            grant: Some(&run.grant),
-            store: &decisions,
-        };
-        let cx = self.context(&run.id, &setup.actor);
-        let proposal = &view.stored.proposal;
-        let (decision, attempt) = match verdict {
-            Verdict::Approve => (
-                Decision::Approved {
-                    approver: approver.clone(),
-                },
-                approval.approve(proposal, &approver, &cx).await,
-            ),
-            Verdict::ApproveEdited(arguments) => (
-                Decision::Approved {
-                    approver: approver.clone(),
-                },
-                approval
-                    .approve_edited(proposal, arguments, &approver, &cx)
-                    .await,
-            ),
-            Verdict::Reject(reason) => {
-                let rejected = approval.reject(proposal, &approver, &reason).await;
-                let decision = Decision::Rejected { approver, reason };
-                (decision, rejected.map(|()| ToolOutput::text("rejected")))
-            }
-            Verdict::Expire => {
-                let expired = approval.expire(proposal).await;
-                (
-                    Decision::Expired,
-                    expired.map(|()| ToolOutput::text("expired")),
-                )
-            }
-        };
-        // Whatever the attempt says, the store says whether it was decided
-        // (an approval that failed while applying was).
-        match self.store().decision(proposal.id()).await? {
-            Some(recorded) if recorded == decision => {
-                if matches!(decision, Decision::Approved { .. }) {
-                    // The caller who made the call learns it from here
-                    // (its MCP task), in whichever process it asks.
-                    let outcome = match &attempt {
-                        Ok(output) => CallOutcome::Applied(output.clone()),
-                        Err(error) => CallOutcome::Failed(error.to_string()),
-                    };
-                    self.store()
-                        .record_call_outcome(proposal.id(), &outcome)
-                        .await?;
-                }
-                Ok(Decided {
-                    applied: matches!(decision, Decision::Approved { .. }).then(|| {
-                        attempt
-                            .map(|output| output.to_model_text())
-                            .map_err(|error| error.to_string())
-                    }),
-                    decision,
-                    report: None,
-                })
-            }
-            Some(other) => Err(HostError::AlreadyDecided(other)),
-            None if matches!(attempt, Err(ApprovalError::Waiting { .. })) => {
-                let waiting = attempt.err().map(|e| e.to_string()).unwrap_or_default();
-                self.audit_first_approval(&run.id, proposal, &approver_id, &waiting)
-                    .await?;
-                Err(HostError::Waiting(waiting))
-            }
-            None => {
-                let gate = match &attempt {
-                    Err(
-                        ApprovalError::RunRefused { denial }
-                        | ApprovalError::ApproverRefused { denial },
-                    ) => Some(denial.gate()),
-                    _ => None,
-                };
-                let reason = attempt.err().map_or_else(
-                    || "the decision was not recorded".to_owned(),
-                    |error| error.to_string(),
-                );
-                self.audit_refusal(&run.id, proposal, &decision, &reason, gate)
-                    .await?;
-                Err(HostError::Refused(reason))
-            }
-        }
     }
 
     /// The first approval of two, recorded: in the audit trail as such.
@@ -722,14 +656,17 @@ impl ApprovalStore for WatchedApprovals {
 
 /// The model, asked only once this process recorded the decision: a run
 /// whose approval was refused, or decided elsewhere, goes no further.
+///
+/// With no client, the run is a single call's run of one step: asked
+/// after its call is answered, it answers nothing and the run ends.
 struct UntilClaimed<'a> {
-    client: &'a OpenAiClient,
+    client: Option<&'a OpenAiClient>,
     approvals: &'a WatchedApprovals,
 }
 
 impl Model for UntilClaimed<'_> {
     fn provider(&self) -> Provider {
-        self.client.provider()
+        self.client.map_or(Provider::Mcp, OpenAiClient::provider)
     }
 
     async fn complete(&self, request: ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
@@ -738,6 +675,9 @@ impl Model for UntilClaimed<'_> {
                 message: "the decision was not recorded; the run is not continued".into(),
             });
         }
-        self.client.complete(request).await
+        match self.client {
+            Some(client) => client.complete(request).await,
+            None => Ok(ModelResponse::default()),
+        }
     }
 }

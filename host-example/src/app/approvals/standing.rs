@@ -48,7 +48,7 @@ impl Host {
             .run(run)
             .await?
             .ok_or_else(|| HostError::UnknownRun(run.0.clone()))?;
-        if stored_run.request.is_none() && stored_run.state.is_none() {
+        if stored_run.is_single_call() {
             return Err(HostError::Invalid(
                 "a standing approval is for an agent run's proposals; this one was made by a single call".to_owned(),
             ));

@@ -442,7 +442,7 @@ impl Host {
         // The exposure is raised in a transaction of its own before the
         // call's rows: a rise whose call is then not recorded only makes
         // the caller's next calls more restricted, never less.
-        match declaration {
+        let exposure = match declaration {
             Some(declaration)
                 if exposure::brings_in(&outcome)
                     && read
@@ -452,9 +452,13 @@ impl Host {
                 let mut raised = read.exposure.clone();
                 let _ = raised.record_result(declaration, &run.0);
                 self.store().raise_exposure(&key, &raised, window).await?;
+                raised
             }
-            _ => self.store().touch_exposure(&key, read.seen_at).await?,
-        }
+            _ => {
+                self.store().touch_exposure(&key, read.seen_at).await?;
+                read.exposure
+            }
+        };
         let outcome = outcome?;
         let proposal = match &outcome {
             // A run of its own per proposal: the call's run id names the
@@ -464,6 +468,7 @@ impl Host {
                 proposer: actor.id.clone(),
                 grant,
                 proposal: proposal.clone(),
+                exposure,
             }),
             Outcome::Done(_) => None,
         };

@@ -10,22 +10,14 @@
 //! caller who made the call sees it; anyone else is told it does not
 //! exist, as for an id that was never issued.
 
-use std::time::Duration;
-
-use tool_core::approval::{ApprovalStore, Decision};
+use tool_core::approval::Decision;
 use tool_core::{Actor, Proposal, ProposalId, ToolOutput};
 
-use crate::app::webhooks::events;
 use crate::app::{Host, HostError};
 use crate::store::{CallOutcome, now};
 
 /// The reason a withdrawal records: the requester took the call back.
 pub const WITHDRAWN: &str = "withdrawn by its requester";
-
-/// How long an approved proposal may go without a recorded outcome before
-/// the task says the process applying it stopped: applying is one write,
-/// so minutes without an outcome mean it will not come.
-const APPLYING_GIVE_UP: Duration = Duration::from_secs(5 * 60);
 
 /// Where a call's proposal stands.
 #[derive(Debug, Clone, PartialEq)]
@@ -137,28 +129,19 @@ impl Host {
         let created_at = i64::try_from(proposal.created_at()).unwrap_or(i64::MAX);
         let mut decided = self.store().decision_at(&proposal_id).await?;
         if decided.is_none() && self.expired(created_at) {
-            // Recorded as the approval path records it, so an approval
-            // arriving now is refused as already decided.
-            let claimed = self
-                .store()
-                .approvals()
-                .claim(&proposal_id, &Decision::Expired)
-                .await;
-            match claimed {
-                Ok(()) => {
-                    events::proposal_outcome(
-                        self.store(),
-                        &stored.run,
-                        &caller.id,
-                        &proposal,
-                        events::Outcome::Decided(&Decision::Expired),
-                    )
-                    .await;
-                }
-                Err(error) => {
-                    tracing::debug!(target: "host_example::tasks", %error, "expiry raced a decision");
-                }
-            }
+            // Decided expired through the one decision path, as the
+            // worker's sweep does, so a process with no worker (stdio)
+            // tells its caller too.
+            self.expire_proposal(&proposal_id).await?;
+            decided = self.store().decision_at(&proposal_id).await?;
+        }
+        if matches!(decided, Some((Decision::Approved { .. }, _)))
+            && self.store().call_outcome(&proposal_id).await?.is_none()
+        {
+            // Being applied, or the process applying it stopped: what such
+            // a process left is recovered here too once its lease ran out
+            // (a process with no worker asks), so the task goes on.
+            self.recover_abandoned().await?;
             decided = self.store().decision_at(&proposal_id).await?;
         }
         let Some((decision, decided_at)) = decided else {
@@ -177,16 +160,6 @@ impl Host {
                     }
                     Some((CallOutcome::Failed(reason), at)) => {
                         (CallTaskState::NotApplied(reason), at)
-                    }
-                    None if now().saturating_sub(decided_at)
-                        > i64::try_from(APPLYING_GIVE_UP.as_secs()).unwrap_or(i64::MAX) =>
-                    {
-                        let reason = format!(
-                            "approved by {}, but the host recorded no outcome: the process \
-                             applying it stopped (the audit trail says what was written)",
-                            approver.id
-                        );
-                        (CallTaskState::NotApplied(reason), decided_at)
                     }
                     None => (
                         CallTaskState::Applying {
@@ -243,8 +216,7 @@ impl Host {
         let unknown = || HostError::UnknownProposal(id.as_str().to_owned());
         let stored = self.store().proposal(id).await?.ok_or_else(unknown)?;
         let run = self.store().run(&stored.run).await?.ok_or_else(unknown)?;
-        let single_call = run.request.is_none() && run.state.is_none();
-        if !single_call || run.user != caller.id {
+        if !run.is_single_call() || run.user != caller.id {
             return Err(unknown());
         }
         Ok(stored)

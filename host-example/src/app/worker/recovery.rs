@@ -6,14 +6,16 @@
 //! before its change was applied (no `applied` audit row, which the change
 //! writes in its own transaction): the approval is taken back. One left
 //! `resuming` after its change was applied (or after a rejection) is
-//! marked `failed`, not resumed again, so that no change is applied twice.
+//! marked `failed`, not resumed again, so that no change is applied twice;
+//! a single call's run of one step left so has its caller's outcome
+//! recorded from the audit trail (applied if its `applied` row is there).
 //! Each is noted on the run and in the audit trail, by the host itself.
 
 use tool_core::approval::Decision;
-use tool_core::{ProposalId, RunId};
+use tool_core::{ProposalId, RunId, ToolOutput};
 
 use crate::app::{Host, HostError};
-use crate::store::{Recovery, RunPhase, now_ms};
+use crate::store::{ApplyAudited, CallOutcome, Recovery, RunPhase, now_ms};
 
 /// The most runs recovered in one turn.
 const MOST_PER_TURN: usize = 50;
@@ -29,6 +31,9 @@ const STOPPED_BEFORE_APPLYING: &str = "the host process resuming this run stoppe
 const STOPPED_AFTER_DECISION: &str = "the host process resuming this run stopped after the \
      decision was recorded (its lease ran out); it is not resumed again, so that no change \
      is applied twice: the audit trail shows whether the change was applied";
+
+const APPLIED_BEFORE_STOPPING: &str = "applied: the host process applying it stopped after \
+     writing the change and before reporting it; the audit trail holds its `applied` row";
 
 /// A run recovered, and how.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,7 +64,9 @@ impl Host {
                 (RunPhase::Resuming, Claim::Unapplied(_)) => {
                     (Recovery::Release, STOPPED_BEFORE_APPLYING)
                 }
-                (RunPhase::Resuming, Claim::Finished) => (Recovery::Fail, STOPPED_AFTER_DECISION),
+                (RunPhase::Resuming, Claim::Finished(_)) => {
+                    (Recovery::Fail, STOPPED_AFTER_DECISION)
+                }
                 _ => (Recovery::Fail, STOPPED_RUNNING),
             };
             let done = match &claim {
@@ -74,6 +81,9 @@ impl Host {
                         .await?
                 }
             };
+            if let (true, Claim::Finished(Some(proposal))) = (done, &claim) {
+                self.settle_call(&abandoned.run, proposal).await?;
+            }
             if done {
                 tracing::warn!(run = %abandoned.run.0, ?recovery, "recovered an abandoned run");
                 recovered.push(Recovered {
@@ -89,18 +99,47 @@ impl Host {
     /// How far the decision on the proposal `run` waits on got.
     async fn claim_of(&self, run: &RunId) -> Result<Claim, HostError> {
         let Some(state) = self.store().run(run).await?.and_then(|run| run.state) else {
-            return Ok(Claim::Finished);
+            return Ok(Claim::Finished(None));
         };
         let proposal = state.proposal().id();
         Ok(match self.store().decision(proposal).await? {
             None => Claim::None,
             Some(Decision::Approved { .. })
-                if !self.store().applied_audited(run, proposal).await? =>
+                if self.store().apply_audited(run, proposal).await?.is_none() =>
             {
                 Claim::Unapplied(proposal.clone())
             }
-            Some(_) => Claim::Finished,
+            Some(_) => Claim::Finished(Some(proposal.clone())),
         })
+    }
+
+    /// The outcome a single call's caller reads, for the approved
+    /// `proposal` of `run` whose process stopped after applying it (or
+    /// failing to): the audit trail's `applied` or `failed` row says which.
+    /// Nothing for an agent run, nor when the outcome was recorded before
+    /// the process stopped (the first recorded stays).
+    async fn settle_call(&self, run: &RunId, proposal: &ProposalId) -> Result<(), HostError> {
+        let single_call = self
+            .store()
+            .run(run)
+            .await?
+            .is_some_and(|run| run.is_single_call());
+        let approved = matches!(
+            self.store().decision(proposal).await?,
+            Some(Decision::Approved { .. })
+        );
+        if !(single_call && approved) {
+            return Ok(());
+        }
+        let outcome = match self.store().apply_audited(run, proposal).await? {
+            Some(ApplyAudited::Applied(_)) => {
+                CallOutcome::Applied(ToolOutput::text(APPLIED_BEFORE_STOPPING))
+            }
+            Some(ApplyAudited::Failed(why)) => CallOutcome::Failed(why),
+            None => return Ok(()),
+        };
+        self.store().record_call_outcome(proposal, &outcome).await?;
+        Ok(())
     }
 }
 
@@ -111,6 +150,7 @@ enum Claim {
     /// Approved, and its change not applied (no `applied` row, which the
     /// change writes in its own transaction).
     Unapplied(ProposalId),
-    /// Rejected, or approved and applied (or failed to apply).
-    Finished,
+    /// Rejected, or approved and applied (or failed to apply); the
+    /// proposal, when the run still held it.
+    Finished(Option<ProposalId>),
 }

@@ -3,7 +3,7 @@
 //! locked with `FOR UPDATE`), each operation a compare-and-set on the row
 //! as read inside it, the history appended last. Any failure returns before
 //! `COMMIT`, and dropping the transaction rolls everything back. A site made
-//! [`auditing`](SqlSite::auditing) writes its audit row in the same
+//! [`auditing`](SqlSite::auditing) writes its audit rows in the same
 //! transaction.
 //!
 //! The checks are [`MemorySite`](site_model::MemorySite)'s: the same
@@ -26,7 +26,7 @@ use crate::store::audit_chain::insert_audit;
 impl Changes for SqlSite {
     async fn apply(&self, changes: ChangeSet) -> Result<(), SiteError> {
         // The chain first, then the database: see store/audit_chain.rs.
-        let mut links = match &self.applied {
+        let mut links = match self.applied.first() {
             Some(_) => Some(
                 self.store
                     .chain()
@@ -56,11 +56,13 @@ impl Changes for SqlSite {
             .execute(&mut *tx)
             .await
             .map_err(storage)?;
-        if let (Some(entry), Some(links)) = (&self.applied, links.as_mut()) {
-            insert_audit(&links.link(entry))
-                .execute(&mut *tx)
-                .await
-                .map_err(storage)?;
+        if let Some(links) = links.as_mut() {
+            for entry in &self.applied {
+                insert_audit(&links.link(entry))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(storage)?;
+            }
         }
         tx.commit().await.map_err(storage)?;
         if let Some(links) = links {

@@ -40,9 +40,10 @@ use super::{AuditEntry, Store, one_line};
 pub struct SqlSite {
     store: Store,
     source_root: Option<PathBuf>,
-    /// The audit row a change writes in its own transaction (an approved
-    /// proposal's `applied`), so no crash leaves a change without it.
-    applied: Option<AuditEntry>,
+    /// The audit rows a change writes in its own transaction (an approved
+    /// proposal's `approved`, then `applied`), so no crash leaves a change
+    /// without them, nor them without the change.
+    applied: Vec<AuditEntry>,
 }
 
 impl SqlSite {
@@ -51,15 +52,15 @@ impl SqlSite {
         SqlSite {
             store,
             source_root: None,
-            applied: None,
+            applied: Vec::new(),
         }
     }
 
-    /// The same site, writing `entry` to the audit trail in the
-    /// transaction of each change it applies: the change and its audit row
-    /// commit together or not at all.
-    pub fn auditing(mut self, entry: AuditEntry) -> Self {
-        self.applied = Some(entry);
+    /// The same site, writing `entries` to the audit trail, in order, in
+    /// the transaction of each change it applies: the change and its audit
+    /// rows commit together or not at all.
+    pub fn auditing(mut self, entries: Vec<AuditEntry>) -> Self {
+        self.applied = entries;
         self
     }
 
