@@ -29,6 +29,9 @@ pub(crate) mod points {
     pub const APPLIED: &str = "applied";
     /// A batch item's run id is kept; its run is not started.
     pub const BATCH: &str = "batch";
+    /// A single call's approved change is applied and its run's events
+    /// stored; its caller's outcome is not recorded.
+    pub const OUTCOME: &str = "outcome";
 }
 
 #[cfg(debug_assertions)]

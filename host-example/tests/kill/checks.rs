@@ -136,7 +136,7 @@ pub fn after_restart(target: &Target, killed: &Killed) {
 }
 
 /// The title a history entry of page 2 wrote, if it wrote one.
-fn title_written(entry: &HistoryEntry) -> Option<String> {
+pub fn title_written(entry: &HistoryEntry) -> Option<String> {
     entry
         .changes
         .iter()

@@ -14,6 +14,7 @@ mod batches;
 mod checks;
 mod harness;
 mod model;
+mod single_calls;
 
 use batches::killed_during_a_batch;
 use harness::{Killed, Target};
@@ -52,7 +53,34 @@ both!(
     killed_between_claiming_and_applying,
     killed_between_applying_and_recording,
     killed_during_a_batch,
+    call_killed_between_claiming_and_applying,
+    call_killed_between_applying_and_recording,
+    call_killed_before_its_outcome,
+    two_deciders_of_a_call_at_once,
 );
+
+/// A single MCP call's proposal, its approval killed once the decision is
+/// recorded: the same path, the same point as an agent run's.
+fn call_killed_between_claiming_and_applying(target: &Target) {
+    single_calls::approvals_killed_at(target, "claimed", KILLS);
+}
+
+/// A single MCP call's proposal, its approval killed once the change is
+/// written and before the run's event is.
+fn call_killed_between_applying_and_recording(target: &Target) {
+    single_calls::approvals_killed_at(target, "applied", KILLS);
+}
+
+/// A single MCP call's proposal, its approval killed before the caller's
+/// outcome is recorded.
+fn call_killed_before_its_outcome(target: &Target) {
+    single_calls::approvals_killed_at(target, "outcome", KILLS);
+}
+
+/// Two processes deciding one call's proposal at once, twenty times.
+fn two_deciders_of_a_call_at_once(target: &Target) {
+    single_calls::two_deciders_at_once(target);
+}
 
 /// Kill point `call`: the proposing call ran, its rows are not stored.
 /// Every run killed so is left `running`, and recovered as `failed`.

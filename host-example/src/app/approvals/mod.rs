@@ -25,8 +25,8 @@ use tool_core::agent::{
     Agent, CallResult, Event, EventSink, Model, ModelError, ModelRequest, ModelResponse, RunState,
 };
 use tool_core::approval::{ApprovalError, ApprovalStore, ClaimError, Decision};
-use tool_core::exposure::Exposure;
 use tool_core::export::Provider;
+use tool_core::exposure::Exposure;
 use tool_core::gates::{Denial, Gate, Required};
 use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId};
 
@@ -480,6 +480,7 @@ impl Host {
             // Before the run is concluded: a process stopped in between
             // leaves the run `resuming`, and recovery records the outcome
             // from the audit trail.
+            killpoint::reached(points::OUTCOME).await;
             let outcome = match applied {
                 Ok(output) => CallOutcome::Applied(output.clone()),
                 Err(why) => CallOutcome::Failed(why.clone()),
