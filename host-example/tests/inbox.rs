@@ -11,7 +11,7 @@ use host_example::Host;
 use host_example::HostError;
 use host_example::app::actions::Action;
 use host_example::app::actions::batch::RunKind;
-use host_example::app::approvals::Verdict;
+use host_example::app::approvals::{Applied, Verdict};
 use host_example::app::runs::RunEnded;
 use host_example::store::{AuditKind, CallProposal, RunRequest, Store};
 use serde_json::{Value, json};
@@ -168,7 +168,7 @@ fn a_runs_writes_are_decided_together_and_the_run_answers() {
         (fx.title(3), fx.title(4)),
         ("Town bikes".into(), "Trail bikes".into())
     );
-    let last = decided[1].outcome.as_ref().unwrap();
+    let last = decided[1].outcome.clone().unwrap().decided().unwrap();
     match &last.report.as_ref().unwrap().ended {
         RunEnded::Finished(finished) => {
             assert_eq!(finished.answer.as_deref(), Some("Both renamed."))
@@ -246,8 +246,12 @@ fn a_one_call_proposal_is_decided_with_no_run_to_continue() {
                 .decide(&proposal, "petra", Verdict::Approve, &mut ()),
         )
         .unwrap();
+    let decided = decided.decided().unwrap();
     assert!(decided.report.is_none());
-    assert!(matches!(decided.applied, Some(Ok(_))), "{decided:?}");
+    assert!(
+        matches!(decided.applied, Some(Applied::Written(_))),
+        "{decided:?}"
+    );
     assert_eq!(fx.title(5), "E-bikes");
     assert!(model.seen().is_empty(), "no model was asked");
 }

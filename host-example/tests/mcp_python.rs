@@ -13,6 +13,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use host_example::app::approvals::Applied;
 use mcp_support::{Driver, Host, common_checks, is_error, propose, text};
 use serde_json::json;
 
@@ -39,7 +40,9 @@ fn approve_and_see(host: &Host, client: &mut Driver, title: &str) {
     let decided = runtime
         .block_on(async { host.app().await.approve(&id, "admin", &mut ()).await })
         .unwrap();
-    let written = decided.applied.unwrap().unwrap();
+    let Some(Applied::Written(written)) = decided.decided().unwrap().applied else {
+        panic!("applied")
+    };
     assert!(written.starts_with("written and verified"), "{written}");
     let tree = client.call("get_pagetree", json!({"root": 19}));
     assert!(text(&tree).contains(title), "{tree}");

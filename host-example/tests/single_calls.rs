@@ -6,11 +6,15 @@
 mod mcp_support;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use host_example::HostError;
+use host_example::app::approvals::{Applied, EXPIRED_BEFORE_APPROVAL};
 use host_example::app::calls::{CallError, CallScope};
+use host_example::store::Store;
 use mcp_support::{Demo, actor};
 use serde_json::json;
+use tool_core::approval::{Decision, ProposalLifetime};
 use tool_core::calls::CancelToken;
 use tool_core::gates::{Denial, Toggle};
 use tool_core::{Outcome, RunId, ToolError};
@@ -71,7 +75,9 @@ async fn a_proposal_is_stored_and_approved_once() {
     };
     let id = proposal.id().as_str();
     let decided = host.approve(id, "admin", &mut ()).await.unwrap();
-    let written = decided.applied.unwrap().unwrap();
+    let Some(Applied::Written(written)) = decided.decided().unwrap().applied else {
+        panic!("applied")
+    };
     assert!(written.starts_with("written and verified"), "{written}");
     assert!(matches!(
         host.approve(id, "admin", &mut ()).await,
@@ -166,4 +172,53 @@ async fn what_a_caller_read_follows_it_by_session_or_by_identity() {
     assert!(refused_by_exposure(&in_session), "{in_session:?}");
     let other_session = call(&admin, "probe_url", CallScope::Session("s-2".into())).await;
     assert!(!refused_by_exposure(&other_session), "{other_session:?}");
+}
+
+#[tokio::test]
+async fn approving_an_expired_proposal_records_its_expiry_and_is_told_not_applied() {
+    let demo = Demo::new().await;
+    let clara = actor("clara");
+    let outcome = demo
+        .host
+        .call(
+            &clara,
+            "update_page_metadata",
+            json!({"page": 20, "title": "Too late"}),
+            RunId("r".into()),
+            &CallScope::Stateless,
+            CancelToken::new(),
+        )
+        .await
+        .unwrap();
+    let Outcome::Proposed(proposal) = outcome else {
+        panic!("{outcome:?}")
+    };
+    // The same database, served by a host whose proposals live no time.
+    let store = Store::open(&demo.url).await.unwrap();
+    let host = host_example::Host::new(store.clone())
+        .unwrap()
+        .with_proposal_lifetime(ProposalLifetime(Duration::ZERO));
+    let id = proposal.id().as_str();
+    let recorded = host.approve(id, "admin", &mut ()).await.unwrap();
+    let decided = recorded.decided().expect("decided");
+    assert_eq!(
+        decided.decision,
+        Decision::Expired,
+        "recorded as what it is"
+    );
+    let applied = decided.applied.expect("an approval's outcome");
+    assert_eq!(
+        applied.not_applied().as_deref(),
+        Some(format!("Not applied: {EXPIRED_BEFORE_APPROVAL}").as_str())
+    );
+    let view = host.proposal(id).await.unwrap();
+    assert_eq!(view.stored.status, "expired");
+    // Audited as the expiry, never as an approval.
+    let audit = store.audit_tail(100).await.unwrap();
+    let about: Vec<&str> = audit
+        .iter()
+        .filter(|e| e.run.as_deref() == Some(&format!("mcp-{id}")))
+        .map(|e| e.decision.as_str())
+        .collect();
+    assert_eq!(about, ["expired"], "{audit:#?}");
 }

@@ -146,7 +146,9 @@ fn one_standing_approval_for_a_kind_applies_ten_proposals_each_decided() {
         .unwrap()
         .trim()
         .to_owned();
-    let listed = world.host.run(&["approvals", "standing", &run]);
+    let listed = world
+        .host
+        .run(&["--user", "admin", "approvals", "standing", &run]);
     let standing = listed
         .lines()
         .nth(1)
@@ -154,12 +156,17 @@ fn one_standing_approval_for_a_kind_applies_ten_proposals_each_decided() {
         .unwrap_or_else(|| panic!("{listed}"))
         .to_owned();
     assert!(listed.contains("records of kind page"), "{listed}");
+    // Someone who may not see the run may not list them either.
+    let (ok, _, err) = world.cli("petra", &["approvals", "standing", &run]);
+    assert!(!ok && err.contains("no run"), "{err}");
     let (ok, _, err) = world.cli("petra", &["approvals", "revoke-standing", &standing]);
     assert!(!ok, "only its approver or an administrator revokes it");
     assert!(err.contains("no standing approval"), "{err}");
     let (ok, _, err) = world.cli("ops", &["approvals", "revoke-standing", &standing]);
     assert!(ok, "{err}");
-    let listed = world.host.run(&["approvals", "standing", &run]);
+    let listed = world
+        .host
+        .run(&["--user", "admin", "approvals", "standing", &run]);
     assert!(!listed.contains(&standing), "{listed}");
 }
 

@@ -96,10 +96,6 @@ pub enum HostError {
     /// No public search backend could answer.
     #[error(transparent)]
     Index(#[from] tools_builtin::rag::IndexError),
-    /// The approval was recorded, and the tool's policy needs another
-    /// person's before anything is applied (`1 of 2 approvals: …`).
-    #[error("{0}; nothing is written until then")]
-    Waiting(String),
     /// A model configuration, tested, did not answer.
     #[error("the model did not answer: {0}")]
     ModelTest(String),

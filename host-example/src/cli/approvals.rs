@@ -1,8 +1,7 @@
 //! `host-example approvals list|show|approve|withdraw|reject|standing|revoke-standing`.
 
 use clap::Subcommand;
-use host_example::app::HostError;
-use host_example::app::approvals::ProposalView;
+use host_example::app::approvals::{Applied, NOT_APPLIED, ProposalView, Recorded};
 use host_example::{plain_table, render_table};
 use site_model::Timestamp;
 
@@ -39,7 +38,7 @@ pub enum Command {
         rest_of_run: Option<String>,
     },
     /// List the standing approvals in force for a run.
-    #[command(after_help = "Example: host-example approvals standing run-1f2e…")]
+    #[command(after_help = "Example: host-example approvals standing run-1f2e… --user ops")]
     Standing {
         /// The run's id.
         run: String,
@@ -110,42 +109,33 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
                         .await
                 }
             };
-            let decided = match approved {
-                Ok(decided) => decided,
-                // The first approval of two is recorded: done, for now.
-                Err(HostError::Waiting(waiting)) => {
-                    drop(progress);
-                    outln!("recorded: {waiting}");
-                    return Ok(());
-                }
-                Err(error) => return Err(error.into()),
-            };
             drop(progress);
-            let not_applied = match &decided.applied {
-                Some(Ok(written)) => {
-                    outln!("applied: {written}");
-                    None
+            match approved? {
+                // The first approval of two is recorded: done, for now.
+                Recorded::Waiting(waiting) => {
+                    outln!("recorded: {waiting}");
+                    Ok(())
                 }
-                Some(Err(why)) => {
-                    outln!("not applied: {why}");
-                    Some(why.clone())
+                Recorded::Decided(decided) => {
+                    if let Some(Applied::Written(written)) = &decided.applied {
+                        outln!("applied: {written}");
+                    }
+                    if let Some(report) = &decided.report {
+                        show_report(report)?;
+                    }
+                    // Nothing written is a failure, in every door's words.
+                    match decided.applied.as_ref().and_then(Applied::not_applied) {
+                        Some(words) => Err(Failure::new(format!("proposal {id}: {words}"))),
+                        None => Ok(()),
+                    }
                 }
-                None => None,
-            };
-            if let Some(report) = &decided.report {
-                show_report(report)?;
-            }
-            match not_applied {
-                Some(why) => Err(Failure::new(format!(
-                    "proposal {id} was approved but not applied: {why}"
-                ))),
-                None => Ok(()),
             }
         }
         Command::Standing { run } => {
+            let viewer = context.user("approvals standing")?.to_owned();
             let host = context.host().await?;
             let mut table = plain_table(["ID", "TOOL", "APPROVER", "LIMIT"]);
-            for standing in host.standing_of_run(&run).await? {
+            for standing in host.standing_of_run(&viewer, &run).await? {
                 table.add_row([
                     standing.id.clone(),
                     standing.tool.clone(),
@@ -174,10 +164,13 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             let approver = context.user("approvals reject")?.to_owned();
             let host = context.host().await?;
             let mut progress = Progress::new();
-            let decided = host.reject(&id, &approver, &reason, &mut progress).await?;
+            let recorded = host.reject(&id, &approver, &reason, &mut progress).await?;
             drop(progress);
             outln!("rejected proposal {id}");
-            decided.report.as_ref().map_or(Ok(()), show_report)
+            match recorded.decided().and_then(|decided| decided.report) {
+                Some(report) => show_report(&report),
+                None => Ok(()),
+            }
         }
     }
 }
@@ -188,6 +181,12 @@ fn show(view: &ProposalView) -> Result<(), Failure> {
     outln!("status:    {}", view.stored.status);
     if let Some(decision) = &view.decision {
         outln!("decided:   {}", host_example::app::describe(decision));
+    }
+    if let Some(why) = &view.not_applied {
+        outln!("applied:   {NOT_APPLIED}: {why}");
+    }
+    if let Some(held) = &view.held {
+        outln!("held:      {held}");
     }
     if let Some(needs) = &view.still_needs {
         outln!("needs:     {needs}");

@@ -20,9 +20,8 @@ use super::WebState;
 use super::layout::{self, OrFailure, csrf_field, when};
 use super::runs::status_text;
 use super::session::{self, SignedIn};
-use crate::app::HostError;
 use crate::app::approvals::inbox::PendingEntry;
-use crate::app::approvals::{Decided, Verdict};
+use crate::app::approvals::{Applied, NOT_APPLIED, Recorded, Verdict};
 use crate::app::runs::RunEnded;
 
 /// How many decided proposals the inbox lists.
@@ -52,12 +51,17 @@ pub(super) async fn page(State(state): State<WebState>, user: SignedIn) -> Respo
                 @for entry in &inbox.decided {
                     tr data-proposal=(entry.stored.proposal.id().as_str()) {
                         td { (when(entry.at)) }
-                        td.status { (entry.stored.status) }
+                        td.status {
+                            @if entry.not_applied.is_some() { (NOT_APPLIED.to_lowercase()) } @else { (entry.stored.status) }
+                        }
                         td.by { (entry.decision.approver().map_or("nobody (expired)", |a| a.id.as_str())) }
                         td { code { (entry.stored.proposal.tool()) } }
                         td { (entry.stored.proposal.record) }
                         td { (entry.stored.proposal.summary) }
-                        td { @if let Decision::Rejected { reason, .. } = &entry.decision { (reason) } }
+                        td {
+                            @if let Decision::Rejected { reason, .. } = &entry.decision { (reason) }
+                            @if let Some(why) = &entry.not_applied { (why) }
+                        }
                         td { a href={"/runs/" (entry.stored.run.0)} { "run by " (entry.requester) } }
                     }
                 }
@@ -83,6 +87,9 @@ fn card(user: &SignedIn, entry: &PendingEntry) -> Markup {
                 " · expires " (when(entry.expires_at))
             }
             (values(proposal))
+            @if let Some(held) = &entry.view.held {
+                p.held { (held) }
+            }
             @if let Some(needs) = &entry.view.still_needs {
                 p.needs { (needs) }
                 form method="post" action={"/approvals/" (id) "/withdraw"} {
@@ -200,12 +207,7 @@ pub(super) async fn approve(
         .host
         .decide(&id, &user.name, Verdict::Approve, &mut ())
         .await;
-    let said = match decided {
-        Ok(decided) => Ok(said(&decided)),
-        // The first approval of two is recorded: done, for now.
-        Err(HostError::Waiting(waiting)) => Ok(format!("Recorded: {waiting}")),
-        Err(error) => Err(error.to_string()),
-    };
+    let said = decided.map(|d| said(&d)).map_err(|e| e.to_string());
     back(&state, &user, said).await
 }
 
@@ -356,7 +358,7 @@ pub(super) async fn decide_run(
         Ok(list) => Ok(list
             .iter()
             .map(|one| match &one.outcome {
-                Ok(decided) => said(decided),
+                Ok(recorded) => said(recorded),
                 Err(why) => format!("{}: not decided: {why}", one.proposal.summary),
             })
             .collect::<Vec<_>>()
@@ -367,15 +369,23 @@ pub(super) async fn decide_run(
 }
 
 /// What a decision came to, for the notice: what was applied and how the
-/// run went on.
-fn said(decided: &Decided) -> String {
-    let mut text = match &decided.decision {
-        Decision::Approved { .. } => match &decided.applied {
-            Some(Ok(written)) => format!("Approved and applied: {written}"),
-            Some(Err(why)) => format!("Approved, but not applied: {why}"),
-            None => "Approved".to_owned(),
-        },
-        Decision::Rejected { .. } => "Rejected".to_owned(),
+/// run went on. Nothing written reads `Not applied` first, as at every
+/// door, and the notice shows it as a warning ([`layout`]).
+fn said(recorded: &Recorded) -> String {
+    let decided = match recorded {
+        // The first approval of two is recorded: done, for now.
+        Recorded::Waiting(waiting) => return format!("Recorded: {waiting}"),
+        Recorded::Decided(decided) => decided,
+    };
+    let mut text = match (&decided.decision, &decided.applied) {
+        (_, Some(applied @ Applied::NotApplied { .. })) => {
+            applied.not_applied().unwrap_or_default()
+        }
+        (Decision::Approved { .. }, Some(Applied::Written(written))) => {
+            format!("Approved and applied: {written}")
+        }
+        (Decision::Approved { .. }, None) => "Approved".to_owned(),
+        (Decision::Rejected { .. }, _) => "Rejected".to_owned(),
         _ => "Expired".to_owned(),
     };
     text.push_str(&match decided.report.as_ref().map(|r| &r.ended) {

@@ -5,6 +5,7 @@ use axum::response::{IntoResponse, Response};
 use maud::{DOCTYPE, Markup, html};
 
 use super::user::SignedIn;
+use crate::app::approvals::NOT_APPLIED;
 use crate::app::timestamps::Utc;
 
 /// A whole page: the navigation for `user` (administrators see every
@@ -45,7 +46,13 @@ pub(super) fn page(title: &str, user: Option<&SignedIn>, body: Markup) -> Markup
                 main #content tabindex="-1" {
                     h1 { (title) }
                     @if let Some(notice) = user.and_then(|u| u.notice.as_deref()) {
-                        p.notice role="status" { (notice) }
+                        // Nothing written is not a success: told apart,
+                        // and announced at once.
+                        @if notice.starts_with(NOT_APPLIED) {
+                            p.notice.not-applied role="alert" { (notice) }
+                        } @else {
+                            p.notice role="status" { (notice) }
+                        }
                     }
                     (body)
                 }

@@ -44,13 +44,16 @@ mod why_not;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::http::{HeaderValue, header};
+use axum::extract::{FromRequestParts, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use tool_core::Registry;
 
 use crate::app::Host;
 use live::LiveRuns;
+use user::SignedIn;
 
 /// What every page reads: the app layer (which keeps the sessions of
 /// signed-in browsers and the batches) and the playground's live runs.
@@ -142,6 +145,7 @@ pub fn router(state: WebState) -> Router {
         .route("/playground/live/{id}/events", get(live::events))
         .route("/static/app.css", get(stylesheet))
         .route("/static/playground.js", get(playground_script))
+        .fallback(not_found)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             session::csrf,
@@ -152,6 +156,18 @@ pub fn router(state: WebState) -> Router {
         ))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(state)
+}
+
+/// Every address no route serves: the host's own page, with its
+/// navigation for whoever is signed in, and 404.
+async fn not_found(State(state): State<WebState>, mut parts: Parts) -> Response {
+    let user = SignedIn::from_request_parts(&mut parts, &state).await.ok();
+    let body = maud::html! {
+        p { "There is no page at this address." }
+        p { a href="/approvals" { "Go to the approvals" } }
+    };
+    let page = layout::page("Not found", user.as_ref(), body);
+    (StatusCode::NOT_FOUND, page).into_response()
 }
 
 async fn stylesheet() -> Response {

@@ -26,6 +26,8 @@ pub const USERS: [&str; 4] = ["admin", "petra", "nils", "clara"];
 /// see what a write tool looks like, and a bearer token per demo user.
 pub struct Demo {
     pub host: Arc<host_example::Host>,
+    /// The database's URL, for a second host on it.
+    pub url: String,
     tokens: HashMap<String, String>,
     _dir: tempfile::TempDir,
 }
@@ -54,6 +56,7 @@ impl Demo {
         }
         Demo {
             host: Arc::new(host),
+            url,
             tokens,
             _dir: dir,
         }

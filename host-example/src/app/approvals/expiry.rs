@@ -7,8 +7,6 @@
 //! every turn; with several processes, the first to claim a proposal
 //! decides it and the others find it decided.
 
-use std::time::Duration;
-
 use tool_core::ProposalId;
 
 use super::Verdict;
@@ -26,15 +24,13 @@ impl Host {
     /// lifetime (at most ten a turn, the oldest first); returns the ones
     /// this call expired. One another process decided first is skipped.
     pub async fn expire_overdue(&self) -> Result<Vec<ProposalId>, HostError> {
-        let now = u64::try_from(now()).unwrap_or(0);
         let overdue = self
             .store()
             .pending_proposals()
             .await?
             .into_iter()
             .filter(|stored| {
-                Duration::from_secs(now.saturating_sub(stored.proposal.created_at()))
-                    >= self.lifetime.0
+                self.expired(i64::try_from(stored.proposal.created_at()).unwrap_or(i64::MAX))
             })
             .take(MOST_PER_TURN);
         let mut expired = Vec::new();
@@ -49,6 +45,13 @@ impl Host {
             }
         }
         Ok(expired)
+    }
+
+    /// Whether a proposal made at `created_at` is past the host's
+    /// lifetime of proposals: the one reckoning of it.
+    pub(crate) fn expired(&self, created_at: i64) -> bool {
+        let lifetime = i64::try_from(self.lifetime.0.as_secs()).unwrap_or(i64::MAX);
+        now() >= created_at.saturating_add(lifetime)
     }
 
     /// Decides the overdue proposal `id` expired through the one decision

@@ -10,11 +10,11 @@
 
 use serde_json::Value;
 use tool_core::agent::{EventSink, ToolCall};
-use tool_core::approval::{Approval, DEFAULT_PROPOSAL_LIFETIME, Decision};
+use tool_core::approval::{Approval, Decision};
 use tool_core::gates::Gates;
 use tool_core::{Actor, Effect, Outcome, Proposal, RunId};
 
-use crate::app::approvals::{Decided, ProposalView, Verdict};
+use crate::app::approvals::{ProposalView, Recorded, Verdict};
 use crate::app::{Host, HostError};
 use crate::store::{RunRequest, StoredProposal};
 
@@ -44,6 +44,8 @@ pub struct DecidedEntry {
     pub decision: Decision,
     /// When (seconds since the Unix epoch).
     pub at: i64,
+    /// Approved, and nothing was written: why.
+    pub not_applied: Option<String>,
 }
 
 /// What one approver's inbox holds.
@@ -62,7 +64,7 @@ pub struct DecidedTogether {
     /// The proposal.
     pub proposal: Proposal,
     /// What deciding it came to.
-    pub outcome: Result<Decided, String>,
+    pub outcome: Result<Recorded, String>,
 }
 
 impl Host {
@@ -95,7 +97,8 @@ impl Host {
             }
             let (call, queued) = self.queued_writes(&stored).await?;
             let created = i64::try_from(stored.proposal.created_at()).unwrap_or(i64::MAX);
-            let lifetime = i64::try_from(DEFAULT_PROPOSAL_LIFETIME.as_secs()).unwrap_or(i64::MAX);
+            // The host's configured lifetime, which its sweep expires by.
+            let lifetime = i64::try_from(self.lifetime.0.as_secs()).unwrap_or(i64::MAX);
             pending.push(PendingEntry {
                 view: self.proposal(stored.proposal.id().as_str()).await?,
                 expires_at: created.saturating_add(lifetime),
@@ -118,11 +121,13 @@ impl Host {
             let theirs = requester == approver.id
                 || decision.approver().is_some_and(|a| a.id == approver.id);
             if approver.admin || theirs {
+                let not_applied = self.not_applied(&stored, Some(&decision)).await?;
                 decided.push(DecidedEntry {
                     stored,
                     requester,
                     decision,
                     at,
+                    not_applied,
                 });
             }
         }
@@ -201,7 +206,9 @@ impl Host {
                 .decide(proposal.id().as_str(), approver, verdict.clone(), watch)
                 .await
                 .map_err(|error| error.to_string());
-            let failed = outcome.is_err();
+            // The first of two approvals leaves it waiting: the run does
+            // not go on, so neither does this.
+            let failed = !matches!(outcome, Ok(Recorded::Decided(_)));
             decided.push(DecidedTogether { proposal, outcome });
             if failed {
                 break;

@@ -14,6 +14,7 @@
 
 mod expiry;
 pub mod inbox;
+mod outcome;
 pub mod standing;
 
 use std::collections::BTreeSet;
@@ -30,6 +31,8 @@ use tool_core::exposure::Exposure;
 use tool_core::gates::{Denial, Gate, Required};
 use tool_core::{Actor, BoxFuture, Proposal, ProposalId, RunId};
 
+pub use outcome::{Applied, Decided, EXPIRED_BEFORE_APPROVAL, NOT_APPLIED, Recorded};
+
 use crate::app::killpoint::{self, points};
 use crate::app::recorder::{EventLog, Recorder};
 use crate::app::runs::RunReport;
@@ -37,7 +40,8 @@ use crate::app::webhooks::events;
 use crate::app::{Host, HostError};
 use crate::model::OpenAiClient;
 use crate::store::{
-    AuditEntry, AuditKind, CallOutcome, RunPhase, RunRequest, SqlApprovals, StoredProposal,
+    ApplyAudited, AuditEntry, AuditKind, CallOutcome, RunPhase, RunRequest, SqlApprovals,
+    StoredProposal,
 };
 
 /// How long a process waits for another one that took the run first to
@@ -57,20 +61,22 @@ pub struct ProposalView {
     /// it needs two approvers: `1 of 2 approvals: approved by ops; waiting
     /// for another administrator`.
     pub still_needs: Option<String>,
+    /// Why it is held for an approver other than its requester, and what
+    /// its run had read (gate 9), when it is: [`held_words`].
+    pub held: Option<String>,
+    /// Approved, and nothing was written: why ([`Applied::NotApplied`]).
+    pub not_applied: Option<String>,
 }
 
-/// What deciding came to.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Decided {
-    /// The decision recorded.
-    pub decision: Decision,
-    /// For an approval: what applying wrote (`Ok`, the tool's output as the
-    /// model reads it) or why nothing was written (`Err`).
-    pub applied: Option<Result<String, String>>,
-    /// The resumed run and how it ended this time; `None` for a proposal
-    /// made by one call outside any agent run (an MCP client's), which has
-    /// no run to continue.
-    pub report: Option<RunReport>,
+/// Why a proposal made after untrusted content entered its run is held
+/// for an approver other than its requester, with the classes of data and
+/// content the run had read: the same words at every door.
+pub fn held_words(proposal: &Proposal, read: Option<&Exposure>) -> Option<String> {
+    let by = proposal.exposure_hold()?;
+    let read = read.map_or_else(String::new, |read| format!("; the run read {read}"));
+    Some(format!(
+        "held for an approver other than its requester: it was proposed after untrusted content entered the run through {by}{read}"
+    ))
 }
 
 impl Host {
@@ -94,21 +100,42 @@ impl Host {
     }
 
     async fn view(&self, stored: StoredProposal) -> Result<ProposalView, HostError> {
-        let requester = self
-            .store()
-            .run(&stored.run)
-            .await?
-            .map_or_else(|| "?".to_owned(), |run| run.user);
+        let run = self.store().run(&stored.run).await?;
         let decision = self.store().decision(stored.proposal.id()).await?;
         let still_needs = match decision {
             Some(_) => None,
             None => self.still_needs(&stored.proposal).await?,
         };
+        let read = run.as_ref().and_then(|run| run.state.as_ref());
+        let held = held_words(&stored.proposal, read.map(RunState::exposure));
+        let not_applied = self.not_applied(&stored, decision.as_ref()).await?;
         Ok(ProposalView {
+            requester: run.map_or_else(|| "?".to_owned(), |run| run.user),
             stored,
-            requester,
             decision,
             still_needs,
+            held,
+            not_applied,
+        })
+    }
+
+    /// Why the approved `stored` wrote nothing, as the audit trail says
+    /// (its `failed` row); `None` when written, or not approved.
+    pub(crate) async fn not_applied(
+        &self,
+        stored: &StoredProposal,
+        decision: Option<&Decision>,
+    ) -> Result<Option<String>, HostError> {
+        if !matches!(decision, Some(Decision::Approved { .. })) {
+            return Ok(None);
+        }
+        let audited = self
+            .store()
+            .apply_audited(&stored.run, stored.proposal.id())
+            .await?;
+        Ok(match audited {
+            Some(ApplyAudited::Failed(why)) => Some(why),
+            _ => None,
         })
     }
 
@@ -141,7 +168,7 @@ impl Host {
         id: &str,
         approver: &str,
         watch: &mut (dyn EventSink + Send),
-    ) -> Result<Decided, HostError> {
+    ) -> Result<Recorded, HostError> {
         self.decide(id, approver, Verdict::Approve, watch).await
     }
 
@@ -154,7 +181,7 @@ impl Host {
         approver: &str,
         reason: &str,
         watch: &mut (dyn EventSink + Send),
-    ) -> Result<Decided, HostError> {
+    ) -> Result<Recorded, HostError> {
         self.decide(
             id,
             approver,
@@ -182,12 +209,16 @@ impl Host {
         approver: &str,
         verdict: Verdict,
         watch: &mut (dyn EventSink + Send),
-    ) -> Result<Decided, HostError> {
+    ) -> Result<Recorded, HostError> {
         if verdict == Verdict::Expire {
             return Err(HostError::MayNotDecide);
         }
-        let decided = self.decide_once(id, approver, verdict, watch).await?;
-        self.follow_standing(decided, watch).await
+        match self.decide_once(id, approver, verdict, watch).await? {
+            Recorded::Decided(decided) => Ok(Recorded::Decided(
+                self.follow_standing(decided, watch).await?,
+            )),
+            waiting => Ok(waiting),
+        }
     }
 
     /// [`Host::decide`] without following standing approvals; a decision
@@ -198,18 +229,16 @@ impl Host {
         approver: &str,
         verdict: Verdict,
         watch: &mut (dyn EventSink + Send),
-    ) -> Result<Decided, HostError> {
+    ) -> Result<Recorded, HostError> {
         let undecided = self.proposal(id).await?.decision.is_none();
         let decided = self.decide_unnotified(id, approver, verdict, watch).await;
         // An approval that finds the proposal expired records the expiry
         // and is refused: the expiry is news too.
         if undecided {
             let view = self.proposal(id).await?;
-            if let Some(decision) = view
-                .decision
-                .as_ref()
-                .filter(|d| decided.is_ok() || matches!(d, Decision::Expired))
-            {
+            if let Some(decision) = view.decision.as_ref().filter(|d| {
+                matches!(decided, Ok(Recorded::Decided(_))) || matches!(d, Decision::Expired)
+            }) {
                 events::proposal_outcome(
                     self.store(),
                     &view.stored.run,
@@ -229,12 +258,21 @@ impl Host {
         approver: &str,
         verdict: Verdict,
         watch: &mut (dyn EventSink + Send),
-    ) -> Result<Decided, HostError> {
+    ) -> Result<Recorded, HostError> {
         let view = self.proposal(id).await?;
         verdict.check_reason()?;
         if let Some(decided) = view.decision {
             return Err(HostError::AlreadyDecided(decided));
         }
+        // An approval of a proposal past its lifetime is its expiry,
+        // recorded as such (by the host) and told as not applied.
+        let created = i64::try_from(view.stored.proposal.created_at()).unwrap_or(i64::MAX);
+        let expired_approval = verdict.is_approval() && self.expired(created);
+        let verdict = if expired_approval {
+            Verdict::Expire
+        } else {
+            verdict
+        };
         let approver = match verdict {
             Verdict::Expire => Actor {
                 id: expiry::EXPIRED_BY.to_owned(),
@@ -283,7 +321,7 @@ impl Host {
         let resumed = self
             .resume_taken(&run, &view.stored.proposal, approver, verdict, watch)
             .await;
-        if resumed.is_err()
+        if !matches!(resumed, Ok(Recorded::Decided(_)))
             && self
                 .store()
                 .decision(view.stored.proposal.id())
@@ -293,7 +331,15 @@ impl Host {
             // Nothing was decided: the run waits again.
             self.store().release_run(&run).await?;
         }
-        resumed
+        match resumed? {
+            Recorded::Decided(mut decided) if expired_approval => {
+                decided.applied = Some(Applied::NotApplied {
+                    why: EXPIRED_BEFORE_APPROVAL.to_owned(),
+                });
+                Ok(Recorded::Decided(decided))
+            }
+            recorded => Ok(recorded),
+        }
     }
 
     /// Takes the run to resume it; if another process took it first,
@@ -329,7 +375,7 @@ impl Host {
         approver: Actor,
         verdict: Verdict,
         watch: &mut (dyn EventSink + Send),
-    ) -> Result<Decided, HostError> {
+    ) -> Result<Recorded, HostError> {
         let stored = self
             .store()
             .run(run)
@@ -405,7 +451,7 @@ impl Host {
         };
         let claimed = || approvals.claimed();
         let mut recorder = Recorder::new(log, &mut capture).hold_until(&claimed);
-        let is_approval = matches!(verdict, Verdict::Approve | Verdict::ApproveEdited(_));
+        let is_approval = verdict.is_approval();
         let (decision, edit) = match verdict {
             Verdict::Approve => (Decision::Approved { approver }, None),
             Verdict::ApproveEdited(arguments) => (Decision::Approved { approver }, Some(arguments)),
@@ -445,11 +491,11 @@ impl Host {
         let (held, written) = recorder.finish().await;
         if !approvals.claimed() {
             let outcome = approvals.outcome.lock().map(|o| o.clone()).ok().flatten();
-            return Err(match outcome {
+            return match outcome {
                 Some(Err(ClaimError::AlreadyDecided(decided))) => {
-                    HostError::AlreadyDecided(decided.decision)
+                    Err(HostError::AlreadyDecided(decided.decision))
                 }
-                Some(Err(error)) => HostError::Decision(error.to_string()),
+                Some(Err(error)) => Err(HostError::Decision(error.to_string())),
                 _ if is_approval
                     && self
                         .store()
@@ -462,15 +508,15 @@ impl Host {
                     let (waiting, _) = refusal(&held);
                     self.audit_first_approval(run, proposal, &approver_id, &waiting)
                         .await?;
-                    HostError::Waiting(waiting)
+                    Ok(Recorded::Waiting(waiting))
                 }
                 _ => {
                     let (reason, gate) = refusal(&held);
                     self.audit_refusal(run, proposal, &decision, &reason, gate)
                         .await?;
-                    HostError::Refused(reason)
+                    Err(HostError::Refused(reason))
                 }
-            });
+            };
         }
         if let Some(client) = &client {
             self.record_cost(run, client.config(), &end).await?;
@@ -491,16 +537,19 @@ impl Host {
         }
         let ended = self.conclude(run, end).await?;
         written?;
-        Ok(Decided {
+        Ok(Recorded::Decided(Decided {
             decision,
-            applied: applied.map(|applied| applied.map(|output| output.to_model_text())),
+            applied: applied.map(|applied| match applied {
+                Ok(output) => Applied::Written(output.to_model_text()),
+                Err(why) => Applied::NotApplied { why },
+            }),
             // A single call's run answers its caller, through its task:
             // no run goes on for the approver to follow.
             report: (!single_call).then(|| RunReport {
                 run: run.clone(),
                 ended,
             }),
-        })
+        }))
     }
 
     /// The first approval of two, recorded: in the audit trail as such.
@@ -602,6 +651,11 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Whether it approves (as proposed or edited).
+    pub fn is_approval(&self) -> bool {
+        matches!(self, Verdict::Approve | Verdict::ApproveEdited(_))
+    }
+
     /// The person whose run asked is owed a reason, and the model reads
     /// it: a rejection without one decides nothing
     /// ([`HostError::ReasonRequired`]), whichever door asked.

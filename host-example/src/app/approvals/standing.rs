@@ -13,8 +13,8 @@ use tool_core::agent::EventSink;
 use tool_core::approval::{ApprovalPolicy, PolicyRefusal, StandingApproval, StandingLimit};
 use tool_core::{Proposal, RunId};
 
-use super::{Decided, Verdict};
-use crate::app::runs::{RunEnded, RunReport};
+use super::{Decided, Recorded, Verdict};
+use crate::app::runs::{RunEnded, RunReport, may_see_run};
 use crate::app::{Host, HostError};
 use crate::store::{AuditEntry, AuditKind};
 
@@ -39,7 +39,7 @@ impl Host {
         approver: &str,
         scope: &str,
         watch: &mut (dyn EventSink + Send),
-    ) -> Result<Decided, HostError> {
+    ) -> Result<Recorded, HostError> {
         let view = self.proposal(id).await?;
         let proposal = &view.stored.proposal;
         let run = &view.stored.run;
@@ -95,13 +95,26 @@ impl Host {
     /// # Errors
     ///
     /// [`HostError::Invalid`] for an id that names none in force, or one
-    /// `by` may not revoke: the same answer.
+    /// of a run `by` may not see: the same answer; [`HostError::Refused`]
+    /// with the reason when `by` may see its run but not revoke it.
     pub async fn revoke_standing(&self, id: &str, by: &str) -> Result<(), HostError> {
         let by = self.actor(by).await?;
         let unknown = || HostError::Invalid(format!("no standing approval `{id}` in force"));
         let stored = self.store().standing(id).await?.ok_or_else(unknown)?;
-        if stored.revoked_by.is_some() || !(by.admin || stored.standing.approver.id == by.id) {
+        if stored.revoked_by.is_some() {
             return Err(unknown());
+        }
+        if !(by.admin || stored.standing.approver.id == by.id) {
+            // Someone who may see its run may list it: they are told the
+            // real reason. Anyone else learns nothing of it.
+            let run = self.store().run(&stored.run).await?;
+            return Err(match run.filter(|run| may_see_run(&by, run)) {
+                Some(_) => HostError::Refused(format!(
+                    "standing approval `{id}` may be revoked only by its approver ({}) or an administrator",
+                    stored.standing.approver.id
+                )),
+                None => unknown(),
+            });
         }
         if !self.store().revoke_standing(id, &by.id).await? {
             return Err(unknown());
@@ -113,9 +126,22 @@ impl Host {
         Ok(self.store().audit(&entry).await?)
     }
 
-    /// The standing approvals in force for `run`.
-    pub async fn standing_of_run(&self, run: &str) -> Result<Vec<StandingApproval>, HostError> {
-        Ok(self.store().standing_of_run(&RunId(run.to_owned())).await?)
+    /// The standing approvals in force for `run`, as `viewer` may see
+    /// them: those of a run they may see ([`may_see_run`]). A run they may
+    /// not see is answered as one that does not exist.
+    pub async fn standing_of_run(
+        &self,
+        viewer: &str,
+        run: &str,
+    ) -> Result<Vec<StandingApproval>, HostError> {
+        let viewer = self.actor(viewer).await?;
+        let id = RunId(run.to_owned());
+        let unknown = || HostError::UnknownRun(run.to_owned());
+        let stored = self.store().run(&id).await?.ok_or_else(unknown)?;
+        if !may_see_run(&viewer, &stored) {
+            return Err(unknown());
+        }
+        Ok(self.store().standing_of_run(&id).await?)
     }
 
     /// While the run `decided` went on to is waiting on a proposal a
@@ -147,7 +173,10 @@ impl Host {
                 .decide_once(&id, &covering.approver.id, Verdict::Approve, watch)
                 .await
             {
-                Ok(next_decided) => decided = next_decided,
+                Ok(Recorded::Decided(next_decided)) => decided = next_decided,
+                // Never with two approvers, which no standing approval
+                // is given for; a person decides it.
+                Ok(Recorded::Waiting(_)) => return Ok(decided),
                 Err(error) => {
                     tracing::info!(
                         target: "host_example::approvals",

@@ -10,11 +10,13 @@
 //! caller who made the call sees it; anyone else is told it does not
 //! exist, as for an id that was never issued.
 
+use tool_core::agent::RunState;
 use tool_core::approval::Decision;
 use tool_core::{Actor, Proposal, ProposalId, ToolOutput};
 
+use crate::app::approvals::{NOT_APPLIED, held_words};
 use crate::app::{Host, HostError};
-use crate::store::{CallOutcome, now};
+use crate::store::CallOutcome;
 
 /// The reason a withdrawal records: the requester took the call back.
 pub const WITHDRAWN: &str = "withdrawn by its requester";
@@ -68,6 +70,9 @@ pub struct CallTask {
     pub updated_at: i64,
     /// Where it stands.
     pub state: CallTaskState,
+    /// Why it is held for an approver other than the caller, and what
+    /// the caller had read, when it is ([`held_words`]).
+    pub held: Option<String>,
 }
 
 impl CallTask {
@@ -75,6 +80,7 @@ impl CallTask {
     pub fn waiting(proposal: Proposal) -> CallTask {
         let created_at = i64::try_from(proposal.created_at()).unwrap_or(i64::MAX);
         CallTask {
+            held: held_words(&proposal, None),
             proposal,
             created_at,
             updated_at: created_at,
@@ -94,8 +100,12 @@ impl CallTask {
                     .map(|change| format!("{}: {} → {}", change.field, change.replaces, change.new))
                     .collect::<Vec<_>>()
                     .join("; ");
+                let held = self
+                    .held
+                    .as_ref()
+                    .map_or_else(String::new, |held| format!("; {held}"));
                 format!(
-                    "awaiting a person's approval in the host: {} ({}: {changes})",
+                    "awaiting a person's approval in the host: {} ({}: {changes}){held}",
                     proposal.summary, proposal.record
                 )
             }
@@ -103,7 +113,7 @@ impl CallTask {
                 format!("approved by {approver}; the change is being applied")
             }
             CallTaskState::Applied(_) => format!("applied: {}", proposal.summary),
-            CallTaskState::NotApplied(reason) => format!("approved, but not applied: {reason}"),
+            CallTaskState::NotApplied(reason) => format!("{NOT_APPLIED}: {reason}"),
             CallTaskState::Rejected { approver, reason } => {
                 format!("rejected by {approver}: {reason}")
             }
@@ -125,6 +135,9 @@ impl Host {
     pub async fn call_task(&self, caller: &Actor, id: &str) -> Result<CallTask, HostError> {
         let proposal_id = ProposalId::new(id);
         let stored = self.callers_proposal(caller, &proposal_id).await?;
+        let run = self.store().run(&stored.run).await?;
+        let read = run.as_ref().and_then(|run| run.state.as_ref());
+        let held = held_words(&stored.proposal, read.map(RunState::exposure));
         let proposal = stored.proposal;
         let created_at = i64::try_from(proposal.created_at()).unwrap_or(i64::MAX);
         let mut decided = self.store().decision_at(&proposal_id).await?;
@@ -150,6 +163,7 @@ impl Host {
                 created_at,
                 updated_at: created_at,
                 state: CallTaskState::Waiting,
+                held,
             });
         };
         let (state, updated_at) = match decision {
@@ -187,6 +201,7 @@ impl Host {
             created_at,
             updated_at,
             state,
+            held,
         })
     }
 
@@ -220,11 +235,5 @@ impl Host {
             return Err(unknown());
         }
         Ok(stored)
-    }
-
-    /// Whether a proposal made at `created_at` is past its lifetime.
-    fn expired(&self, created_at: i64) -> bool {
-        let lifetime = i64::try_from(self.lifetime.0.as_secs()).unwrap_or(i64::MAX);
-        now() >= created_at.saturating_add(lifetime)
     }
 }
