@@ -461,12 +461,12 @@ fn mcp_call(
 }
 
 fn every_mcp_call(gate_9: bool) {
-    let world = World::new(gate_9);
     let mut seen = Vec::new();
     for carrier in CARRIERS {
         for way in WAYS_OUT {
-            // One session per scenario, so what one read does not stop the
-            // next: a new session starts with nothing read.
+            // One host per scenario, so what one read does not stop the
+            // next: a caller keeps what it read across its sessions.
+            let world = World::new(gate_9);
             let Some(mut client) = Driver::python_stdio("legacy", &world.host, "admin") else {
                 return;
             };
@@ -494,7 +494,7 @@ fn with_gate_9_off_every_injected_instruction_succeeds_through_mcp() {
 /// starts clean; a 2026-07-28 caller, which has no session, keeps what it
 /// read across connections (its identity, over the window).
 #[test]
-fn over_http_a_session_keeps_its_reads_and_a_caller_without_one_keeps_them_across_connections() {
+fn over_http_a_caller_keeps_its_reads_across_sessions_and_connections() {
     let world = World::new(true);
     let served = world.host.serve();
     let (url, token) = (served.mcp_url(), world.host.token("admin"));
@@ -509,13 +509,14 @@ fn over_http_a_session_keeps_its_reads_and_a_caller_without_one_keeps_them_acros
     assert!(!is_error(&first.call(carrier, arguments.clone())));
     let refused = first.call("probe_url", leak("legacy-1"));
     assert!(text(&refused).contains("is not available"), "{refused}");
+    // A second session of the same caller: the same client holds what the
+    // first read.
     let mut second = connect("legacy").unwrap();
-    let allowed = second.call("probe_url", leak("legacy-2"));
+    let refused = second.call("probe_url", leak("legacy-2"));
     assert!(
-        !is_error(&allowed),
-        "a new session has read nothing: {allowed}"
+        text(&refused).contains("is not available"),
+        "a new session starts with what its caller read: {refused}"
     );
-    assert_eq!(world.collected(), ["leak=legacy-2"]);
 
     let mut reader = connect("auto").unwrap();
     assert_eq!(reader.send(json!({"op": "info"}))["protocol"], "2026-07-28");
@@ -527,5 +528,68 @@ fn over_http_a_session_keeps_its_reads_and_a_caller_without_one_keeps_them_acros
         text(&refused).contains("is not available"),
         "the caller read untrusted content a moment ago: {refused}"
     );
-    assert_eq!(world.collected(), ["leak=legacy-2"]);
+    assert!(world.collected().is_empty(), "{:?}", world.collected());
+}
+
+/// The ways a client could choose where its reads are kept after reading
+/// the planted page: a made-up `Mcp-Session-Id` on a sessionless request,
+/// a session the server issued to another caller, a second session of the
+/// same caller. With gate 9 on, each probe is refused; with it off, each
+/// reaches the site, so the suite can fail. (That two callers presenting
+/// one session id share nothing is `single_calls.rs`'s, at the app layer.)
+fn ways_to_choose_a_scope(gate_9: bool) -> Vec<String> {
+    let world = World::new(gate_9);
+    let served = world.host.serve();
+    let url = served.mcp_url();
+    let (admin, ops) = (world.host.token("admin"), world.host.token("ops"));
+    let leak = |tag: &str| way_out(WayOut::Egress, &world.base, tag).1;
+    let instruction = world.instruction(WayOut::Egress, "scope");
+    let (carrier, arguments) = world.plant(Carrier::PageBody, &instruction);
+    let call = |token: &str, name: &str, arguments: Value, claimed: Option<&str>| {
+        world.runtime.block_on(mcp_support::raw::stateless_call(
+            &url, token, name, arguments, claimed,
+        ))
+    };
+    let session = |token: &str| {
+        world
+            .runtime
+            .block_on(mcp_support::raw::Session::open(&served, token, &[]))
+    };
+    let ops_session = session(&ops);
+
+    // admin reads the planted page, with no session.
+    assert!(!is_error(&call(&admin, carrier, arguments, None)));
+    let mut answers = vec![
+        call(&admin, "probe_url", leak("made-up"), Some("made-up-1")),
+        call(
+            &admin,
+            "probe_url",
+            leak("borrowed"),
+            Some(ops_session.id()),
+        ),
+    ];
+    let mut second = session(&admin);
+    let answer = world.runtime.block_on(second.request(
+        "tools/call",
+        json!({"name": "probe_url", "arguments": leak("second-session")}),
+    ));
+    answers.push(answer["result"].clone());
+    for answer in &answers {
+        let refused = text(answer).contains("is not available");
+        assert_eq!(refused, gate_9, "{answer}");
+    }
+    world.collected()
+}
+
+#[test]
+fn with_gate_9_on_a_client_cannot_choose_where_its_reads_are_kept() {
+    assert!(ways_to_choose_a_scope(true).is_empty());
+}
+
+#[test]
+fn with_gate_9_off_every_way_to_choose_a_scope_reaches_the_site() {
+    assert_eq!(
+        ways_to_choose_a_scope(false),
+        ["leak=made-up", "leak=borrowed", "leak=second-session"]
+    );
 }

@@ -93,7 +93,7 @@ async fn a_proposal_is_stored_and_approved_once() {
 /// follow them from call to call; a session keeps its own; another caller
 /// has read nothing.
 #[tokio::test]
-async fn what_a_caller_read_follows_it_by_session_or_by_identity() {
+async fn what_a_caller_read_follows_it_into_every_session_of_its_own() {
     let demo = Demo::new().await;
     let host = &demo.host;
     for (key, value) in [
@@ -138,8 +138,13 @@ async fn what_a_caller_read_follows_it_by_session_or_by_identity() {
     };
     // Before anything is read, the probe passes the gates (the site on
     // port 9 does not answer: the tool's own error, not a refusal; an error
-    // the tool wrote counts as read, so this is a session of its own).
-    let before = call(&admin, "probe_url", CallScope::Session("s-0".into())).await;
+    // the tool wrote counts as read, so this is a caller of its own).
+    // Asked as another administrator, whose reads are its own.
+    let clara_admin = tool_core::Actor {
+        id: "clara".into(),
+        admin: true,
+    };
+    let before = call(&clara_admin, "probe_url", CallScope::Session("s-0".into())).await;
     assert!(!refused_by_exposure(&before), "{before:?}");
 
     call(&admin, "fetch_logs", CallScope::Stateless)
@@ -154,24 +159,30 @@ async fn what_a_caller_read_follows_it_by_session_or_by_identity() {
     };
     assert_eq!(raised_by.tool, "fetch_logs");
 
-    // A session has read nothing of what the caller read outside it, and
-    // another caller nothing at all.
+    // A session starts with what its caller read (never lower), and
+    // another caller has read nothing at all.
     let in_session = call(&admin, "probe_url", CallScope::Session("s-1".into())).await;
-    assert!(!refused_by_exposure(&in_session), "{in_session:?}");
+    assert!(refused_by_exposure(&in_session), "{in_session:?}");
     let other = call(&ops, "probe_url", CallScope::Stateless).await;
     assert!(!refused_by_exposure(&other), "{other:?}");
     assert!(
         !matches!(other, Err(CallError::Tool(ToolError::Refused { .. }))),
         "ops passes every other gate: {other:?}"
     );
-    // What the session reads stays in the session.
-    call(&admin, "fetch_logs", CallScope::Session("s-1".into()))
+    // What a session reads, its caller has read: another session of the
+    // same caller starts with it; one of the same id presented by
+    // another caller shares nothing.
+    call(&ops, "fetch_logs", CallScope::Session("s-3".into()))
         .await
         .unwrap();
-    let in_session = call(&admin, "probe_url", CallScope::Session("s-1".into())).await;
-    assert!(refused_by_exposure(&in_session), "{in_session:?}");
-    let other_session = call(&admin, "probe_url", CallScope::Session("s-2".into())).await;
-    assert!(!refused_by_exposure(&other_session), "{other_session:?}");
+    let ops_again = call(&ops, "probe_url", CallScope::Session("s-4".into())).await;
+    assert!(refused_by_exposure(&ops_again), "{ops_again:?}");
+    let nils = tool_core::Actor {
+        id: "nils".into(),
+        admin: true,
+    };
+    let same_id = call(&nils, "probe_url", CallScope::Session("s-3".into())).await;
+    assert!(!refused_by_exposure(&same_id), "{same_id:?}");
 }
 
 #[tokio::test]

@@ -127,18 +127,28 @@ impl McpServer {
         }
     }
 
-    /// Where this request's reads are kept: the stdio connection, the HTTP
-    /// session rmcp checked (`Mcp-Session-Id`), or, with no session
-    /// (2026-07-28), the caller over a window.
-    fn scope(&self, cx: &RequestContext<RoleServer>) -> CallScope {
+    /// Where this request's reads are kept, as the server decides it: the
+    /// stdio connection, or an HTTP session (`Mcp-Session-Id`) only when
+    /// this server issued it and keeps it still; a header it did not issue
+    /// (rmcp's stateless path checks none) changes nothing. The caller's
+    /// own exposure applies in every case ([`CallScope`]).
+    async fn scope(&self, cx: &RequestContext<RoleServer>) -> CallScope {
         match &self.identity {
             Identity::Fixed(_, _, session) => CallScope::Session(session.clone()),
-            Identity::PerRequest => cx
-                .extensions
-                .get::<axum::http::request::Parts>()
-                .and_then(|parts| parts.headers.get("mcp-session-id"))
-                .and_then(|id| id.to_str().ok())
-                .map_or(CallScope::Stateless, |id| CallScope::Session(id.to_owned())),
+            Identity::PerRequest => {
+                let claimed = cx
+                    .extensions
+                    .get::<axum::http::request::Parts>()
+                    .and_then(|parts| parts.headers.get("mcp-session-id"))
+                    .and_then(|id| id.to_str().ok());
+                let Some(id) = claimed else {
+                    return CallScope::Stateless;
+                };
+                match self.host.mcp_session(id).await {
+                    Ok(Some(_)) => CallScope::Session(id.to_owned()),
+                    _ => CallScope::Stateless,
+                }
+            }
         }
     }
 
@@ -376,7 +386,7 @@ impl ServerHandler for McpServer {
             }
             None => (None, None),
         };
-        let scope = self.scope(&cx);
+        let scope = self.scope(&cx).await;
         // Boxed: the call's future is kilobytes, and the handler's future
         // (the largest of every method's, as rmcp spawns it for each
         // request) is copied whole into its task and again as it runs.

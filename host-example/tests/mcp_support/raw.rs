@@ -108,3 +108,51 @@ impl Session {
         self.post(message).await.1
     }
 }
+
+/// One 2026-07-28 stateless `tools/call` of `name` with `arguments` at the
+/// MCP endpoint `url` as `token`'s user, sending `claimed` as its
+/// `Mcp-Session-Id` when given (a header the client chose: made up, or a
+/// session another caller was issued); the answer's `result`.
+pub async fn stateless_call(
+    url: &str,
+    token: &str,
+    name: &str,
+    arguments: Value,
+    claimed: Option<&str>,
+) -> Value {
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {
+            "name": name,
+            "arguments": arguments,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+                "io.modelcontextprotocol/clientCapabilities": {}
+            }
+        }
+    });
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", name)
+        .body(body.to_string());
+    if let Some(id) = claimed {
+        request = request.header("mcp-session-id", id);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    let text = response.text().await.unwrap();
+    assert!(status.is_success(), "{status}: {text}");
+    let answer = text
+        .lines()
+        .map(|line| line.strip_prefix("data:").unwrap_or(line).trim())
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|message| message["id"] == json!(1))
+        .unwrap_or_else(|| panic!("no answer: {text}"));
+    answer["result"].clone()
+}

@@ -63,14 +63,20 @@ pub struct Settings {
 /// host when they end, so an idle one is let go after a day.
 pub const SESSION_EXPOSURE_IDLE: Duration = Duration::from_secs(24 * 60 * 60);
 
-/// Where one caller's reads are kept: the MCP session of a protocol
-/// revision that has sessions (2025-11-25 and older, and each stdio
-/// connection), else the caller's identity over a window.
+/// Where one caller's reads are kept, as the server decided it (never as
+/// a client claims it): always the caller's identity over the
+/// `exposure_window`, on every revision; a session the server itself
+/// issued (a stdio connection, an HTTP session rmcp validated) adds its
+/// own on top, so a session's exposure is never lower than its caller's.
+/// Every key names the caller: two callers presenting one session id
+/// share nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CallScope {
-    /// One session: a stdio connection, or an HTTP session's id.
+    /// A session the server issued: a stdio connection, or an HTTP
+    /// session it created and still keeps.
     Session(String),
-    /// No session (2026-07-28): the caller's calls over the window.
+    /// No session (2026-07-28), or none the server issued: the caller's
+    /// calls over the window.
     Stateless,
 }
 
@@ -415,22 +421,29 @@ impl Host {
         control: CallControl,
     ) -> Result<(Outcome, Option<CallProposal>), CallError> {
         let CallControl { cancel, progress } = control;
-        let key = match scope {
-            CallScope::Session(id) => format!("session:{id}"),
-            CallScope::Stateless => format!("caller:{}", actor.id),
-        };
+        let caller_key = format!("caller:{}", actor.id);
         // The settings generation and the caller's exposure in one read.
-        let state = self.store().call_state(&key).await?;
+        let state = self.store().call_state(&caller_key).await?;
         let settings = self.call_settings_at(state.generation).await?;
         let grant = self.grant_under(actor, &settings);
-        let window = match scope {
-            CallScope::Session(_) => SESSION_EXPOSURE_IDLE,
-            CallScope::Stateless => settings.exposure_window,
+        let window = settings.exposure_window;
+        let caller_read = state.exposure(window)?;
+        // A session adds what it read: never less than its caller's.
+        let session = match scope {
+            CallScope::Session(id) => {
+                let key = format!("session:{}:{id}", actor.id);
+                let read = self.store().exposure(&key, SESSION_EXPOSURE_IDLE).await?;
+                Some((key, read))
+            }
+            CallScope::Stateless => None,
         };
-        let read = state.exposure(window)?;
+        let mut read = caller_read.exposure.clone();
+        if let Some((_, session_read)) = &session {
+            let _ = read.absorb(&session_read.exposure);
+        }
         let mut cx = self.context(run, actor).with_cancel(cancel);
-        if !read.exposure.is_empty() {
-            cx = cx.with_exposure(Arc::new(read.exposure.clone()));
+        if !read.is_empty() {
+            cx = cx.with_exposure(Arc::new(read.clone()));
         }
         if let Some(progress) = progress {
             cx = cx.with_progress_sink(progress);
@@ -441,22 +454,35 @@ impl Host {
         let declaration = self.registry().get(tool).map(|t| t.declaration());
         // The exposure is raised in a transaction of its own before the
         // call's rows: a rise whose call is then not recorded only makes
-        // the caller's next calls more restricted, never less.
+        // the caller's next calls more restricted, never less. The
+        // caller's and the session's are each raised.
         let exposure = match declaration {
             Some(declaration)
                 if exposure::brings_in(&outcome)
-                    && read
-                        .exposure
-                        .raised_by(declaration.data, declaration.content) =>
+                    && read.raised_by(declaration.data, declaration.content) =>
             {
-                let mut raised = read.exposure.clone();
+                let mut raised = read.clone();
                 let _ = raised.record_result(declaration, &run.0);
-                self.store().raise_exposure(&key, &raised, window).await?;
+                self.store()
+                    .raise_exposure(&caller_key, &raised, window)
+                    .await?;
+                if let Some((key, _)) = &session {
+                    self.store()
+                        .raise_exposure(key, &raised, SESSION_EXPOSURE_IDLE)
+                        .await?;
+                }
                 raised
             }
             _ => {
-                self.store().touch_exposure(&key, read.seen_at).await?;
-                read.exposure
+                self.store()
+                    .touch_exposure(&caller_key, caller_read.seen_at)
+                    .await?;
+                if let Some((key, session_read)) = &session {
+                    self.store()
+                        .touch_exposure(key, session_read.seen_at)
+                        .await?;
+                }
+                read
             }
         };
         let outcome = outcome?;
