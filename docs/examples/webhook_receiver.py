@@ -14,6 +14,7 @@
 import hashlib
 import hmac
 import http.server
+import json
 import os
 import sys
 import time
@@ -56,8 +57,10 @@ class Receiver(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             print(f"refused: {refused}", flush=True)
             return
-        # Host-Webhook-Id is the same on every attempt: skip one already seen.
-        print(self.headers.get("Host-Webhook-Id"), self.headers.get("Host-Webhook-Event"), flush=True)
+        # The event's id is the same on every attempt: skip one already
+        # seen. Taken from the signed body, not the (unsigned) header.
+        event = json.loads(body)
+        print(event["id"], event["type"], flush=True)
         self.send_response(204)
         self.end_headers()
 

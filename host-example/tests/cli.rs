@@ -601,6 +601,29 @@ fn webhooks_set_shows_the_secret_once_and_never_again() {
     ]);
     assert_eq!(code, 1);
     assert_one_line_error(&err);
+    // Loopback only once the local network is allowed.
+    let (code, _, err) = host.run(&[
+        "--user",
+        "admin",
+        "webhooks",
+        "set",
+        "team",
+        "http://127.0.0.1:9/hook",
+        "--events",
+        "proposal.created",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("allow_local_network"), "{err}");
+    let allow = r#"{"allow_local_network": true}"#;
+    let (code, _, err) = host.run(&[
+        "--user",
+        "admin",
+        "settings",
+        "set",
+        "webhook_targets",
+        allow,
+    ]);
+    assert_eq!(code, 0, "{err}");
     let (code, out, err) = host.run(&[
         "--user",
         "admin",

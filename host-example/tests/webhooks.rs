@@ -186,6 +186,11 @@ impl Fixture {
                 .set_setting("tools", r#"{"update_page_metadata": {"state": "enabled"}}"#)
                 .await
                 .unwrap();
+            // The receivers are on loopback.
+            store
+                .set_setting("webhook_targets", r#"{"allow_local_network": true}"#)
+                .await
+                .unwrap();
             (Host::new(store.clone()).unwrap(), store)
         });
         Some(Fixture {
@@ -204,7 +209,7 @@ impl Fixture {
             .runtime
             .block_on(
                 self.host
-                    .put_webhook("admin", name, &receiver.url(), &events, None),
+                    .put_webhook("admin", name, &receiver.url(), &events, None, None),
             )
             .unwrap();
         let secret = saved.new_secret.expect("a new webhook gets a secret");
@@ -447,11 +452,14 @@ fn webhooks_are_an_administrators_setting_and_the_secret_is_not_shown_again() {
     let fx = Fixture::new(&model);
     let receiver = Receiver::up();
     let events = vec!["proposal.created".to_owned()];
-    let refused =
-        fx.runtime.block_on(
-            fx.host
-                .put_webhook("petra", "mine", &receiver.url(), &events, None),
-        );
+    let refused = fx.runtime.block_on(fx.host.put_webhook(
+        "petra",
+        "mine",
+        &receiver.url(),
+        &events,
+        None,
+        None,
+    ));
     assert!(
         matches!(refused, Err(HostError::NotAdmin { .. })),
         "{refused:?}"
@@ -462,6 +470,7 @@ fn webhooks_are_an_administrators_setting_and_the_secret_is_not_shown_again() {
         "ftp://example.com/",
         &events,
         None,
+        None,
     ));
     assert!(matches!(refused, Err(HostError::Invalid(_))), "{refused:?}");
     let refused = fx.runtime.block_on(fx.host.put_webhook(
@@ -469,6 +478,7 @@ fn webhooks_are_an_administrators_setting_and_the_secret_is_not_shown_again() {
         "team",
         &receiver.url(),
         &["proposal.maybe".to_owned()],
+        None,
         None,
     ));
     assert!(matches!(refused, Err(HostError::Invalid(_))), "{refused:?}");
@@ -489,6 +499,7 @@ fn webhooks_are_an_administrators_setting_and_the_secret_is_not_shown_again() {
             "team",
             &receiver.url(),
             &["proposal.decided".to_owned()],
+            None,
             None,
         ))
         .unwrap();
@@ -513,6 +524,14 @@ fn webhooks_are_an_administrators_setting_and_the_secret_is_not_shown_again() {
 #[test]
 fn the_settings_page_sets_a_webhook_without_showing_its_secret_back() {
     let host = mcp_support::Host::new();
+    host.run(&[
+        "--user",
+        "admin",
+        "settings",
+        "set",
+        "webhook_targets",
+        r#"{"allow_local_network": true}"#,
+    ]);
     let server = host.serve();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let fields = "name=team&url=http%3A%2F%2F127.0.0.1%3A9%2Fhook&event=proposal.created\

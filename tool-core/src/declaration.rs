@@ -102,6 +102,24 @@ pub enum DataClass {
     Personal,
 }
 
+impl std::str::FromStr for DataClass {
+    type Err = String;
+
+    /// The class as [`Display`](fmt::Display) writes it; anything else
+    /// is refused with the four names.
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text.trim() {
+            "public" => Ok(DataClass::Public),
+            "internal" => Ok(DataClass::Internal),
+            "confidential" => Ok(DataClass::Confidential),
+            "personal" => Ok(DataClass::Personal),
+            other => Err(format!(
+                "`{other}` is not a data class: public, internal, confidential or personal"
+            )),
+        }
+    }
+}
+
 impl fmt::Display for DataClass {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

@@ -175,6 +175,12 @@ pub struct Proposal {
     /// proposal needs an approver other than the person whose run asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     exposure_hold: Option<crate::exposure::RaisedBy>,
+    /// The most sensitive class its values may carry, stamped by the
+    /// registry: the tool's declared class, or what the run had read when
+    /// it proposed (gate 9), whichever is higher. Absent in proposals
+    /// stored before it existed: read as the strictest (fails closed).
+    #[serde(default)]
+    data: crate::DataClass,
 }
 
 impl Proposal {
@@ -193,7 +199,16 @@ impl Proposal {
             changes,
             summary: summary.into(),
             exposure_hold: None,
+            data: crate::DataClass::default(),
         }
+    }
+
+    /// The most sensitive class of data its values may carry: the
+    /// proposing tool's declared class, or the class of what its run had
+    /// read when it proposed, whichever is higher. A host that shows or
+    /// sends its values somewhere with a lower ceiling leaves them out.
+    pub fn data_class(&self) -> crate::DataClass {
+        self.data
     }
 
     /// The call whose untrusted content makes this proposal need an
@@ -233,11 +248,18 @@ impl Proposal {
 
     /// Stamps what only the registry may say about a proposal.
     #[cfg(feature = "host")]
-    pub(crate) fn stamped(mut self, id: ProposalId, tool: &str, arguments: Value) -> Self {
+    pub(crate) fn stamped(
+        mut self,
+        id: ProposalId,
+        tool: &str,
+        arguments: Value,
+        data: crate::DataClass,
+    ) -> Self {
         self.id = id;
         self.tool = tool.to_owned();
         self.arguments = arguments;
         self.created_at = unix_now();
+        self.data = data;
         self
     }
 

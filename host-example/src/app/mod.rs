@@ -95,6 +95,8 @@ pub struct Host {
     leases: Arc<worker::Leases>,
     /// The kinds of background job it runs.
     job_kinds: worker::JobKinds,
+    /// Looks up webhooks' host names at every delivery.
+    webhook_resolver: Arc<dyn webhooks::target::WebhookResolver>,
 }
 
 impl Host {
@@ -159,7 +161,18 @@ impl Host {
             lifetime: ProposalLifetime(DEFAULT_PROPOSAL_LIFETIME),
             leases: worker::Leases::new(),
             job_kinds: worker::by_name(job_kinds::kinds()),
+            webhook_resolver: Arc::new(webhooks::target::SystemResolver),
         }
+    }
+
+    /// Looks webhooks' host names up with `resolver` instead of the
+    /// system's (a test's, which answers without the network).
+    pub fn with_webhook_resolver(
+        mut self,
+        resolver: Arc<dyn webhooks::target::WebhookResolver>,
+    ) -> Self {
+        self.webhook_resolver = resolver;
+        self
     }
 
     /// Sets how long a proposal waits for a decision before it expires.

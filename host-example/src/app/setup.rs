@@ -15,7 +15,7 @@ use tool_core::{Actor, RunId, ToolContext};
 
 use crate::app::skills::{self, LoadedSkills};
 use crate::app::{Host, HostError, site_of};
-use crate::model::{ModelConfig, OpenAiClient};
+use crate::model::{HostSecrets, ModelConfig, OpenAiClient};
 use crate::store::{AuditEntry, RunNote, RunRequest};
 
 /// What a run may be started with ([`Host::run_choices`]).
@@ -174,7 +174,29 @@ impl Host {
                 None => HostError::NoModel,
                 Some(name) => HostError::UnknownModel(name.to_owned()),
             })?;
-        Ok(OpenAiClient::new(config)?)
+        Ok(OpenAiClient::new(config)?.with_secrets(self.secrets().await?))
+    }
+
+    /// The host's own secrets, which nothing it relays from a model
+    /// provider may carry: every configured model's API key, every
+    /// webhook's signing secret, the database's password.
+    pub async fn secrets(&self) -> Result<HostSecrets, HostError> {
+        let named = self.store.model_configs().await?.into_values();
+        let keys = self
+            .store
+            .model_config()
+            .await?
+            .into_iter()
+            .chain(named)
+            .filter_map(|config| config.api_key().ok().flatten());
+        let webhooks = self
+            .store
+            .webhooks()
+            .await?
+            .into_iter()
+            .map(|webhook| webhook.secret);
+        let database = self.store.database_password().map(str::to_owned);
+        Ok(HostSecrets::new(keys.chain(webhooks).chain(database)))
     }
 
     /// The context every call of `run` gets, whichever door started it:

@@ -28,6 +28,11 @@ pub enum Command {
         /// standard input.
         #[arg(long)]
         secret_stdin: bool,
+        /// The most sensitive class of a proposal's values its payloads
+        /// carry (public, internal, confidential, personal); values above
+        /// it are left out. Kept when not given; `internal` for a new one.
+        #[arg(long)]
+        data_class: Option<tool_core::DataClass>,
     },
     /// List the webhooks (the secrets' last four characters only).
     #[command(after_help = "Example: host-example --user admin webhooks list")]
@@ -64,6 +69,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             url,
             events,
             secret_stdin,
+            data_class,
         } => {
             let user = context.user("webhooks set")?;
             let secret = if secret_stdin {
@@ -77,7 +83,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
                 None
             };
             let saved = host
-                .put_webhook(user, &name, &url, &events, secret.as_deref())
+                .put_webhook(user, &name, &url, &events, secret.as_deref(), data_class)
                 .await?;
             outln!(
                 "webhook {} = {} for {} (secret {})",

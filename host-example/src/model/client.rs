@@ -11,6 +11,7 @@ use tool_core::export::Provider;
 
 use super::config::ModelConfig;
 use super::retry;
+use super::secrets::HostSecrets;
 use super::wire::{ChatRequest, ChatResponse, WireMessage};
 
 /// How much of a body that is not the expected JSON an error quotes.
@@ -25,6 +26,9 @@ pub struct OpenAiClient {
     endpoint: Url,
     http: reqwest::Client,
     capture_raw: bool,
+    /// Cut out of every error the provider's words reach (its own API key
+    /// always, besides).
+    secrets: HostSecrets,
 }
 
 /// Why a client could not be built from its [`ModelConfig`].
@@ -72,7 +76,16 @@ impl OpenAiClient {
             endpoint,
             http,
             capture_raw: false,
+            secrets: HostSecrets::default(),
         })
+    }
+
+    /// Cuts `secrets` (the host's own: API keys, webhook secrets, the
+    /// database's password) out of every error, beside the redaction of
+    /// tool results and this client's own API key, which are always.
+    pub fn with_secrets(mut self, secrets: HostSecrets) -> Self {
+        self.secrets = secrets;
+        self
     }
 
     /// Keeps each answer's JSON as it came in
@@ -218,7 +231,13 @@ impl Model for OpenAiClient {
     }
 
     async fn complete(&self, request: ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
-        self.send(request).await
+        // Scrubbed here, where it leaves the client: the run's outcome,
+        // its events, what a watcher sees and the `run.failed` webhook all
+        // get it from here.
+        self.send(request).await.map_err(|error| {
+            let own = self.config.api_key().ok().flatten();
+            self.secrets.and(own).scrub_error(error)
+        })
     }
 }
 

@@ -67,7 +67,9 @@
 mod client;
 mod config;
 mod retry;
+mod secrets;
 mod wire;
 
 pub use client::{ClientError, OpenAiClient};
 pub use config::{ApiKeyError, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, ModelConfig};
+pub use secrets::HostSecrets;

@@ -60,6 +60,7 @@ const MIGRATIONS: &[Migration] = &[
     migration!(15, "webhooks", "0015_webhooks"),
     migration!(16, "mcp_sessions", "0016_mcp_sessions"),
     migration!(17, "audit_chain", "0017_audit_chain"),
+    migration!(18, "webhook_data_class", "0018_webhook_data_class"),
 ];
 
 /// The newest schema version this build knows.

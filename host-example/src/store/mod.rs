@@ -91,8 +91,8 @@ pub use values::{
     Distrust, FileChange, FileDigest, OAuthSettings, SkillDigest, UnapprovedSkills, WebOrigin,
 };
 pub use webhooks::{
-    DeliveryStatus, PublicUrl, StoredDelivery, StoredWebhook, WebhookDelivery, new_secret,
-    random_id,
+    DeliveryStatus, PublicUrl, StoredDelivery, StoredWebhook, WebhookDelivery, WebhookTargets,
+    new_secret, random_id,
 };
 
 /// The database used when none is given: `host-example.db` in the working
@@ -137,9 +137,17 @@ pub struct Store {
     /// thread, when they can (SQLite, `durability = "normal"`, a file:
     /// see store/direct.rs).
     direct: Option<Arc<direct::Direct>>,
+    /// The password in the database's URL, if it has one: a secret of the
+    /// host's that nothing it relays may carry.
+    password: Option<Arc<str>>,
 }
 
 impl Store {
+    /// The password in the URL this store was opened with, if any.
+    pub fn database_password(&self) -> Option<&str> {
+        self.password.as_deref()
+    }
+
     /// Opens the database at `url`, migrates it to this build's schema and
     /// seeds it on first use. Two processes opening one database at once
     /// migrate and seed it once: both steps hold the write lock.
@@ -205,6 +213,9 @@ impl Store {
             chain: None,
             kept: Arc::default(),
             direct: None,
+            password: reqwest::Url::parse(url)
+                .ok()
+                .and_then(|url| url.password().map(Arc::from)),
         };
         migrate::run(&store).await?;
         seed::run(&store).await?;

@@ -18,7 +18,7 @@ use tool_core::skills::TrustLevel;
 use super::browser_sessions::SessionLifetimes;
 use super::budgets::Budgets;
 use super::jobs::WorkerSettings;
-use super::webhooks::{PublicUrl, WebhookDelivery};
+use super::webhooks::{PublicUrl, WebhookDelivery, WebhookTargets};
 use super::{Durability, OAuthSettings, UnapprovedSkills, WebOrigin};
 use super::{Store, StoreError, now};
 use crate::model::ModelConfig;
@@ -85,6 +85,10 @@ pub enum SettingKey {
     /// "backoff_seconds": [10, 30, 120, 600, 1800, 3600, 10800],
     /// "timeout_seconds": 10}` (the default).
     WebhookDelivery,
+    /// Where webhooks may be pointed: `{"allow_local_network": false}`
+    /// (the default): never link-local or metadata addresses; loopback
+    /// and private ones only when allowed.
+    WebhookTargets,
     /// The background worker: `{"concurrency": 2, "lease_seconds": 30}`
     /// (the default): jobs one process runs at once, and how long a
     /// process's hold on a job or a run lasts unless renewed. Read at every
@@ -116,7 +120,7 @@ impl<'de> serde::Deserialize<'de> for ExposureWindowMinutes {
 
 impl SettingKey {
     /// Every setting, in the order `settings show` lists them.
-    pub const ALL: [SettingKey; 21] = [
+    pub const ALL: [SettingKey; 22] = [
         SettingKey::Groups,
         SettingKey::Tools,
         SettingKey::Sites,
@@ -137,6 +141,7 @@ impl SettingKey {
         SettingKey::BrowserSessions,
         SettingKey::PublicUrl,
         SettingKey::WebhookDelivery,
+        SettingKey::WebhookTargets,
         SettingKey::Worker,
     ];
 
@@ -163,6 +168,7 @@ impl SettingKey {
             SettingKey::BrowserSessions => "browser_sessions",
             SettingKey::PublicUrl => "public_url",
             SettingKey::WebhookDelivery => "webhook_delivery",
+            SettingKey::WebhookTargets => "webhook_targets",
             SettingKey::Worker => "worker",
         }
     }
@@ -200,6 +206,7 @@ impl SettingKey {
             SettingKey::Durability => serde_json::to_value(Durability::default()),
             SettingKey::BrowserSessions => serde_json::to_value(SessionLifetimes::default()),
             SettingKey::WebhookDelivery => serde_json::to_value(WebhookDelivery::default()),
+            SettingKey::WebhookTargets => serde_json::to_value(WebhookTargets::default()),
             SettingKey::Worker => serde_json::to_value(WorkerSettings::default()),
         };
         value.expect("defaults serialize")
@@ -234,6 +241,7 @@ impl SettingKey {
             SettingKey::BrowserSessions => canonical::<SessionLifetimes>(value),
             SettingKey::PublicUrl => canonical::<Option<PublicUrl>>(value),
             SettingKey::WebhookDelivery => canonical::<WebhookDelivery>(value),
+            SettingKey::WebhookTargets => canonical::<WebhookTargets>(value),
             SettingKey::Worker => canonical::<WorkerSettings>(value),
         }
     }

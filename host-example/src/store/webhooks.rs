@@ -6,6 +6,7 @@
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use sqlx::any::AnyRow;
 use sqlx::{Any, Row, Transaction};
+use tool_core::DataClass;
 
 use super::jobs::{NewJob, insert_job};
 use super::users::hex;
@@ -22,6 +23,9 @@ pub struct StoredWebhook {
     pub secret: String,
     /// The event types it is sent.
     pub events: Vec<String>,
+    /// The most sensitive class of values its payloads carry; values
+    /// above it are left out.
+    pub data_class: DataClass,
     /// When it was added (seconds since the Unix epoch).
     pub created_at: i64,
     /// When it was last changed.
@@ -134,18 +138,21 @@ impl Store {
         url: &str,
         secret: &str,
         events: &[String],
+        data_class: DataClass,
     ) -> Result<(), StoreError> {
         let events = serde_json::to_string(events).unwrap_or_else(|_| "[]".to_owned());
         sqlx::query(
-            "INSERT INTO webhooks (name, url, secret, events, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $5)
+            "INSERT INTO webhooks (name, url, secret, events, data_class, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $6)
              ON CONFLICT (name) DO UPDATE SET url = excluded.url, secret = excluded.secret,
-                 events = excluded.events, updated_at = excluded.updated_at",
+                 events = excluded.events, data_class = excluded.data_class,
+                 updated_at = excluded.updated_at",
         )
         .bind(name)
         .bind(url)
         .bind(secret)
         .bind(events)
+        .bind(data_class.to_string())
         .bind(now())
         .execute(&self.pool)
         .await?;
@@ -155,7 +162,8 @@ impl Store {
     /// Every webhook, by name.
     pub async fn webhooks(&self) -> Result<Vec<StoredWebhook>, StoreError> {
         let rows = sqlx::query(
-            "SELECT name, url, secret, events, created_at, updated_at FROM webhooks ORDER BY name",
+            "SELECT name, url, secret, events, data_class, created_at, updated_at FROM webhooks
+             ORDER BY name",
         )
         .fetch_all(&self.pool)
         .await?;
@@ -168,11 +176,17 @@ impl Store {
                         what: format!("webhook `{name}`'s events"),
                         reason: error.to_string(),
                     })?;
+                let class: String = row.try_get("data_class")?;
+                let data_class = class.parse().map_err(|reason| StoreError::Corrupt {
+                    what: format!("webhook `{name}`'s data class"),
+                    reason,
+                })?;
                 Ok(StoredWebhook {
                     name,
                     url: row.try_get("url")?,
                     secret: row.try_get("secret")?,
                     events,
+                    data_class,
                     created_at: row.try_get("created_at")?,
                     updated_at: row.try_get("updated_at")?,
                 })
@@ -196,25 +210,25 @@ impl Store {
         Ok(removed > 0)
     }
 
-    /// Queues the event `event_id` of type `event`, sent as `body`, for
-    /// each of `webhooks`, due now, in one transaction; how many.
+    /// Queues the event `event_id` of type `event` for each `(webhook,
+    /// body)` of `deliveries` (each webhook its own body: what its data
+    /// class lets it carry), due now, in one transaction; how many.
     ///
     /// `pass` is the job that will deliver them, stored in the same
     /// transaction unless a queued job of its kind is due by then already.
     pub async fn enqueue_deliveries(
         &self,
-        webhooks: &[String],
+        deliveries: &[(String, String)],
         event_id: &str,
         event: &str,
-        body: &str,
         pass: &NewJob,
     ) -> Result<usize, StoreError> {
-        if webhooks.is_empty() {
+        if deliveries.is_empty() {
             return Ok(0);
         }
         let at = now();
         let mut tx = self.begin_write().await?;
-        for webhook in webhooks {
+        for (webhook, body) in deliveries {
             sqlx::query(
                 "INSERT INTO webhook_deliveries (id, webhook, event_id, event, body, status,
                      attempts, next_attempt_at, created_at, updated_at)
@@ -231,7 +245,7 @@ impl Store {
         }
         schedule_in(&mut tx, pass).await?;
         tx.commit().await?;
-        Ok(webhooks.len())
+        Ok(deliveries.len())
     }
 
     /// Stores `pass`, the job that delivers what is due, unless a queued
@@ -462,7 +476,26 @@ impl<'de> serde::Deserialize<'de> for PublicUrl {
     }
 }
 
+/// Where webhooks may be pointed (setting `webhook_targets`): link-local
+/// and cloud metadata addresses never; loopback and private ranges only
+/// with `allow_local_network` (off by default, as GitLab's "allow
+/// requests to the local network from webhooks").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookTargets {
+    /// Whether loopback and private addresses may receive webhooks.
+    pub allow_local_network: bool,
+}
+
 impl Store {
+    /// The `webhook_targets` setting.
+    pub async fn webhook_targets(&self) -> Result<WebhookTargets, StoreError> {
+        Ok(self
+            .setting(super::SettingKey::WebhookTargets)
+            .await?
+            .unwrap_or_default())
+    }
+
     /// The `webhook_delivery` setting.
     pub async fn webhook_delivery(&self) -> Result<WebhookDelivery, StoreError> {
         Ok(self

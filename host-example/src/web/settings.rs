@@ -154,6 +154,11 @@ const CONCERNS: &[Concern] = &[
                 input: Input::Json,
                 help: r#"{"attempts": 8, "backoff_seconds": [10, 30, 120, 600, 1800, 3600, 10800], "timeout_seconds": 10}"#,
             },
+            Field {
+                key: SettingKey::WebhookTargets,
+                input: Input::Json,
+                help: r#"{"allow_local_network": false}: loopback and private addresses only when true; link-local and cloud metadata addresses never"#,
+            },
         ],
     },
 ];

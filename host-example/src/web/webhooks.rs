@@ -12,8 +12,10 @@ use axum::response::{IntoResponse, Redirect, Response};
 use maud::{Markup, html};
 
 use super::WebState;
-use super::layout::{csrf_field, when};
+use super::layout::{self, csrf_field, when};
 use super::session::{self, Admin, SignedIn};
+use tool_core::DataClass;
+
 use crate::app::HostError;
 use crate::app::webhooks::WebhookEvent;
 
@@ -31,13 +33,14 @@ pub(super) async fn section(state: &WebState, user: &SignedIn) -> Markup {
                 Err(error) => p.problem { (error) },
                 Ok(webhooks) if webhooks.is_empty() => p { "No webhook is set." },
                 Ok(webhooks) => table {
-                    thead { tr { th { "Name" } th { "URL" } th { "Events" } th { "Secret" } th { "" } } }
+                    thead { tr { th { "Name" } th { "URL" } th { "Events" } th { "Values up to" } th { "Secret" } th { "" } } }
                     tbody {
                         @for webhook in webhooks {
                             tr data-webhook=(webhook.name) {
                                 td { (webhook.name) }
                                 td { code { (webhook.url) } }
                                 td { (webhook.events.join(", ")) }
+                                td { (webhook.data_class) }
                                 td { (webhook.secret_hint) }
                                 td {
                                     form.inline method="post" action={"/settings/webhooks/" (webhook.name) "/remove"} {
@@ -63,6 +66,15 @@ pub(super) async fn section(state: &WebState, user: &SignedIn) -> Markup {
                         " "
                     }
                 }
+                label { "Values up to (a proposal's values above this class are left out; empty: kept, or internal for a new one) "
+                    select name="data_class" {
+                        option value="" { "—" }
+                        @for class in ["public", "internal", "confidential", "personal"] {
+                            option value=(class) { (class) }
+                        }
+                    }
+                }
+                " "
                 label { "Secret (empty: the host makes one, or a changed webhook keeps its own) "
                     input name="secret" type="password" autocomplete="new-password" minlength="16";
                 }
@@ -119,6 +131,10 @@ pub(super) async fn save(
         .collect();
     let name = value("name");
     let secret = value("secret");
+    let data_class = match parse_class(&value("data_class")) {
+        Ok(class) => class,
+        Err(problem) => return layout::failure(&problem),
+    };
     let saved = state
         .host
         .put_webhook(
@@ -127,6 +143,7 @@ pub(super) async fn save(
             &value("url"),
             &events,
             Some(secret.as_str()).filter(|s| !s.is_empty()),
+            data_class,
         )
         .await;
     match saved {
@@ -180,4 +197,12 @@ pub(super) async fn retry(
 async fn back(state: &WebState, user: &SignedIn, notice: String) -> Response {
     session::notify(state, user, notice).await;
     Redirect::to("/settings/webhooks").into_response()
+}
+
+/// A data class as a form names it; `None` for none chosen.
+fn parse_class(text: &str) -> Result<Option<DataClass>, String> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    text.parse().map(Some)
 }

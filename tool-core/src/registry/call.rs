@@ -92,7 +92,9 @@ impl Registry {
                     let call = guarded(name, || propose(&arguments, call_cx));
                     match self.attempt(name, &plan, cx, call).await {
                         Ok(proposal) => {
-                            let stamped = proposal.stamped(ProposalId::fresh(), name, arguments);
+                            let data = values_class(tool.declaration().data, cx);
+                            let stamped =
+                                proposal.stamped(ProposalId::fresh(), name, arguments, data);
                             return Ok(Outcome::Proposed(stamped));
                         }
                         Err(error) => Err(error),
@@ -307,10 +309,12 @@ impl Registry {
             _ => return Err(ApprovalError::Stale),
         };
         // The fresh proposal carries the approved one's id: one decision.
+        let data = proposal.data_class().max(fresh.data_class());
         let fresh = fresh.stamped(
             proposal.id().clone(),
             tool.name(),
             proposal.arguments().clone(),
+            data,
         );
         let output = guarded(tool.name(), || apply(&fresh, cx)).await?;
         // The change is written: failing the call now would tell the model
@@ -342,4 +346,12 @@ impl CallPlan<'_> {
         ceiling: None,
         signal: None,
     };
+}
+
+/// The class a proposal's values may carry: the tool's `declared` class,
+/// or what the run had read (`cx`'s exposure), whichever is higher.
+#[cfg(feature = "host")]
+fn values_class(declared: crate::DataClass, cx: &ToolContext) -> crate::DataClass {
+    cx.exposure()
+        .map_or(declared, |read| declared.max(read.data_class()))
 }

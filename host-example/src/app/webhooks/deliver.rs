@@ -12,8 +12,9 @@
 use std::time::Duration;
 
 use crate::app::webhooks::signature::{EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, sign};
+use crate::app::webhooks::target::{self, WebhookResolver};
 use crate::app::{Host, HostError};
-use crate::store::{StoredDelivery, StoredWebhook, WebhookDelivery, now};
+use crate::store::{StoredDelivery, StoredWebhook, WebhookDelivery, WebhookTargets, now};
 
 /// How long an error from a receiver is kept.
 const ERROR_CHARS: usize = 300;
@@ -34,13 +35,13 @@ impl Host {
     /// Tries every delivery due now, once (see the module docs).
     pub async fn deliver_webhooks(&self) -> Result<DeliveryPass, HostError> {
         let policy = self.store().webhook_delivery().await?;
+        let targets = self.store().webhook_targets().await?;
         let webhooks = self.store().webhooks().await?;
-        let client = reqwest::Client::builder()
-            .timeout(Duration::from_secs(policy.timeout_seconds))
-            // A receiver answers; it does not send the host elsewhere.
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|error| HostError::Invalid(format!("no HTTP client: {error}")))?;
+        let sender = Sender {
+            timeout: Duration::from_secs(policy.timeout_seconds),
+            targets,
+            resolver: self.webhook_resolver.as_ref(),
+        };
         let mut pass = DeliveryPass::default();
         // Each round takes every webhook's oldest pending delivery; the
         // next round the one after it. A webhook whose delivery failed is
@@ -72,7 +73,7 @@ impl Host {
                     continue;
                 }
                 let attempts = delivery.attempts.saturating_add(1);
-                let error = attempt(&client, webhook, &delivery).await.err();
+                let error = sender.attempt(webhook, &delivery).await.err();
                 let retry_at = match &error {
                     Some(_) if attempts < policy.attempts => Some(retry_at(&policy, attempts)),
                     _ => None,
@@ -113,28 +114,54 @@ fn retry_at(policy: &WebhookDelivery, failed: u32) -> i64 {
     now().saturating_add(i64::try_from(policy.backoff(failed)).unwrap_or(i64::MAX))
 }
 
-/// Posts `delivery` to `webhook`, signed now; why it failed, if it did.
-async fn attempt(
-    client: &reqwest::Client,
-    webhook: &StoredWebhook,
-    delivery: &StoredDelivery,
-) -> Result<(), String> {
-    let signature = sign(&webhook.secret, now(), delivery.body.as_bytes());
-    let sent = client
-        .post(&webhook.url)
-        .header(reqwest::header::CONTENT_TYPE, "application/json")
-        .header(SIGNATURE_HEADER, signature)
-        .header(EVENT_ID_HEADER, &delivery.event_id)
-        .header(EVENT_TYPE_HEADER, &delivery.event)
-        .body(delivery.body.clone())
-        .send()
-        .await;
-    match sent {
-        Ok(response) if response.status().is_success() => Ok(()),
-        Ok(response) => Err(format!("the receiver answered {}", response.status())),
-        Err(error) => Err(crate::app::recorder::cut(
-            &format!("not delivered: {error}"),
-            ERROR_CHARS,
-        )),
+/// How a pass sends: each attempt's timeout, and where it may send.
+struct Sender<'a> {
+    timeout: Duration,
+    targets: WebhookTargets,
+    resolver: &'a dyn WebhookResolver,
+}
+
+impl Sender<'_> {
+    /// Posts `delivery` to `webhook`, signed now, to an address of its
+    /// host looked up and checked now ([`target`]); why it failed, if it
+    /// did.
+    async fn attempt(
+        &self,
+        webhook: &StoredWebhook,
+        delivery: &StoredDelivery,
+    ) -> Result<(), String> {
+        let url = reqwest::Url::parse(&webhook.url).map_err(|error| error.to_string())?;
+        let addresses = target::resolve_checked(&url, self.targets, self.resolver)
+            .await
+            .map_err(|why| format!("not sent: {why}"))?;
+        let mut client = reqwest::Client::builder()
+            .timeout(self.timeout)
+            // A receiver answers; it does not send the host elsewhere.
+            .redirect(reqwest::redirect::Policy::none());
+        if let Some(name) = url.host_str() {
+            // Connect to what was checked, not to a second look-up's answer.
+            client = client.resolve_to_addrs(name, &addresses);
+        }
+        let client = client
+            .build()
+            .map_err(|error| format!("no HTTP client: {error}"))?;
+        let signature = sign(&webhook.secret, now(), delivery.body.as_bytes());
+        let sent = client
+            .post(url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header(SIGNATURE_HEADER, signature)
+            .header(EVENT_ID_HEADER, &delivery.event_id)
+            .header(EVENT_TYPE_HEADER, &delivery.event)
+            .body(delivery.body.clone())
+            .send()
+            .await;
+        match sent {
+            Ok(response) if response.status().is_success() => Ok(()),
+            Ok(response) => Err(format!("the receiver answered {}", response.status())),
+            Err(error) => Err(crate::app::recorder::cut(
+                &format!("not delivered: {error}"),
+                ERROR_CHARS,
+            )),
+        }
     }
 }

@@ -8,9 +8,9 @@
 
 use serde_json::{Value, json};
 use tool_core::approval::Decision;
-use tool_core::{Proposal, RunId};
+use tool_core::{DataClass, Proposal, RunId};
 
-use crate::store::{Store, StoreError, random_id};
+use crate::store::{Store, StoreError, StoredWebhook, random_id};
 
 /// What a webhook may be sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,15 +127,15 @@ fn proposal_json(proposal: &Proposal, run: &RunId, requester: &str) -> Value {
 async fn queue(
     store: &Store,
     event: WebhookEvent,
-    mut payload: Value,
+    payload: Value,
     run: &RunId,
+    values: Option<&Values>,
 ) -> Result<usize, StoreError> {
-    let webhooks: Vec<String> = store
+    let webhooks: Vec<StoredWebhook> = store
         .webhooks()
         .await?
         .into_iter()
         .filter(|w| w.events.iter().any(|e| e == event.name()))
-        .map(|w| w.name)
         .collect();
     if webhooks.is_empty() {
         return Ok(0);
@@ -143,18 +143,76 @@ async fn queue(
     let public = store.public_url().await?;
     let link = |path: String| public.as_ref().map(|url| url.join(&path));
     let id = random_id();
-    payload["id"] = json!(id);
-    payload["type"] = json!(event.name());
-    payload["created_at"] = json!(crate::store::now());
-    payload["links"] = json!({
-        "inbox": link("/approvals".to_owned()),
-        "run": (!run.0.starts_with("mcp-")).then(|| link(format!("/runs/{}", run.0))).flatten(),
-    });
-    let body = payload.to_string();
+    let framed = |mut payload: Value| {
+        payload["id"] = json!(id);
+        payload["type"] = json!(event.name());
+        payload["created_at"] = json!(crate::store::now());
+        payload["links"] = json!({
+            "inbox": link("/approvals".to_owned()),
+            "run": (!run.0.starts_with("mcp-")).then(|| link(format!("/runs/{}", run.0))).flatten(),
+        });
+        payload.to_string()
+    };
+    let lean = values.map(|values| framed(values.left_out(&payload)));
+    let full = framed(payload);
+    let deliveries: Vec<(String, String)> = webhooks
+        .into_iter()
+        .map(|webhook| {
+            let body = match (&lean, values) {
+                (Some(lean), Some(values)) if !values.may_go_to(&webhook) => lean.clone(),
+                _ => full.clone(),
+            };
+            (webhook.name, body)
+        })
+        .collect();
     let pass = super::job::pass_at(crate::store::now());
     store
-        .enqueue_deliveries(&webhooks, &id, event.name(), &body, &pass)
+        .enqueue_deliveries(&deliveries, &id, event.name(), &pass)
         .await
+}
+
+/// A proposal's values in a payload, and who may receive them: a webhook
+/// whose data class is at or above the class they may carry
+/// ([`Proposal::data_class`]), unless gate 9 held the proposal (its run had
+/// read untrusted content: its values may be anyone's words), when none.
+struct Values {
+    class: DataClass,
+    held: bool,
+}
+
+impl Values {
+    fn of(proposal: &Proposal) -> Values {
+        Values {
+            class: proposal.data_class(),
+            held: proposal.exposure_hold().is_some(),
+        }
+    }
+
+    fn may_go_to(&self, webhook: &StoredWebhook) -> bool {
+        !self.held && self.class <= webhook.data_class
+    }
+
+    /// `payload` with the proposal's values left out: its fields' names
+    /// stay, their values and the summary (which quotes them) go; ids and
+    /// links stay.
+    fn left_out(&self, payload: &Value) -> Value {
+        let mut lean = payload.clone();
+        if let Some(proposal) = lean.get_mut("proposal").and_then(Value::as_object_mut) {
+            proposal.remove("summary");
+            if let Some(fields) = proposal.get_mut("fields").and_then(Value::as_array_mut) {
+                for field in fields.iter_mut().filter_map(Value::as_object_mut) {
+                    field.retain(|key, _| key == "field");
+                }
+            }
+            let why = if self.held {
+                "proposed after untrusted content entered its run".to_owned()
+            } else {
+                format!("they may carry {} data", self.class)
+            };
+            proposal.insert("values_left_out".to_owned(), json!(why));
+        }
+        lean
+    }
 }
 
 fn logged(what: &str, queued: Result<usize, StoreError>) {
@@ -171,7 +229,15 @@ pub(in crate::app) async fn proposal_created(
     proposal: &Proposal,
 ) {
     let payload = json!({"proposal": proposal_json(proposal, run, requester)});
-    let queued = queue(store, WebhookEvent::ProposalCreated, payload, run).await;
+    let values = Values::of(proposal);
+    let queued = queue(
+        store,
+        WebhookEvent::ProposalCreated,
+        payload,
+        run,
+        Some(&values),
+    )
+    .await;
     logged("proposal.created", queued);
 }
 
@@ -188,7 +254,11 @@ pub(in crate::app) async fn proposal_outcome(
         "decision": outcome.json(),
     });
     let event = outcome.event();
-    logged(event.name(), queue(store, event, payload, run).await);
+    let values = Values::of(proposal);
+    logged(
+        event.name(),
+        queue(store, event, payload, run, Some(&values)).await,
+    );
 }
 
 /// `run.failed` for `user`'s `run`, which failed for `reason`.
@@ -196,6 +266,6 @@ pub(in crate::app) async fn run_failed(store: &Store, run: &RunId, user: &str, r
     let payload = json!({"run": {"id": run.0, "user": user, "status": "failed", "reason": reason}});
     logged(
         "run.failed",
-        queue(store, WebhookEvent::RunFailed, payload, run).await,
+        queue(store, WebhookEvent::RunFailed, payload, run, None).await,
     );
 }

@@ -13,10 +13,13 @@ mod deliver;
 pub(in crate::app) mod events;
 pub mod job;
 pub mod signature;
+pub mod target;
 
 pub use deliver::DeliveryPass;
 pub use events::WebhookEvent;
 pub use job::DeliverWebhooks;
+
+use tool_core::DataClass;
 
 use crate::app::{Host, HostError};
 use crate::store::{DeliveryStatus, StoredDelivery, new_secret};
@@ -32,6 +35,8 @@ pub struct WebhookView {
     pub secret_hint: String,
     /// The event types it is sent.
     pub events: Vec<String>,
+    /// The most sensitive class of values its payloads carry.
+    pub data_class: DataClass,
 }
 
 /// What [`Host::put_webhook`] did.
@@ -127,6 +132,7 @@ impl Host {
                 name: w.name,
                 url: w.url,
                 events: w.events,
+                data_class: w.data_class,
             })
             .collect())
     }
@@ -134,7 +140,9 @@ impl Host {
     /// Adds webhook `name`, or changes it, as `user`, an administrator:
     /// posted to `url`, sent `events`, signed with `secret`. Without a
     /// secret, a new webhook gets one the host makes (returned this once)
-    /// and a changed one keeps its own. Audited (never the secret).
+    /// and a changed one keeps its own. Its `data_class` (the most
+    /// sensitive values its payloads carry) is kept when not given, and is
+    /// `internal` for a new one. Audited (never the secret).
     pub async fn put_webhook(
         &self,
         user: &str,
@@ -142,10 +150,15 @@ impl Host {
         url: &str,
         events: &[String],
         secret: Option<&str>,
+        data_class: Option<DataClass>,
     ) -> Result<WebhookSaved, HostError> {
         self.administrator(user, "webhooks").await?;
         check_name(name)?;
         let url = check_url(url)?;
+        let parsed = reqwest::Url::parse(&url).map_err(|e| HostError::Invalid(e.to_string()))?;
+        let targets = self.store().webhook_targets().await?;
+        target::check_url(&parsed, targets)
+            .map_err(|why| HostError::Invalid(format!("the webhook URL `{url}`: {why}")))?;
         let events = check_events(events)?;
         let existing = self
             .store()
@@ -153,6 +166,9 @@ impl Host {
             .await?
             .into_iter()
             .find(|w| w.name == name);
+        let data_class = data_class
+            .or_else(|| existing.as_ref().map(|w| w.data_class))
+            .unwrap_or(DataClass::Internal);
         let (secret, new_secret) = match (secret.map(str::trim), existing) {
             (Some(given), _) if given.len() < 16 => {
                 return Err(HostError::Invalid(
@@ -167,13 +183,13 @@ impl Host {
             }
         };
         self.store()
-            .put_webhook(name, &url, &secret, &events)
+            .put_webhook(name, &url, &secret, &events, data_class)
             .await?;
         self.audit_change(
             user,
             "webhooks",
             format!(
-                "webhook {name} = {url} for {} (secret {})",
+                "webhook {name} = {url} for {}, values up to {data_class} (secret {})",
                 events.join(", "),
                 hint(&secret)
             ),
@@ -185,6 +201,7 @@ impl Host {
                 url,
                 secret_hint: hint(&secret),
                 events,
+                data_class,
             },
             new_secret,
         })
