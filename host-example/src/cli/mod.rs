@@ -38,6 +38,7 @@ mod tools;
 mod users;
 mod webhooks;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io::{ErrorKind, Write as _};
 use std::process::ExitCode;
@@ -199,10 +200,45 @@ impl Failure {
     }
 }
 
-/// Writes `args` to stdout at once.
+/// `text` as a terminal may show it without being steered by it: every
+/// control character but newline and tab (ESC, BEL, CR, backspace, DEL,
+/// the C1 controls) and the bidirectional overrides that reorder what is
+/// shown are written as escapes (`\x1b`, `\r`, `\u{202e}`). A title, a
+/// model's answer or any other value a person or a model wrote can then
+/// not redraw the line an approver reads. Every line the command line
+/// prints goes through it: stdout, errors and live progress.
+pub fn escape_controls(text: &str) -> Cow<'_, str> {
+    let steers = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(steers) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\r' => out.push_str("\\r"),
+            c if steers(c) && u32::from(c) < 0x80 => {
+                out.push_str(&format!("\\x{:02x}", u32::from(c)));
+            }
+            c if steers(c) => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Writes `args` to stdout at once, its control characters escaped
+/// ([`escape_controls`]).
 pub fn write_stdout(args: fmt::Arguments<'_>) -> Result<(), Failure> {
+    let text = args.to_string();
+    let text = escape_controls(&text);
     let mut stdout = std::io::stdout().lock();
-    match stdout.write_fmt(args).and_then(|()| stdout.flush()) {
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
         Ok(()) => Ok(()),
         Err(error) if error.kind() == ErrorKind::BrokenPipe => Err(Failure::closed_pipe()),
         Err(error) => Err(Failure::new(format!("cannot write to stdout: {error}"))),
@@ -323,7 +359,7 @@ pub fn main() -> ExitCode {
         Ok(()) => exit,
         Err(failure) => {
             if let Some(message) = &failure.message {
-                eprintln!("error: {}", message.replace('\n', " "));
+                eprintln!("error: {}", escape_controls(&message.replace('\n', " ")));
             }
             ExitCode::from(failure.code)
         }

@@ -35,6 +35,7 @@ impl Progress {
 
     /// The spinner's line says `text` (a new spinner if none turns).
     fn spin(&mut self, text: String) {
+        let text = super::escape_controls(&text).into_owned();
         if let Some(spinner) = &self.spinner {
             spinner.set_message(text);
             return;
@@ -49,7 +50,7 @@ impl Progress {
 
     fn line(&mut self, text: String) {
         match &self.spinner {
-            Some(spinner) => spinner.println(text),
+            Some(spinner) => spinner.println(super::escape_controls(&text)),
             // A closed pipe ends the printing, not the run: its events
             // are stored, and the command's last line says it is closed.
             None => drop(super::write_stdout(format_args!("{text}\n"))),
