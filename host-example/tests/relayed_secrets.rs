@@ -5,6 +5,8 @@
 //! the real binary runs, a real receiver on loopback gets the webhook, the
 //! page is fetched from `serve`.
 
+#[path = "support/loopback.rs"]
+mod loopback;
 mod mcp_support;
 
 use std::sync::{Arc, Mutex};
@@ -22,23 +24,9 @@ use serde_json::json;
 const KEY: &str = "sk-relayed-0123456789abcdef";
 const KEY_VARIABLE: &str = "HOST_EXAMPLE_TEST_RELAYED_KEY";
 
-/// Starts `app` on loopback on a thread of its own; its base URL.
+/// `app` served on loopback; its base URL.
 fn serve(app: Router) -> String {
-    let (sender, receiver) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            sender
-                .send(format!("http://{}", listener.local_addr().unwrap()))
-                .unwrap();
-            axum::serve(listener, app).await.unwrap();
-        });
-    });
-    receiver.recv().unwrap()
+    format!("http://{}", loopback::serve(app))
 }
 
 /// A provider that refuses every request, quoting the key it was sent.

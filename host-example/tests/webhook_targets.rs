@@ -13,6 +13,8 @@
 #[path = "store/backends.rs"]
 #[allow(dead_code)] // the SQLite half only
 mod backends;
+#[path = "support/loopback.rs"]
+mod loopback;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -70,19 +72,7 @@ fn receiver() -> (SocketAddr, Arc<Mutex<Vec<Value>>>) {
             }
         }),
     );
-    let (sender, address) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            sender.send(listener.local_addr().unwrap()).unwrap();
-            axum::serve(listener, app).await.unwrap();
-        });
-    });
-    (address.recv().unwrap(), got)
+    (loopback::serve(app), got)
 }
 
 struct World {

@@ -234,10 +234,18 @@ impl Model for OpenAiClient {
         // Scrubbed here, where it leaves the client: the run's outcome,
         // its events, what a watcher sees and the `run.failed` webhook all
         // get it from here.
-        self.send(request).await.map_err(|error| {
-            let own = self.config.api_key().ok().flatten();
-            self.secrets.and(own).scrub_error(error)
-        })
+        let own = || self.secrets.and(self.config.api_key().ok().flatten());
+        match self.send(request).await {
+            Ok(mut response) => {
+                // An answer is shown and kept outside the run too: no
+                // secret of the host's in it either.
+                let secrets = own();
+                response.text = secrets.cut_out(std::mem::take(&mut response.text));
+                response.thinking = response.thinking.map(|text| secrets.cut_out(text));
+                Ok(response)
+            }
+            Err(error) => Err(own().scrub_error(error)),
+        }
     }
 }
 

@@ -34,7 +34,12 @@ impl HostSecrets {
 
     /// `text` redacted as a tool result is, with every secret cut out.
     pub fn scrub(&self, text: &str) -> String {
-        let mut text = redact_text(text).into_owned();
+        self.cut_out(redact_text(text).into_owned())
+    }
+
+    /// `text` with every secret cut out, and nothing else changed: for a
+    /// model's answer, which patterns would mangle.
+    pub fn cut_out(&self, mut text: String) -> String {
         for secret in self.0.iter() {
             if text.contains(secret.as_str()) {
                 text = text.replace(secret.as_str(), REDACTED);
@@ -84,6 +89,16 @@ mod tests {
         );
         // Too short to be taken for a secret: left as it is.
         assert_eq!(secrets.scrub("x marks"), "x marks");
+    }
+
+    #[test]
+    fn an_answer_loses_the_secrets_and_nothing_else() {
+        let secrets = HostSecrets::new(["correcthorse42".to_owned()]);
+        let answer = "Set PASSWORD=example in the form; the key is correcthorse42.".to_owned();
+        assert_eq!(
+            secrets.cut_out(answer),
+            format!("Set PASSWORD=example in the form; the key is {REDACTED}.")
+        );
     }
 
     #[test]

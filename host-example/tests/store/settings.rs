@@ -144,6 +144,12 @@ pub async fn settings_round_trip(url: &str) {
         .unwrap();
     let delivery = store.webhook_delivery().await.unwrap();
     assert_eq!((delivery.attempts, delivery.backoff(3)), (3, 5));
+    assert!(!store.webhook_targets().await.unwrap().allow_local_network);
+    store
+        .set_setting("webhook_targets", r#"{"allow_local_network": true}"#)
+        .await
+        .unwrap();
+    assert!(store.webhook_targets().await.unwrap().allow_local_network);
     assert_eq!(
         store.worker_settings().await.unwrap(),
         WorkerSettings::default()
@@ -200,6 +206,8 @@ pub async fn settings_round_trip(url: &str) {
         ("worker", r#"{"concurrency": 0}"#),
         ("worker", r#"{"lease_seconds": 3601}"#),
         ("worker", r#"{"leases": 3}"#),
+        ("webhook_targets", r#"{"allow_local_network": "yes"}"#),
+        ("webhook_targets", r#"{"allow_metadata": true}"#),
         (
             "oauth",
             r#"{"issuer": "i", "resource": "ftp://x/mcp", "jwks_uri": "https://id.example/k"}"#,

@@ -12,8 +12,10 @@
 //! The MCP column needs the clients of `tests/mcp_clients/install.sh`: it
 //! is skipped with a note when they are missing, and fails under `CI`.
 
+#[path = "../mcp_support/mod.rs"]
 mod mcp_support;
-#[path = "support/scripted_model.rs"]
+mod outcomes;
+#[path = "../support/scripted_model.rs"]
 mod scripted_model;
 
 use std::collections::BTreeSet;
@@ -634,144 +636,4 @@ fn two_required_approvers_apply_only_after_a_second_different_person() {
     let notice = clara.notice_after(&second);
     assert!(notice.contains("Approved and applied"), "{notice}");
     assert!(!world.pending().contains(&id));
-}
-
-/// The text after `Not applied: ` in `said`, up to the end of its line
-/// or sentence.
-fn not_applied_why(said: &str) -> String {
-    let why = said
-        .split("Not applied: ")
-        .nth(1)
-        .unwrap_or_else(|| panic!("not told as not applied: {said}"));
-    let why = why.lines().next().unwrap_or_default();
-    // The browser goes on with how the run went on.
-    let why = why.split(". It was one call").next().unwrap();
-    why.split(". The run ").next().unwrap().to_owned()
-}
-
-#[test]
-fn an_approval_that_writes_nothing_is_told_so_alike_at_every_door() {
-    let world = World::new();
-    // Three proposals for page 20, one from each door, all made stale by a
-    // fourth applied first.
-    let from_cli = clara_proposes(&world, "Stale from the command line");
-    let before = world.pending();
-    let row = world
-        .browser("clara")
-        .run(r#"CALL update_page_metadata {"page": 20, "title": "Stale from the browser"}"#);
-    assert!(row.contains("suspended"), "{row}");
-    let from_browser = world.new_proposal(&before);
-    let clara = world.host.token("clara");
-    let mut session = world.runtime.block_on(mcp_support::raw::Session::open(
-        &world.served,
-        &clara,
-        &["io.modelcontextprotocol/tasks"],
-    ));
-    let arguments = json!({"page": 20, "title": "Stale from MCP"});
-    let answer = world.runtime.block_on(session.request(
-        "tools/call",
-        json!({"name": "update_page_metadata", "arguments": arguments}),
-    ));
-    let from_mcp = answer["result"]["taskId"].as_str().unwrap().to_owned();
-    let fresh = clara_proposes(&world, "Fresh");
-    let applied = world.cli("admin", &["approvals", "approve", &fresh]);
-    assert!(applied.status.success(), "{}", stderr(&applied));
-
-    // The command line: a failure, in the words every door uses.
-    let refused = world.cli("admin", &["approvals", "approve", &from_cli]);
-    assert_eq!(refused.status.code(), Some(1), "{}", stdout(&refused));
-    let why = not_applied_why(&stderr(&refused));
-    assert!(!stdout(&refused).contains("applied: written"));
-    let shown = world.host.run(&["approvals", "show", &from_cli]);
-    assert!(shown.contains(&format!("Not applied: {why}")), "{shown}");
-    // The browser: the same words, as an alert, and the decided table
-    // says it.
-    let mut admin = world.browser("admin");
-    let answer = admin.post(&format!("/approvals/{from_browser}/approve"), &[]);
-    let notice = admin.notice_after(&answer);
-    assert!(notice.starts_with("Not applied: "), "{notice}");
-    assert_eq!(not_applied_why(&notice), why);
-    let inbox = admin.get("/approvals").body;
-    let decided = between(
-        &inbox,
-        &format!("data-proposal=\"{from_browser}\""),
-        "</tr>",
-    )
-    .unwrap();
-    assert!(decided.contains("not applied"), "{decided}");
-    // MCP: the caller's task ends with the same words, as an error.
-    let approved = world.cli("admin", &["approvals", "approve", &from_mcp]);
-    assert_eq!(not_applied_why(&stderr(&approved)), why);
-    let task = world
-        .runtime
-        .block_on(session.request("tasks/get", json!({"taskId": from_mcp})));
-    let message = task["result"]["statusMessage"].as_str().unwrap();
-    assert_eq!(message, format!("Not applied: {why}"), "{task}");
-}
-
-#[test]
-fn a_proposal_held_after_untrusted_content_says_why_at_every_door() {
-    let world = World::new();
-    let read_then_write = |title: &str| {
-        format!(
-            "CALL get_pagetree {{\"root\": 19}}\nCALL update_page_metadata {{\"page\": 20, \"title\": \"{title}\"}}"
-        )
-    };
-    let before = world.pending();
-    let ran = world.cli("clara", &["run", &read_then_write("Held")]);
-    assert!(ran.status.success(), "{}", stderr(&ran));
-    let id = world.new_proposal(&before);
-    let shown = world.host.run(&["approvals", "show", &id]);
-    let held = shown
-        .lines()
-        .find_map(|line| line.strip_prefix("held:"))
-        .unwrap_or_else(|| panic!("not said to be held: {shown}"))
-        .trim()
-        .to_owned();
-    assert!(held.contains("untrusted content"), "{held}");
-    assert!(held.contains("get_pagetree"), "{held}");
-    let card = world.browser("admin").get("/approvals").body;
-    let shown = between(&card, "class=\"held\">", "<").unwrap_or_default();
-    assert_eq!(shown.replace("&#96;", "`"), held);
-
-    // A single call after an untrusted read: the caller's task says it too.
-    let clara = world.host.token("clara");
-    let mut session = world.runtime.block_on(mcp_support::raw::Session::open(
-        &world.served,
-        &clara,
-        &["io.modelcontextprotocol/tasks"],
-    ));
-    let call =
-        |name: &str, arguments: serde_json::Value| json!({"name": name, "arguments": arguments});
-    let read = call("get_pagetree", json!({"root": 19}));
-    world.runtime.block_on(session.request("tools/call", read));
-    let write = call(
-        "update_page_metadata",
-        json!({"page": 21, "title": "Held too"}),
-    );
-    let answer = world.runtime.block_on(session.request("tools/call", write));
-    let task = answer["result"]["taskId"].as_str().unwrap().to_owned();
-    let polled = world
-        .runtime
-        .block_on(session.request("tasks/get", json!({"taskId": task})));
-    let message = polled["result"]["statusMessage"].as_str().unwrap();
-    assert!(
-        message.contains("held for an approver other than its requester: it was proposed after untrusted content entered the run through `get_pagetree`"),
-        "{message}"
-    );
-}
-
-#[test]
-fn an_unknown_address_gets_the_hosts_own_page_with_its_navigation() {
-    let world = World::new();
-    let mut admin = world.browser("admin");
-    let lost = admin.get("/no/such/page");
-    assert_eq!(lost.status, 404);
-    assert!(
-        lost.body.contains("There is no page at this address"),
-        "{}",
-        lost.body
-    );
-    assert!(lost.body.contains("href=\"/approvals\""), "{}", lost.body);
-    assert!(lost.body.contains("<nav"), "{}", lost.body);
 }
