@@ -122,7 +122,7 @@ impl Budget {
     }
 
     /// The bound counted so far, for a budget started at `limit`.
-    #[cfg(test)]
+    #[cfg(all(test, feature = "validate"))]
     pub(crate) fn counted(&self, limit: usize) -> usize {
         limit - self.left
     }
