@@ -239,6 +239,14 @@ fn a_one_call_proposal_is_decided_with_no_run_to_continue() {
         store.save_call_proposal(&made).await.unwrap();
         proposal.id().as_str().to_owned()
     });
+    // Its card offers no rest of a run to approve with it.
+    let inbox = fx.runtime.block_on(fx.host.inbox("petra", 10)).unwrap();
+    let card = inbox
+        .pending
+        .iter()
+        .find(|entry| entry.view.stored.proposal.id().as_str() == proposal)
+        .expect("on the inbox");
+    assert_eq!((card.call.as_ref(), card.queued.len()), (None, 0));
     let decided = fx
         .runtime
         .block_on(

@@ -35,47 +35,74 @@ pub struct CallState {
     key: String,
     /// The exposure's JSON and its last call, if the key has a row.
     row: Option<(String, i64)>,
+    /// The same of the session key, when one was asked for.
+    session: Option<(String, Option<(String, i64)>)>,
 }
 
 impl CallState {
     /// What the key has read, unless its last call is more than `window`
-    /// ago: then nothing (a caller idle for a whole window starts over).
-    ///
-    /// # Errors
-    ///
-    /// [`StoreError::Corrupt`] for a stored exposure that is not one.
+    /// ago (then nothing: forgotten).
     pub fn exposure(&self, window: Duration) -> Result<StoredExposure, StoreError> {
-        let Some((text, seen_at)) = &self.row else {
-            return Ok(StoredExposure::default());
-        };
-        if !within(*seen_at, window) {
-            // Forgotten: nothing to keep alive either.
-            return Ok(StoredExposure::default());
+        stored(&self.key, self.row.as_ref(), window)
+    }
+
+    /// What the session key read along has read, over `window` the same
+    /// way; nothing when none was asked for.
+    pub fn session_exposure(&self, window: Duration) -> Result<StoredExposure, StoreError> {
+        match &self.session {
+            Some((key, row)) => stored(key, row.as_ref(), window),
+            None => Ok(StoredExposure::default()),
         }
-        let exposure = serde_json::from_str(text).map_err(|error| StoreError::Corrupt {
-            what: format!("the exposure of `{}`", self.key),
-            reason: error.to_string(),
-        })?;
-        Ok(StoredExposure {
-            exposure,
-            seen_at: *seen_at,
-        })
     }
 }
 
-/// The settings generation and the exposure row of one key (`$1`): read
-/// through sqlx or on the direct SQLite connection (store/direct.rs).
+fn stored(
+    key: &str,
+    row: Option<&(String, i64)>,
+    window: Duration,
+) -> Result<StoredExposure, StoreError> {
+    let Some((text, seen_at)) = row else {
+        return Ok(StoredExposure::default());
+    };
+    if !within(*seen_at, window) {
+        // Forgotten: nothing to keep alive either.
+        return Ok(StoredExposure::default());
+    }
+    let exposure = serde_json::from_str(text).map_err(|error| StoreError::Corrupt {
+        what: format!("the exposure of `{key}`"),
+        reason: error.to_string(),
+    })?;
+    Ok(StoredExposure {
+        exposure,
+        seen_at: *seen_at,
+    })
+}
+
 pub(super) const CALL_STATE: &str = "SELECT g.generation, e.exposure, e.seen_at
      FROM settings_generation g LEFT JOIN exposures e ON e.key = $1
      WHERE g.id = 1";
 
+/// [`CALL_STATE`] with a session's row too: a call in a session reads
+/// both in the one statement.
+const CALL_STATE_WITH_SESSION: &str = "SELECT g.generation, e.exposure, e.seen_at,
+         s.exposure AS session_exposure, s.seen_at AS session_seen_at
+     FROM settings_generation g LEFT JOIN exposures e ON e.key = $1
+         LEFT JOIN exposures s ON s.key = $2
+     WHERE g.id = 1";
+
 /// A call's state as [`CALL_STATE`] reads it: the settings generation,
-/// and the caller's stored exposure and last call, if any.
-pub(super) type CallStateRow = (i64, Option<String>, Option<i64>);
+/// and the caller's stored exposure and last call, if any (and the
+/// session's, with [`CALL_STATE_WITH_SESSION`]).
+pub(super) type CallStateRow = (i64, Option<(String, i64)>, Option<(String, i64)>);
 
 /// [`CALL_STATE`]'s row as the direct connection reads it.
 fn call_state_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<CallStateRow> {
-    Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+    let caller = row.get::<_, Option<String>>(1)?.zip(row.get(2)?);
+    let session = match row.as_ref().column_count() {
+        5 => row.get::<_, Option<String>>(3)?.zip(row.get(4)?),
+        _ => None,
+    };
+    Ok((row.get(0)?, caller, session))
 }
 
 impl Store {
@@ -84,37 +111,61 @@ impl Store {
     /// on the calling thread when it can (store/direct.rs), else on a
     /// connection kept for it (store/kept.rs).
     pub async fn call_state(&self, key: &str) -> Result<CallState, StoreError> {
-        let direct = self
-            .direct
-            .as_ref()
-            .and_then(|direct| direct.query_row(CALL_STATE, [key], call_state_row));
-        let (generation, exposure, seen_at) = match direct {
+        self.call_state_in(key, None).await
+    }
+
+    /// [`Store::call_state`] with the row of `session` (a session's key)
+    /// read in the same statement, when given.
+    pub async fn call_state_in(
+        &self,
+        key: &str,
+        session: Option<&str>,
+    ) -> Result<CallState, StoreError> {
+        let direct = self.direct.as_ref().and_then(|direct| match session {
+            None => direct.query_row(CALL_STATE, [key], call_state_row),
+            Some(session) => {
+                direct.query_row(CALL_STATE_WITH_SESSION, [key, session], call_state_row)
+            }
+        });
+        let (generation, row, session_row) = match direct {
             Some(row) => row,
-            None => self.call_state_through_sqlx(key).await?,
+            None => self.call_state_through_sqlx(key, session).await?,
         };
         Ok(CallState {
             generation: u64::try_from(generation).unwrap_or(0),
             key: key.to_owned(),
-            row: exposure.zip(seen_at),
+            row,
+            session: session.map(|session| (session.to_owned(), session_row)),
         })
     }
 
-    /// [`Store::call_state`]'s statement on one of sqlx's connections: a
-    /// kept one on SQLite, where the direct one could not serve.
+    /// [`Store::call_state_in`]'s statement on one of sqlx's connections:
+    /// a kept one on SQLite, where the direct one could not serve.
     pub(super) async fn call_state_through_sqlx(
         &self,
         key: &str,
+        session: Option<&str>,
     ) -> Result<CallStateRow, StoreError> {
         let mut connection = self.statement_connection().await?;
-        let row = sqlx::query(CALL_STATE)
-            .bind(key)
-            .fetch_one(&mut *connection)
-            .await;
+        let query = match session {
+            None => sqlx::query(CALL_STATE).bind(key),
+            Some(session) => sqlx::query(CALL_STATE_WITH_SESSION).bind(key).bind(session),
+        };
+        let row = query.fetch_one(&mut *connection).await;
         let row = connection.finish(row)?;
+        let pair = |exposure: &str, seen_at: &str| -> Result<Option<(String, i64)>, StoreError> {
+            let exposure: Option<String> = row.try_get(exposure)?;
+            let seen_at: Option<i64> = row.try_get(seen_at)?;
+            Ok(exposure.zip(seen_at))
+        };
+        let session_row = match session {
+            Some(_) => pair("session_exposure", "session_seen_at")?,
+            None => None,
+        };
         Ok((
             row.try_get("generation")?,
-            row.try_get("exposure")?,
-            row.try_get("seen_at")?,
+            pair("exposure", "seen_at")?,
+            session_row,
         ))
     }
 

@@ -220,4 +220,23 @@ pub async fn a_call_reads_what_another_store_committed_a_moment_ago(url: &str) {
     let none = this.call_state("caller:nobody").await.unwrap();
     assert_eq!(none.generation, generation);
     assert!(none.exposure(WINDOW).unwrap().exposure.is_empty());
+    // A session's row is read in the same statement, apart from the
+    // caller's: what one read, the other did not.
+    other
+        .raise_exposure("session:bo:s1", &untrusted, WINDOW)
+        .await
+        .unwrap();
+    let both = this
+        .call_state_in("caller:ada", Some("session:bo:s1"))
+        .await
+        .unwrap();
+    assert_eq!(both.generation, generation);
+    assert!(!both.exposure(WINDOW).unwrap().exposure.is_empty());
+    assert!(!both.session_exposure(WINDOW).unwrap().exposure.is_empty());
+    let fresh = this
+        .call_state_in("caller:nobody", Some("session:nobody:s2"))
+        .await
+        .unwrap();
+    assert!(fresh.exposure(WINDOW).unwrap().exposure.is_empty());
+    assert!(fresh.session_exposure(WINDOW).unwrap().exposure.is_empty());
 }

@@ -223,7 +223,14 @@ impl Host {
         &self,
         stored: &StoredProposal,
     ) -> Result<(Option<String>, Vec<ToolCall>), HostError> {
-        let state = self.store().run(&stored.run).await?.and_then(|r| r.state);
+        // A single call's run of one step has no model's calls to show,
+        // and no rest of a run a standing approval could cover.
+        let state = self
+            .store()
+            .run(&stored.run)
+            .await?
+            .filter(|run| !run.is_single_call())
+            .and_then(|r| r.state);
         let Some(state) = state.filter(|s| s.proposal().id() == stored.proposal.id()) else {
             return Ok((None, Vec::new()));
         };

@@ -422,20 +422,24 @@ impl Host {
     ) -> Result<(Outcome, Option<CallProposal>), CallError> {
         let CallControl { cancel, progress } = control;
         let caller_key = format!("caller:{}", actor.id);
-        // The settings generation and the caller's exposure in one read.
-        let state = self.store().call_state(&caller_key).await?;
+        let session_key = match scope {
+            CallScope::Session(id) => Some(format!("session:{}:{id}", actor.id)),
+            CallScope::Stateless => None,
+        };
+        // The settings generation, the caller's exposure and the session's
+        // in one read.
+        let state = self
+            .store()
+            .call_state_in(&caller_key, session_key.as_deref())
+            .await?;
         let settings = self.call_settings_at(state.generation).await?;
         let grant = self.grant_under(actor, &settings);
         let window = settings.exposure_window;
         let caller_read = state.exposure(window)?;
         // A session adds what it read: never less than its caller's.
-        let session = match scope {
-            CallScope::Session(id) => {
-                let key = format!("session:{}:{id}", actor.id);
-                let read = self.store().exposure(&key, SESSION_EXPOSURE_IDLE).await?;
-                Some((key, read))
-            }
-            CallScope::Stateless => None,
+        let session = match session_key {
+            Some(key) => Some((key, state.session_exposure(SESSION_EXPOSURE_IDLE)?)),
+            None => None,
         };
         let mut read = caller_read.exposure.clone();
         if let Some((_, session_read)) = &session {
