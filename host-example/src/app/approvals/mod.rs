@@ -359,6 +359,11 @@ impl Host {
             // was refused; take it on the next turn.
             let waiting = status.is_some_and(RunPhase::awaits_decision);
             if !waiting || started.elapsed() > TAKEN_WAIT {
+                // The process that took it may have decided and finished
+                // between the two reads above: that is "already decided".
+                if let Some(decided) = self.store().decision(proposal).await? {
+                    return Err(HostError::AlreadyDecided(decided));
+                }
                 return Err(HostError::NotWaiting {
                     run: run.0.clone(),
                     status: status.map_or_else(|| "gone".to_owned(), |s| s.to_string()),
