@@ -16,7 +16,7 @@ use tool_core::{Actor, Proposal, ProposalId, ToolOutput};
 
 use crate::app::approvals::{NOT_APPLIED, held_words};
 use crate::app::{Host, HostError};
-use crate::store::CallOutcome;
+use crate::store::{CallOutcome, RunPhase};
 
 /// The reason a withdrawal records: the requester took the call back.
 pub const WITHDRAWN: &str = "withdrawn by its requester";
@@ -155,6 +155,16 @@ impl Host {
             // a process left is recovered here too once its lease ran out
             // (a process with no worker asks), so the task goes on.
             self.recover_abandoned().await?;
+            // A run no longer being worked on whose outcome was not kept:
+            // the audit trail says what applying came to.
+            let resuming = self
+                .store()
+                .run(&stored.run)
+                .await?
+                .is_some_and(|run| run.status == RunPhase::Resuming);
+            if !resuming {
+                self.settle_call(&stored.run, &proposal_id).await?;
+            }
             decided = self.store().decision_at(&proposal_id).await?;
         }
         let Some((decision, decided_at)) = decided else {

@@ -69,6 +69,13 @@ impl Host {
                 }
                 _ => (Recovery::Fail, STOPPED_RUNNING),
             };
+            // A call's outcome first: it is true whatever happens next
+            // (the audit trail says the change was applied, or failed), and
+            // a process stopped right after the run's recovery would
+            // otherwise leave its caller without it.
+            if let Claim::Finished(Some(proposal)) = &claim {
+                self.settle_call(&abandoned.run, proposal).await?;
+            }
             let done = match &claim {
                 Claim::Unapplied(proposal) => {
                     store
@@ -81,9 +88,6 @@ impl Host {
                         .await?
                 }
             };
-            if let (true, Claim::Finished(Some(proposal))) = (done, &claim) {
-                self.settle_call(&abandoned.run, proposal).await?;
-            }
             if done {
                 tracing::warn!(run = %abandoned.run.0, ?recovery, "recovered an abandoned run");
                 recovered.push(Recovered {
@@ -118,7 +122,11 @@ impl Host {
     /// failing to): the audit trail's `applied` or `failed` row says which.
     /// Nothing for an agent run, nor when the outcome was recorded before
     /// the process stopped (the first recorded stays).
-    async fn settle_call(&self, run: &RunId, proposal: &ProposalId) -> Result<(), HostError> {
+    pub(crate) async fn settle_call(
+        &self,
+        run: &RunId,
+        proposal: &ProposalId,
+    ) -> Result<(), HostError> {
         let single_call = self
             .store()
             .run(run)
