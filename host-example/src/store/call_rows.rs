@@ -61,15 +61,23 @@ impl Store {
     }
 
     /// Makes a single call's run stored `completed` with no state (as
-    /// builds before runs of one step kept it) the run of one step `state`
-    /// waits as, `suspended`; nothing when it is already one.
-    pub async fn suspend_call_run(&self, run: &RunId, state: &RunState) -> Result<(), StoreError> {
+    /// builds before runs of one step kept it) the run of one step on
+    /// `proposal` it stands for, `suspended`, with the `grant` it was
+    /// stored with and nothing read (those builds kept no exposure);
+    /// nothing when it is already one.
+    pub async fn suspend_call_run(
+        &self,
+        run: &RunId,
+        grant: &Grant,
+        proposal: &Proposal,
+    ) -> Result<(), StoreError> {
+        let state = one_call_state(grant.clone(), proposal.clone(), Exposure::default());
         sqlx::query(
             "UPDATE runs SET status = 'suspended', state = $2, updated_at = $3
              WHERE id = $1 AND status = 'completed' AND state IS NULL AND request IS NULL",
         )
         .bind(run.0.as_str())
-        .bind(to_json(state))
+        .bind(to_json(&state))
         .bind(now())
         .execute(&self.pool)
         .await?;
@@ -149,9 +157,8 @@ async fn insert_call_proposal(
     // A run of one step, waiting on its proposal like any suspended run:
     // decided, applied, audited and recovered through the one approval
     // path. No request: nothing asked a model.
-    let state = RunState::one_call(
+    let state = one_call_state(
         (*made.grant).clone(),
-        ONE_CALL_ID,
         made.proposal.clone(),
         made.exposure.clone(),
     );
@@ -170,4 +177,10 @@ async fn insert_call_proposal(
         .execute(&mut **tx)
         .await?;
     Ok(())
+}
+
+/// The state a single call's run of one step waits in: the one place its
+/// call id is chosen.
+fn one_call_state(grant: Grant, proposal: Proposal, exposure: Exposure) -> RunState {
+    RunState::one_call(grant, ONE_CALL_ID, proposal, exposure)
 }

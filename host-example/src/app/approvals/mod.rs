@@ -308,13 +308,9 @@ impl Host {
             // Stored by a build that kept a single call's run `completed`
             // with no state: made a run of one step, waiting, like the
             // ones stored now.
-            let state = RunState::one_call(
-                stored_run.grant.clone(),
-                "call",
-                view.stored.proposal.clone(),
-                Exposure::default(),
-            );
-            self.store().suspend_call_run(&run, &state).await?;
+            self.store()
+                .suspend_call_run(&run, &stored_run.grant, &view.stored.proposal)
+                .await?;
         }
         self.take(&run, view.stored.proposal.id()).await?;
         killpoint::reached(points::RESUME).await;

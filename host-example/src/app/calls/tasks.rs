@@ -134,10 +134,8 @@ impl Host {
     /// one of another user, or one an agent run made: the same answer.
     pub async fn call_task(&self, caller: &Actor, id: &str) -> Result<CallTask, HostError> {
         let proposal_id = ProposalId::new(id);
-        let stored = self.callers_proposal(caller, &proposal_id).await?;
-        let run = self.store().run(&stored.run).await?;
-        let read = run.as_ref().and_then(|run| run.state.as_ref());
-        let held = held_words(&stored.proposal, read.map(RunState::exposure));
+        let (stored, run) = self.callers_proposal(caller, &proposal_id).await?;
+        let held = held_words(&stored.proposal, run.state.as_ref().map(RunState::exposure));
         let proposal = stored.proposal;
         let created_at = i64::try_from(proposal.created_at()).unwrap_or(i64::MAX);
         let mut decided = self.store().decision_at(&proposal_id).await?;
@@ -232,18 +230,19 @@ impl Host {
         }
     }
 
-    /// The proposal `id` if `caller` made it by a single call.
+    /// The proposal `id` and its run, if `caller` made it by a single
+    /// call.
     async fn callers_proposal(
         &self,
         caller: &Actor,
         id: &ProposalId,
-    ) -> Result<crate::store::StoredProposal, HostError> {
+    ) -> Result<(crate::store::StoredProposal, crate::store::StoredRun), HostError> {
         let unknown = || HostError::UnknownProposal(id.as_str().to_owned());
         let stored = self.store().proposal(id).await?.ok_or_else(unknown)?;
         let run = self.store().run(&stored.run).await?.ok_or_else(unknown)?;
         if !run.is_single_call() || run.user != caller.id {
             return Err(unknown());
         }
-        Ok(stored)
+        Ok((stored, run))
     }
 }
