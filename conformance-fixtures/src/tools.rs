@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tool_core::{ContentItem, Execute, Tool, ToolContext, ToolError, ToolOutput};
+use tool_core::{Arguments, ContentItem, Execute, Tool, ToolContext, ToolError, ToolOutput};
 
 /// Returns a simple text (scenario `tools-call-simple-text`).
 #[derive(Tool, Deserialize, JsonSchema)]
@@ -81,7 +81,7 @@ pub struct JsonSchema202012Tool {
 }
 
 /// A postal address, the schema's `$defs/address`.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Arguments)]
 #[schemars(rename = "address")]
 pub struct Address {
     /// The street.

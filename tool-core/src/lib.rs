@@ -159,11 +159,16 @@
 
 #![forbid(unsafe_code)]
 
+// The derive names `::tool_core`; the crate's own tests use it too.
+#[cfg(test)]
+extern crate self as tool_core;
+
 #[cfg(feature = "agent")]
 pub mod agent;
 #[cfg(feature = "host")]
 pub mod approval;
 pub mod calls;
+mod checks;
 mod content;
 mod context;
 mod declaration;
@@ -189,6 +194,7 @@ mod tool;
 #[cfg(feature = "host")]
 mod validation;
 
+pub use checks::Arguments;
 pub use content::{ContentItem, MAX_CONTENT_BYTES, ResourceBody};
 pub use context::{Actor, RunId, ToolContext};
 pub use declaration::{
@@ -203,7 +209,7 @@ pub use registry::{
     RegistryError,
 };
 pub use tool::{Execute, Tool, Write};
-pub use tool_derive::Tool;
+pub use tool_derive::{Arguments, Tool};
 
 /// Not public API; used by generated code.
 #[doc(hidden)]
@@ -212,6 +218,7 @@ pub mod __private {
 
     pub use inventory;
 
+    pub use crate::checks::generated as checks;
     pub use crate::registration::Registration;
     use crate::{Content, DataClass, Declaration, Effect, Egress, Shipped};
 
@@ -239,10 +246,13 @@ pub mod __private {
     /// (Re-exporting the traits themselves would make rustc name them by
     /// their path in this module in every error about them.)
     pub trait ToolBounds:
-        serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static
+        serde::de::DeserializeOwned + schemars::JsonSchema + crate::Arguments + Send + 'static
     {
     }
-    impl<T: serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static> ToolBounds for T {}
+    impl<T: serde::de::DeserializeOwned + schemars::JsonSchema + crate::Arguments + Send + 'static>
+        ToolBounds for T
+    {
+    }
 
     /// Not public API; used by generated code.
     #[diagnostic::on_unimplemented(

@@ -28,6 +28,10 @@ type ApplyFn =
     for<'a> fn(&'a Proposal, &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
 
 /// How a registered tool runs; the variant follows its `effect`.
+/// A linked tool's generated argument checks.
+#[cfg(feature = "host")]
+pub(crate) type CheckFn = for<'v> fn(&'v Value, &mut crate::checks::Walk<'v>) -> bool;
+
 #[cfg(feature = "host")]
 #[derive(Clone, Copy)]
 pub(crate) enum Handler {
@@ -48,6 +52,8 @@ pub struct Registration {
     pub(crate) schema: fn() -> Value,
     #[cfg(feature = "host")]
     pub(crate) handler: Handler,
+    #[cfg(feature = "host")]
+    pub(crate) check: CheckFn,
     /// The declared output's schema (`#[tool(output = Type)]`).
     #[cfg(feature = "host")]
     pub(crate) output_schema: Option<fn() -> Value>,
@@ -69,6 +75,8 @@ impl Registration {
                 execute: execute::<T>,
             },
             #[cfg(feature = "host")]
+            check: crate::checks::check_of::<T>,
+            #[cfg(feature = "host")]
             output_schema: None,
         }
     }
@@ -86,6 +94,8 @@ impl Registration {
                 propose: propose::<T>,
                 apply: apply::<T>,
             },
+            #[cfg(feature = "host")]
+            check: crate::checks::check_of::<T>,
             #[cfg(feature = "host")]
             output_schema: None,
         }

@@ -6,13 +6,14 @@ use std::future::Future;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::{Declaration, Proposal, ToolContext, ToolError, ToolOutput};
+use crate::{Arguments, Declaration, Proposal, ToolContext, ToolError, ToolOutput};
 
 /// A declared tool: its arguments type with the declaration attached.
 ///
-/// Implemented by `#[derive(Tool)]`; implementing it by hand registers
-/// nothing.
-pub trait Tool: DeserializeOwned + JsonSchema + Send + 'static {
+/// Implemented by `#[derive(Tool)]`, with [`Arguments`] (the checks of
+/// its arguments, generated from the same type as its schema);
+/// implementing it by hand registers nothing.
+pub trait Tool: DeserializeOwned + JsonSchema + Arguments + Send + 'static {
     /// What `#[tool(...)]` and the doc comment declared.
     const DECLARATION: Declaration;
 }

@@ -10,7 +10,7 @@ use tool_core::gates::{Gates, Grant, HostSettings, RunConfig, RunInputs, Selecti
 use tool_core::{Execute, Registry, Tool, ToolContext, ToolError, ToolOutput};
 
 /// How a search orders its results.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, tool_core::Arguments)]
 #[serde(rename_all = "snake_case")]
 enum Order {
     /// Best match first.
@@ -20,7 +20,7 @@ enum Order {
 }
 
 /// A page range.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, tool_core::Arguments)]
 #[allow(dead_code, reason = "only the schema matters here")]
 struct Range {
     /// First page.

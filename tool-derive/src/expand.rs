@@ -3,6 +3,7 @@ use quote::{quote, quote_spanned};
 use syn::{DeriveInput, spanned::Spanned};
 
 use crate::attr::{Content, DataClass, Effect, Egress, ScopeKind, ToolAttrs};
+use crate::checks;
 use crate::ctxt::Ctxt;
 use crate::fallback;
 use crate::validate::{self, Model};
@@ -12,8 +13,16 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let attrs = ToolAttrs::parse(&cx, &input.attrs);
     let krate = attrs.krate.value().cloned();
     let model = validate::model(&cx, input, attrs);
+    let checks_krate = krate
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(::tool_core));
+    let checks = checks::expand(&cx, input, &checks_krate);
     match (cx.check(), model) {
-        (Ok(()), Some(model)) => expand(&model),
+        (Ok(()), Some(model)) => {
+            let mut tokens = expand(&model);
+            tokens.extend(checks);
+            tokens
+        }
         (Err(error), _) => {
             let mut tokens = error.to_compile_error();
             tokens.extend(fallback::stub(input, krate));

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use site_model::{ElementId, Fields, HistoryAction, Language, Operation, PageId, Site, Target};
-use tool_core::{Change, Proposal, Tool, ToolContext, ToolError, ToolOutput, Write};
+use tool_core::{Arguments, Change, Proposal, Tool, ToolContext, ToolError, ToolOutput, Write};
 
 use crate::access::{Editor, not_found, site_failed};
 use crate::element_draft::next_element_id;
@@ -19,7 +19,7 @@ const TITLE_MAX: usize = 255;
 const BODY_MAX: usize = 20_000;
 
 /// What is translated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, Arguments)]
 #[serde(rename_all = "snake_case")]
 pub enum Translated {
     /// A page (its title and description).

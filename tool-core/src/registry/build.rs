@@ -164,7 +164,7 @@ impl RegistryBuilder {
                 registration.site,
                 schema,
                 output.transpose(),
-                Kind::Linked(registration.handler),
+                Kind::Linked(registration.handler, registration.check),
             ) {
                 tools.push(tool);
             }
@@ -370,13 +370,13 @@ impl Found {
                 reason,
             }),
         }
-        // A run-time tool's schema comes from outside (an MCP server, say), so
-        // it is compiled now and a bad one is a build problem. A derived tool's
-        // schema is schemars' own output; compiling it on first call keeps the
-        // build of a large registry cheap (it was 38% of building 10,000 tools).
-        let validator = if matches!(kind, Kind::Dynamic(_)) {
-            match ArgumentValidator::compile(&schema) {
-                Ok(validator) => Some(OnceLock::from(Ok(validator))),
+        // A derived tool's checks were generated with its schema. A run-time
+        // tool's schema comes from outside (an MCP server, say), so its
+        // validator is compiled now and a bad schema is a build problem.
+        let validator = match &kind {
+            Kind::Linked(..) => Some(None),
+            Kind::Dynamic(_) => match ArgumentValidator::compile(&schema) {
+                Ok(validator) => Some(Some(validator)),
                 Err(reason) => {
                     problems.push(BuildProblem::InvalidSchema {
                         name: name(),
@@ -385,9 +385,7 @@ impl Found {
                     });
                     None
                 }
-            }
-        } else {
-            Some(OnceLock::new())
+            },
         };
         match validator {
             Some(validator) if problems.len() == before => Some(RegisteredTool {

@@ -18,7 +18,8 @@ use crate::calls::{Bounded, Bounds, CancelToken, ProgressSignal, Timer};
 use crate::context::EgressSlot;
 use crate::either::{Either, race};
 use crate::registration::Handler;
-use crate::validation::{Admission, ArgumentValidator};
+use crate::checks::{Walk, problems_of};
+use crate::validation::ArgumentValidator;
 use crate::{ArgumentProblem, Outcome, Proposal, ProposalId, ToolContext, ToolError, ToolOutput};
 
 impl Registry {
@@ -81,14 +82,14 @@ impl Registry {
             }
             let last = attempt >= retries;
             let result = match &tool.kind {
-                Kind::Linked(Handler::Read { execute }) => {
+                Kind::Linked(Handler::Read { execute }, _) => {
                     let call = guarded(name, || execute(&arguments, call_cx));
                     self.attempt(name, &plan, cx, call)
                         .await
                         .and_then(|output| self.check_output(tool, output))
                         .map(Outcome::Done)
                 }
-                Kind::Linked(Handler::Write { propose, .. }) => {
+                Kind::Linked(Handler::Write { propose, .. }, _) => {
                     let call = guarded(name, || propose(&arguments, call_cx));
                     match self.attempt(name, &plan, cx, call).await {
                         Ok(proposal) => {
@@ -129,36 +130,46 @@ impl Registry {
     /// Refuses arguments over the size limit or against the schema, before
     /// anything of the tool runs.
     fn admit(&self, tool: &RegisteredTool, arguments: &Value) -> Result<(), ToolError> {
-        let validator = tool
-            .validator
-            .get_or_init(|| ArgumentValidator::compile(&tool.schema));
-        let Ok(validator) = validator else {
-            // Unreachable for schemars' output; refuse rather than run
-            // unvalidated.
-            tracing::error!(target: "tool_core::call", tool = tool.name(), "the tool's schema does not compile");
-            return Err(ToolError::failed("the tool is not available on this host"));
-        };
+        let limit = self.max_argument_bytes;
         let too_large = || ToolError::ArgumentsTooLarge {
             tool: tool.name().to_owned(),
-            limit: self.max_argument_bytes,
+            limit,
         };
-        // Valid arguments in the compiled subset are bounded by the same
-        // walk that validates them; anything else is measured, then checked.
-        match validator.admit(arguments, self.max_argument_bytes) {
-            Admission::Admitted => return Ok(()),
-            Admission::IfItFits if exact_fits(arguments, self.max_argument_bytes) => return Ok(()),
-            Admission::IfItFits => return Err(too_large()),
-            Admission::Undecided => {}
+        let invalid = |problems| ToolError::InvalidArguments {
+            tool: tool.name().to_owned(),
+            problems,
+        };
+        match (&tool.kind, &tool.validator) {
+            (Kind::Linked(_, check), _) => {
+                // One walk checks valid arguments and bounds their size.
+                let mut walk = Walk::deciding(limit);
+                if check(arguments, &mut walk) {
+                    if walk.budget().needs_exact() && !exact_fits(arguments, limit) {
+                        return Err(too_large());
+                    }
+                    return Ok(());
+                }
+                // Refused, or past the bound: measure, then name the problems.
+                if !fits(arguments, limit) {
+                    return Err(too_large());
+                }
+                match problems_of(*check, arguments) {
+                    problems if problems.is_empty() => Ok(()),
+                    problems => Err(invalid(problems)),
+                }
+            }
+            (Kind::Dynamic(_), validator) => {
+                if !fits(arguments, limit) {
+                    return Err(too_large());
+                }
+                match validator {
+                    Some(validator) => validator.check(arguments).map_err(invalid),
+                    // Unreachable: a run-time tool whose schema does not
+                    // compile is a build problem.
+                    None => Err(ToolError::failed("the tool is not available on this host")),
+                }
+            }
         }
-        if !fits(arguments, self.max_argument_bytes) {
-            return Err(too_large());
-        }
-        validator
-            .check(arguments)
-            .map_err(|problems| ToolError::InvalidArguments {
-                tool: tool.name().to_owned(),
-                problems,
-            })
     }
 
     /// The wait before another attempt, cut short by the cancel token.
@@ -295,7 +306,7 @@ impl Registry {
         proposal: &Proposal,
         cx: &ToolContext,
     ) -> Result<ToolOutput, ApprovalError> {
-        let Kind::Linked(Handler::Write { apply, .. }) = &tool.kind else {
+        let Kind::Linked(Handler::Write { apply, .. }, _) = &tool.kind else {
             return Err(ToolError::NotAvailable {
                 tool: proposal.tool().to_owned(),
             }

@@ -11,14 +11,15 @@ use serde_json::Value;
 use super::groups::Groups;
 use crate::calls::{CallLimits, DefinitionHash, RetryPolicy, Timer, definition_hash};
 use crate::export::{ExportIssue, Exports, Provider};
-use crate::registration::{DynTool, Handler};
+use crate::registration::{CheckFn, DynTool, Handler};
 use crate::skills::KnownTool;
 use crate::validation::ArgumentValidator;
 use crate::{Declaration, DefinitionSite};
 
 /// How a tool runs: a linked tool's handler, or a run-time tool.
 pub(super) enum Kind {
-    Linked(Handler),
+    /// With its generated argument checks.
+    Linked(Handler, CheckFn),
     Dynamic(Arc<dyn DynTool>),
 }
 
@@ -31,8 +32,9 @@ pub struct RegisteredTool {
     pub(super) site: DefinitionSite,
     pub(super) schema: Value,
     pub(super) exports: Exports,
-    /// Compiled once: at build for run-time tools, on first call otherwise.
-    pub(super) validator: OnceLock<Result<ArgumentValidator, String>>,
+    /// A run-time tool's validator, compiled at build (a linked tool's
+    /// checks are in its `Kind`).
+    pub(super) validator: Option<ArgumentValidator>,
     /// The declared output's schema, and its validator, compiled on the
     /// first result checked.
     pub(super) output_schema: Option<Value>,

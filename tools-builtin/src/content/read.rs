@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use site_model::FieldKind;
-use tool_core::{Execute, Tool, ToolContext, ToolError, ToolOutput};
+use tool_core::{Arguments, Execute, Tool, ToolContext, ToolError, ToolOutput};
 
 use super::shown::record_values;
 use crate::access::{limit, shown_of, viewer};
@@ -42,7 +42,7 @@ pub struct ReadRecords {
 /// One equality filter. A list of these rather than a map, because a map
 /// of open keys cannot be expressed in the strict schemas some providers
 /// require.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Arguments)]
 #[serde(deny_unknown_fields)]
 struct FieldEquals {
     /// The field's name.

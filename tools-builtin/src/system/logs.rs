@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use site_model::{LogEntry, LogLevel, LogQuery};
 use tool_core::redact::{redact_json, redact_text};
-use tool_core::{Execute, Tool, ToolContext, ToolError, ToolOutput};
+use tool_core::{Arguments, Execute, Tool, ToolContext, ToolError, ToolOutput};
 
 use crate::access::{limit, not_found, shown_of, viewer};
 
@@ -26,7 +26,7 @@ const COUNT_CEILING: usize = 10_000;
 const MAX_ERROR_INDEX: u32 = 999;
 
 /// A log level, most severe first.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, Arguments)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// Something failed.

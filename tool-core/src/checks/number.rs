@@ -8,7 +8,7 @@ use serde_json::Number;
 
 /// A JSON number held exactly: every `u64` and `i64` fits an `i128`.
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Exact {
+pub enum Exact {
     Integer(i128),
     Float(f64),
 }
@@ -16,7 +16,7 @@ pub(super) enum Exact {
 impl Exact {
     /// `None` for a number no `f64` holds (only with serde_json's
     /// `arbitrary_precision`), which the caller leaves to `jsonschema`.
-    pub(super) fn of(number: &Number) -> Option<Exact> {
+    pub(crate) fn of(number: &Number) -> Option<Exact> {
         if let Some(unsigned) = number.as_u64() {
             Some(Exact::Integer(i128::from(unsigned)))
         } else if let Some(signed) = number.as_i64() {
@@ -32,7 +32,7 @@ impl Exact {
     /// The order of `self` against `other`; `None` only for a NaN, which no
     /// JSON number is.
     #[inline]
-    pub(super) fn compare(self, other: Exact) -> Option<Ordering> {
+    pub(crate) fn compare(self, other: Exact) -> Option<Ordering> {
         match (self, other) {
             (Exact::Integer(a), Exact::Integer(b)) => Some(a.cmp(&b)),
             _ => self.compare_with_float(other),
@@ -56,7 +56,7 @@ impl Exact {
 
 /// Drafts 6 and later: a number with no fractional part is an integer,
 /// however it is written.
-pub(super) fn is_integer(number: &Number) -> bool {
+pub(crate) fn is_integer(number: &Number) -> bool {
     number.is_u64() || number.is_i64() || number.as_f64().is_some_and(|float| float.fract() == 0.0)
 }
 

@@ -1,11 +1,12 @@
-//! The compiled validator against `jsonschema`, on the schemas derived
-//! tools produce and on hand-written run-time schemas: for thousands of
-//! generated argument values, valid and invalid, both accept and refuse the
-//! same values, and a refusal names the same problems (instance paths and
-//! messages) as `jsonschema` alone. The walk that also bounds a call's size
-//! admits exactly the valid values when nothing limits it, and under a
-//! limit admits nothing longer than the limit, nor anything the size
-//! check's own walk bounds above it (so it leaves no part uncounted).
+//! The generated argument checks against `jsonschema` over the schema the
+//! model is shown: for thousands of generated argument values, valid and
+//! invalid, for every kind of shape the derive supports, both accept and
+//! refuse the same values, and a refusal names the same problems (instance
+//! paths and messages, in the same order). The deciding walk, which also
+//! bounds a call's size, admits exactly the valid values when nothing
+//! limits it, and under a limit admits nothing longer than the limit, nor
+//! anything the size check's own walk bounds above it (so it leaves no part
+//! uncounted).
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -17,9 +18,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::{Admission, ArgumentValidator, options, shorten};
-use crate::registration::schema_of;
-use crate::registry::size::Budget;
+use super::{Budget, Walk, check_of, problems_of, shorten};
+use crate::registration::{CheckFn, schema_of};
 
 /// Cases per schema.
 const CASES: u32 = 1_500;
@@ -30,14 +30,14 @@ mod shapes {
     use super::*;
 
     /// The benchmarks' three fields.
-    #[derive(Deserialize, JsonSchema)]
+    #[derive(Deserialize, JsonSchema, tool_core::Arguments)]
     pub struct Flat {
         pub path: String,
         pub limit: u32,
         pub numbered: bool,
     }
 
-    #[derive(Deserialize, JsonSchema)]
+    #[derive(Deserialize, JsonSchema, tool_core::Arguments)]
     #[serde(deny_unknown_fields)]
     pub struct Inner {
         pub name: String,
@@ -47,7 +47,7 @@ mod shapes {
     }
 
     /// Nested structs, `Option` of a struct, `Vec` of structs and strings.
-    #[derive(Deserialize, JsonSchema)]
+    #[derive(Deserialize, JsonSchema, tool_core::Arguments)]
     #[serde(deny_unknown_fields)]
     pub struct Nested {
         pub inner: Inner,
@@ -57,14 +57,14 @@ mod shapes {
         pub tags: Vec<String>,
     }
 
-    #[derive(Deserialize, JsonSchema)]
+    #[derive(Deserialize, JsonSchema, tool_core::Arguments)]
     #[serde(rename_all = "snake_case")]
     pub enum Colour {
         Red,
         DarkBlue,
     }
 
-    #[derive(Deserialize, JsonSchema)]
+    #[derive(Deserialize, JsonSchema, tool_core::Arguments)]
     pub enum Documented {
         /// The first.
         First,
@@ -72,14 +72,14 @@ mod shapes {
         Second,
     }
 
-    #[derive(Deserialize, JsonSchema)]
+    #[derive(Deserialize, JsonSchema, tool_core::Arguments)]
     #[serde(tag = "kind", rename_all = "snake_case")]
     pub enum Shape {
         Circle { radius: f64 },
         Square { side: u8 },
     }
 
-    #[derive(Deserialize, JsonSchema)]
+    #[derive(Deserialize, JsonSchema, tool_core::Arguments)]
     pub enum External {
         Unit,
         Pair(u8, String),
@@ -87,7 +87,7 @@ mod shapes {
     }
 
     /// Enums of every kind.
-    #[derive(Deserialize, JsonSchema)]
+    #[derive(Deserialize, JsonSchema, tool_core::Arguments)]
     #[serde(deny_unknown_fields)]
     pub struct Enums {
         pub colour: Colour,
@@ -97,7 +97,7 @@ mod shapes {
     }
 
     /// Bounds, lengths, patterns, formats, sets, maps, tuples.
-    #[derive(Deserialize, JsonSchema)]
+    #[derive(Deserialize, JsonSchema, tool_core::Arguments)]
     #[serde(deny_unknown_fields)]
     pub struct Constrained {
         #[schemars(length(min = 1, max = 8))]
@@ -124,8 +124,41 @@ mod shapes {
         pub anything: Value,
     }
 
+    /// Renames, a newtype, `schemars(with)`, skipped and required fields,
+    /// an internally tagged enum refusing unknown fields, optional
+    /// characters and arrays, a set of numbers.
+    #[derive(Deserialize, JsonSchema, tool_core::Arguments)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Renamed {
+        pub first_name: Name,
+        #[serde(rename = "other")]
+        pub second_name: Option<Name>,
+        #[schemars(with = "String")]
+        #[serde(default)]
+        pub raw: Option<String>,
+        #[serde(skip)]
+        pub hidden: u8,
+        #[schemars(required)]
+        pub initial: Option<char>,
+        #[schemars(length(min = 1, max = 2))]
+        pub maybe_list: Option<Vec<bool>>,
+        pub numbers: BTreeSet<u8>,
+        pub mode: Mode,
+        pub boxed: Box<Inner>,
+    }
+
+    #[derive(Deserialize, JsonSchema, tool_core::Arguments)]
+    pub struct Name(#[schemars(length(min = 2))] pub String);
+
+    #[derive(Deserialize, JsonSchema, tool_core::Arguments)]
+    #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+    pub enum Mode {
+        Off,
+        SlowStart { after: u32 },
+    }
+
     /// A recursive type: `$ref` cycles.
-    #[derive(Deserialize, JsonSchema)]
+    #[derive(Deserialize, JsonSchema, tool_core::Arguments)]
     #[serde(deny_unknown_fields)]
     pub struct Tree {
         pub label: String,
@@ -134,57 +167,29 @@ mod shapes {
     }
 }
 
-/// The schemas under test: derived tools' and run-time ones.
-fn schemas() -> Vec<(&'static str, Value)> {
+/// The schemas under test, each with its generated checks.
+fn schemas() -> Vec<(&'static str, Value, CheckFn)> {
     vec![
-        ("flat", schema_of::<shapes::Flat>()),
-        ("nested", schema_of::<shapes::Nested>()),
-        ("enums", schema_of::<shapes::Enums>()),
-        ("constrained", schema_of::<shapes::Constrained>()),
-        ("tree", schema_of::<shapes::Tree>()),
-        (
-            // A run-time tool's schema (an MCP server's, say): no `$schema`,
-            // numbers in `enum` and `const`, `multipleOf`, `uniqueItems`,
-            // `allOf`, `not`, counts of properties.
-            "run-time",
-            json!({
-                "type": "object",
-                "properties": {
-                    "level": {"enum": [1, 2, 3.5, "high", null]},
-                    "step": {"type": "number", "multipleOf": 0.5, "exclusiveMinimum": 0},
-                    "ids": {"type": "array", "items": {"type": "integer"}, "uniqueItems": true, "minItems": 1},
-                    "mode": {"const": 2},
-                    "label": {"allOf": [{"type": "string"}, {"not": {"const": "forbidden"}}]},
-                    "extra": {"type": "object", "minProperties": 1, "maxProperties": 2,
-                              "additionalProperties": {"type": ["string", "boolean"]}},
-                },
-                "required": ["level", "step"],
-                "additionalProperties": false,
-            }),
-        ),
+        ("flat", schema_of::<shapes::Flat>(), check_of::<shapes::Flat>),
+        ("nested", schema_of::<shapes::Nested>(), check_of::<shapes::Nested>),
+        ("enums", schema_of::<shapes::Enums>(), check_of::<shapes::Enums>),
+        ("constrained", schema_of::<shapes::Constrained>(), check_of::<shapes::Constrained>),
+        ("tree", schema_of::<shapes::Tree>(), check_of::<shapes::Tree>),
+        ("renamed", schema_of::<shapes::Renamed>(), check_of::<shapes::Renamed>),
     ]
 }
 
-/// Compares both validators on `value`; returns whether it is valid.
+/// Compares the generated checks and `jsonschema` on `value`; returns
+/// whether it is valid.
 fn agree(
     name: &str,
-    validator: &ArgumentValidator,
+    check: CheckFn,
     reference: &jsonschema::Validator,
     value: &Value,
 ) -> Result<bool, TestCaseError> {
-    let compiled = validator
-        .compiled
-        .as_ref()
-        .expect("checked by the caller")
-        .is_valid(value);
     let expected = reference.is_valid(value);
-    prop_assert_eq!(
-        compiled,
-        expected,
-        "{}: {} accepted by one side only",
-        name,
-        value
-    );
+    let decided = check(value, &mut Walk::deciding(usize::MAX));
+    prop_assert_eq!(decided, expected, "{}: {} accepted by one side only", name, value);
     let problems: Vec<(String, String)> = reference
         .iter_errors(value)
         .map(|error| {
@@ -194,22 +199,13 @@ fn agree(
             )
         })
         .collect();
-    let checked: Vec<(String, String)> = match validator.check(value) {
-        Ok(()) => Vec::new(),
-        Err(problems) => problems.into_iter().map(|p| (p.path, p.message)).collect(),
-    };
+    let checked: Vec<(String, String)> = problems_of(check, value)
+        .into_iter()
+        .map(|problem| (problem.path, problem.message))
+        .collect();
     prop_assert_eq!(checked, problems, "{}: {}", name, value);
-    let unlimited = validator.admit(value, usize::MAX);
-    prop_assert_eq!(
-        unlimited != Admission::Undecided,
-        expected,
-        "{}: {} admitted ({:?}) against the validators' answer",
-        name,
-        value,
-        unlimited
-    );
-    // The size walk's own bound, which the validation walk must reach:
-    // one byte under it, a walk that left a part out would admit.
+    // The size walk's own bound, which the checks' walk must reach: one
+    // byte under it, a walk that left a part out would admit.
     let mut whole = Budget::new(usize::MAX);
     prop_assert!(whole.whole(value));
     let bound = whole.counted(usize::MAX);
@@ -217,14 +213,14 @@ fn agree(
     for limit in [
         0,
         length / 2,
-        length - 1,
+        length.saturating_sub(1),
         length,
         bound.saturating_sub(1),
         bound,
         length * 6 + 2,
     ] {
-        let admission = validator.admit(value, limit);
-        let admitted = admission != Admission::Undecided;
+        let mut walk = Walk::deciding(limit);
+        let admitted = check(value, &mut walk);
         prop_assert!(
             !admitted || expected,
             "{}: {} refused but admitted at limit {}",
@@ -233,7 +229,7 @@ fn agree(
             limit
         );
         prop_assert!(
-            admission != Admission::Admitted || (length <= limit && bound <= limit),
+            !admitted || walk.budget().needs_exact() || (length <= limit && bound <= limit),
             "{}: {} ({} bytes) admitted at limit {}",
             name,
             value,
@@ -245,14 +241,9 @@ fn agree(
 }
 
 #[test]
-fn compiled_and_jsonschema_accept_and_refuse_the_same_arguments() {
-    for (name, schema) in schemas() {
-        let validator = ArgumentValidator::compile(&schema).unwrap();
-        assert!(
-            validator.compiled.is_some(),
-            "{name}: the schema falls back, so this would test nothing: {schema:#}"
-        );
-        let reference = options().build(&schema).unwrap();
+fn generated_checks_and_jsonschema_accept_and_refuse_the_same_arguments() {
+    for (name, schema, check) in schemas() {
+        let reference = reference(&schema);
         let valid = Cell::new(0_u32);
         let invalid = Cell::new(0_u32);
         let config = Config {
@@ -263,7 +254,7 @@ fn compiled_and_jsonschema_accept_and_refuse_the_same_arguments() {
         let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]);
         let mut runner = TestRunner::new_with_rng(config, rng);
         let result = runner.run(&arguments(&schema), |value| {
-            let accepted = agree(name, &validator, &reference, &value)?;
+            let accepted = agree(name, check, &reference, &value)?;
             let counter = if accepted { &valid } else { &invalid };
             counter.set(counter.get() + 1);
             Ok(())
@@ -330,16 +321,23 @@ fn edge_numbers_agree() {
         r#"{"name": "ab", "code": "ab1", "count": %, "factor": %, "few": [%], "set": [], "counts": {"a": %}, "pair": [true, %], "big": %, "small": %, "letter": "x", "anything": %}"#,
         r#"{"level": %, "step": %, "ids": [%, 1], "mode": %}"#,
     ];
-    for (name, schema) in schemas() {
-        let validator = ArgumentValidator::compile(&schema).unwrap();
-        let reference = options().build(&schema).unwrap();
+    for (name, schema, check) in schemas() {
+        let reference = reference(&schema);
         for sample in samples {
             for number in numbers {
                 let value: Value = serde_json::from_str(&sample.replace('%', number)).unwrap();
-                agree(name, &validator, &reference, &value).unwrap();
+                agree(name, check, &reference, &value).unwrap();
             }
         }
     }
+}
+
+/// `jsonschema` as the `validate` feature configures it, formats enforced.
+fn reference(schema: &Value) -> jsonschema::Validator {
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(schema)
+        .unwrap()
 }
 
 /// Arguments for `schema`: values built to its shape (valid more often than
