@@ -45,10 +45,9 @@
 //! let outcome = registry.call_ungated("add_numbers", serde_json::json!({"a": 2, "b": 3}), &cx).await;
 //! assert_eq!(outcome, Ok(Outcome::Done(ToolOutput::text("5"))));
 //!
-//! // Bad arguments are refused before the tool runs; with `validate`, the
-//! // refusal names the path.
+//! // Bad arguments are refused before the tool runs, by the checks the
+//! // derive generated beside the schema; the refusal names the path.
 //! let error = registry.call_ungated("add_numbers", serde_json::json!({"a": "two", "b": 3}), &cx).await.unwrap_err();
-//! # #[cfg(feature = "validate")]
 //! assert!(error.model_text().contains("/a"));
 //! # });
 //! ```
@@ -141,7 +140,7 @@
 //! | feature | gives | pulls in |
 //! | --- | --- | --- |
 //! | `host` | what a host builds on: the registry (`Registry`, `RegistryBuilder`, the checked call), the gates (module `gates`), provider export (`export`), approvals (`approval`), the `allowed-tools` tokenizer and the gates' skill check (`skills`), timers and decision records (`calls`); `ToolError::Refused`, `ToolContext::with_decision_sink`. `validate`, `skills` and `agent` imply it | about half of tool-core's own build, `rustc-hash`, `shlex` |
-//! | `validate` | argument validation against the schema the model was shown, with JSON paths in the errors: a check compiled from the schema for the subset derived tools use, `jsonschema` for the rest and for every refusal's problems; see docs/validation.md for what serde alone enforces without it | `jsonschema` (most of a cold build's cost) |
+//! | `validate` (not a default) | run-time JSON Schema validation with `jsonschema`: a `DynTool`'s arguments and declared outputs. A derived tool's arguments are checked without it, by the [`Arguments`] checks `#[derive(Tool)]` generates beside its schema; see docs/validation.md | `jsonschema` (most of a cold build's cost) |
 //! | `skills` | reading `SKILL.md` files: `skills::read_skill`, `SkillRef::read`, the call examples (`check_examples`) and `check_skill_tools` | `saphyr-parser` |
 //! | `agent` | the agent loop (module `agent`) | the loop's own code and `futures-util` |
 //! | `egress` | the egress guard: module `egress` (`EgressGuard`, `Site`), [`ToolContext::egress`] and `HostSettings::sites`, so a host configures its sites and a tool of an `own_site` group checks its URLs; without it no guard exists, so nothing in the build can reach a site through one | `url` and its IDNA stack |
@@ -194,7 +193,7 @@ mod tool;
 #[cfg(feature = "host")]
 mod validation;
 
-pub use checks::Arguments;
+pub use checks::{Arguments, check_arguments};
 pub use content::{ContentItem, MAX_CONTENT_BYTES, ResourceBody};
 pub use context::{Actor, RunId, ToolContext};
 pub use declaration::{

@@ -8,7 +8,7 @@ fn ui() {
     let t = trybuild::TestCases::new();
     t.pass("tests/ui/pass/*.rs");
     for topic in [
-        "keys", "name", "doc", "scope", "shape", "impl", "bounds", "timeout", "output",
+        "keys", "name", "doc", "scope", "shape", "impl", "bounds", "timeout", "output", "checks",
     ] {
         t.compile_fail(format!("tests/ui/{topic}/*.rs"));
     }

@@ -16,7 +16,13 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let checks_krate = krate
         .clone()
         .unwrap_or_else(|| syn::parse_quote!(::tool_core));
-    let checks = checks::expand(&cx, input, &checks_krate);
+    // The declaration's own mistakes (a generic type, a union…) first: the
+    // checks would only repeat them.
+    let checks = if cx.error_count() == 0 {
+        checks::expand(&cx, input, &checks_krate)
+    } else {
+        TokenStream::new()
+    };
     match (cx.check(), model) {
         (Ok(()), Some(model)) => {
             let mut tokens = expand(&model);

@@ -3,7 +3,8 @@ use quote::quote;
 use syn::{DeriveInput, Path};
 
 /// Emitted beside the errors so that code using the type (`impl Execute`,
-/// `X::DECLARATION`) does not add a second wave of errors. Nothing is
+/// `X::DECLARATION`, the argument checks `Tool` needs) does not add a
+/// second wave of errors. Nothing is
 /// registered: the crate does not compile anyway.
 pub fn stub(input: &DeriveInput, krate: Option<Path>) -> TokenStream {
     let krate = krate.unwrap_or_else(|| syn::parse_quote!(::tool_core));
@@ -21,11 +22,24 @@ pub fn stub(input: &DeriveInput, krate: Option<Path>) -> TokenStream {
             for<'__tool> Self: #krate::__private::ToolBounds
         });
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    // Without that bound: it would ask for this very impl.
+    let (own_generics, own_ty_generics, own_where) = input.generics.split_for_impl();
     quote! {
         const _: () = {
             #[automatically_derived]
             impl #impl_generics #krate::Tool for #ident #ty_generics #where_clause {
                 const DECLARATION: #krate::Declaration = #krate::__private::STUB_DECLARATION;
+            }
+            #[automatically_derived]
+            impl #own_generics #krate::Arguments for #ident #own_ty_generics #own_where {
+                const INLINE: bool = false;
+                fn check<'v>(
+                    _: &'v #krate::__private::checks::Value,
+                    _: &mut #krate::__private::checks::Walk<'v>,
+                    _: &#krate::__private::checks::Keywords,
+                ) -> bool {
+                    false
+                }
             }
         };
     }

@@ -112,8 +112,8 @@ impl Budget {
 
     /// Whether a float was counted: the value may still be longer than
     /// what was counted, so only serializing it tells.
+    #[cfg(feature = "host")]
     pub(crate) fn needs_exact(&self) -> bool {
         self.exact
     }
 }
-

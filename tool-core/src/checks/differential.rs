@@ -170,12 +170,36 @@ mod shapes {
 /// The schemas under test, each with its generated checks.
 fn schemas() -> Vec<(&'static str, Value, CheckFn)> {
     vec![
-        ("flat", schema_of::<shapes::Flat>(), check_of::<shapes::Flat>),
-        ("nested", schema_of::<shapes::Nested>(), check_of::<shapes::Nested>),
-        ("enums", schema_of::<shapes::Enums>(), check_of::<shapes::Enums>),
-        ("constrained", schema_of::<shapes::Constrained>(), check_of::<shapes::Constrained>),
-        ("tree", schema_of::<shapes::Tree>(), check_of::<shapes::Tree>),
-        ("renamed", schema_of::<shapes::Renamed>(), check_of::<shapes::Renamed>),
+        (
+            "flat",
+            schema_of::<shapes::Flat>(),
+            check_of::<shapes::Flat>,
+        ),
+        (
+            "nested",
+            schema_of::<shapes::Nested>(),
+            check_of::<shapes::Nested>,
+        ),
+        (
+            "enums",
+            schema_of::<shapes::Enums>(),
+            check_of::<shapes::Enums>,
+        ),
+        (
+            "constrained",
+            schema_of::<shapes::Constrained>(),
+            check_of::<shapes::Constrained>,
+        ),
+        (
+            "tree",
+            schema_of::<shapes::Tree>(),
+            check_of::<shapes::Tree>,
+        ),
+        (
+            "renamed",
+            schema_of::<shapes::Renamed>(),
+            check_of::<shapes::Renamed>,
+        ),
     ]
 }
 
@@ -189,7 +213,13 @@ fn agree(
 ) -> Result<bool, TestCaseError> {
     let expected = reference.is_valid(value);
     let decided = check(value, &mut Walk::deciding(usize::MAX));
-    prop_assert_eq!(decided, expected, "{}: {} accepted by one side only", name, value);
+    prop_assert_eq!(
+        decided,
+        expected,
+        "{}: {} accepted by one side only",
+        name,
+        value
+    );
     let problems: Vec<(String, String)> = reference
         .iter_errors(value)
         .map(|error| {

@@ -20,6 +20,7 @@ mod walk;
 
 pub(crate) use budget::Budget;
 pub use format::Format;
+#[cfg(feature = "host")]
 pub(crate) use walk::shorten;
 pub use walk::{Member, Walk};
 
@@ -94,7 +95,10 @@ impl Keywords {
     };
 
     pub(crate) fn nullable(&self) -> Keywords {
-        Keywords { null: true, ..*self }
+        Keywords {
+            null: true,
+            ..*self
+        }
     }
 }
 
@@ -165,6 +169,34 @@ impl Pattern {
 pub mod generated {
     pub use super::{Arguments, Format, Keywords, Limit, Member, Pattern, Walk};
     pub use serde_json::Value;
+}
+
+/// Checks `arguments` against `T`'s generated checks as a call does, and
+/// names every problem with its JSON path: for an extension author's
+/// tests of what a tool's arguments admit, without a registry.
+///
+/// ```
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+///
+/// #[derive(Deserialize, JsonSchema, tool_core::Arguments)]
+/// struct Search {
+///     #[schemars(length(min = 1))]
+///     query: String,
+/// }
+///
+/// let problems = tool_core::check_arguments::<Search>(&serde_json::json!({"query": ""}));
+/// assert_eq!(problems.unwrap_err()[0].path, "/query");
+/// ```
+pub fn check_arguments<T: Arguments + ?Sized>(
+    arguments: &Value,
+) -> Result<(), Vec<crate::ArgumentProblem>> {
+    let mut walk = Walk::reporting();
+    if T::check(arguments, &mut walk, &Keywords::NONE) {
+        Ok(())
+    } else {
+        Err(walk.into_problems())
+    }
 }
 
 /// The problems of `arguments` against `check`, all of them, in the

@@ -118,6 +118,7 @@ pub struct Walk<'v> {
 
 impl<'v> Walk<'v> {
     /// A walk that decides, counting the arguments' size against `limit`.
+    #[cfg(feature = "host")]
     pub(crate) fn deciding(limit: usize) -> Self {
         Walk {
             budget: Budget::new(limit),
@@ -138,9 +139,12 @@ impl<'v> Walk<'v> {
     }
 
     pub(crate) fn into_problems(self) -> Vec<ArgumentProblem> {
-        self.report.map(|report| report.problems).unwrap_or_default()
+        self.report
+            .map(|report| report.problems)
+            .unwrap_or_default()
     }
 
+    #[cfg(feature = "host")]
     pub(crate) fn budget(&self) -> &Budget {
         &self.budget
     }
@@ -251,10 +255,20 @@ impl<'v> Walk<'v> {
         if least.is_some() || most.is_some() {
             let length = code_points(text);
             if let Some(least) = least.filter(|&least| length < least) {
-                refuse!(self, ok, "{value} is shorter than {least} character{}", plural(least));
+                refuse!(
+                    self,
+                    ok,
+                    "{value} is shorter than {least} character{}",
+                    plural(least)
+                );
             }
             if let Some(most) = most.filter(|&most| length > most) {
-                refuse!(self, ok, "{value} is longer than {most} character{}", plural(most));
+                refuse!(
+                    self,
+                    ok,
+                    "{value} is longer than {most} character{}",
+                    plural(most)
+                );
             }
         }
         if let Some(pattern) = keywords.pattern
@@ -335,10 +349,20 @@ impl<'v> Walk<'v> {
         }
         let count = items.len() as u64;
         if let Some(least) = keywords.min_length.or(own_counts.0).filter(|&l| count < l) {
-            refuse!(self, ok, "{value} has less than {least} item{}", plural(least));
+            refuse!(
+                self,
+                ok,
+                "{value} has less than {least} item{}",
+                plural(least)
+            );
         }
         if let Some(most) = keywords.max_length.or(own_counts.1).filter(|&m| count > m) {
-            refuse!(self, ok, "{value} has more than {most} item{}", plural(most));
+            refuse!(
+                self,
+                ok,
+                "{value} has more than {most} item{}",
+                plural(most)
+            );
         }
         if unique && !all_unique(items) {
             refuse!(self, ok, "{value} has non-unique elements");
@@ -431,7 +455,10 @@ impl<'v> Walk<'v> {
             let found = member(self, key, item);
             self.leave();
             match found {
-                Member::Checked { ok: passed, required } => {
+                Member::Checked {
+                    ok: passed,
+                    required,
+                } => {
                     seen += usize::from(required);
                     if !passed {
                         ok = false;
@@ -585,7 +612,10 @@ fn is_one_of(value: &Value, names: &[&str]) -> bool {
 /// `jsonschema`'s `enum` message: up to three options, else two and a
 /// count.
 fn not_one_of(value: &Value, names: &[&str]) -> String {
-    let quoted: Vec<String> = names.iter().map(|name| Value::from(*name).to_string()).collect();
+    let quoted: Vec<String> = names
+        .iter()
+        .map(|name| Value::from(*name).to_string())
+        .collect();
     let options = if quoted.len() <= 3 {
         match quoted.split_last() {
             Some((last, [])) => last.clone(),
@@ -593,7 +623,11 @@ fn not_one_of(value: &Value, names: &[&str]) -> String {
             None => String::new(),
         }
     } else {
-        format!("{} or {} other candidates", quoted[..2].join(", "), quoted.len() - 2)
+        format!(
+            "{} or {} other candidates",
+            quoted[..2].join(", "),
+            quoted.len() - 2
+        )
     };
     format!("{value} is not one of {options}")
 }

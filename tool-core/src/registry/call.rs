@@ -15,10 +15,10 @@ use super::size::{exact_fits, fits};
 use super::tools::{Kind, RegisteredTool, Registry};
 use crate::approval::ApprovalError;
 use crate::calls::{Bounded, Bounds, CancelToken, ProgressSignal, Timer};
+use crate::checks::{Walk, problems_of};
 use crate::context::EgressSlot;
 use crate::either::{Either, race};
 use crate::registration::Handler;
-use crate::checks::{Walk, problems_of};
 use crate::validation::ArgumentValidator;
 use crate::{ArgumentProblem, Outcome, Proposal, ProposalId, ToolContext, ToolError, ToolOutput};
 

@@ -198,7 +198,9 @@ fn keywords(c: &TokenStream, field: &Field, statics: &mut Statics) -> TokenStrea
     let pattern = match pattern {
         Some(source) => {
             let pattern_name = format_ident!("PATTERN_{}", index);
-            statics.tokens.extend(quote!(static #pattern_name: #c::Pattern = #c::Pattern::new(#source);));
+            statics
+                .tokens
+                .extend(quote!(static #pattern_name: #c::Pattern = #c::Pattern::new(#source);));
             quote!(::core::option::Option::Some(&#pattern_name))
         }
         None => quote!(::core::option::Option::None),

@@ -18,7 +18,7 @@ pub enum Shape<'a> {
     /// Named fields.
     Struct { fields: Vec<Field<'a>>, deny: bool },
     /// One unnamed field: the schema is the field's.
-    Newtype(Field<'a>),
+    Newtype(Box<Field<'a>>),
     /// Unit variants only, none documented: `type: string`, `enum`.
     Names(Vec<String>),
     /// Externally tagged (`oneOf`): unit variants by name, the others as
@@ -90,12 +90,17 @@ pub fn read<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<Model<'a>> {
     let shape = match &input.data {
         Data::Struct(data) => match &data.fields {
             Fields::Named(named) => Shape::Struct {
-                fields: fields(cx, named.named.iter(), container.rename_all, container.default),
+                fields: fields(
+                    cx,
+                    named.named.iter(),
+                    container.rename_all,
+                    container.default,
+                ),
                 deny: container.deny,
             },
             Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
                 let field = &unnamed.unnamed[0];
-                Shape::Newtype(self::field(cx, field, String::new(), false))
+                Shape::Newtype(Box::new(self::field(cx, field, String::new(), false)))
             }
             other => {
                 cx.error_spanned_by(other, format!("a tuple or unit struct {UNSUPPORTED}"));
@@ -127,13 +132,18 @@ fn enumeration<'a>(cx: &Ctxt, data: &'a syn::DataEnum, container: &Container) ->
                 let _ = attr.parse_nested_meta(|meta| {
                     if meta.path.is_ident("rename") {
                         rename = Some(rename_value(&meta)?);
-                    } else if meta.path.is_ident("alias") || meta.path.is_ident("title")
-                        || meta.path.is_ident("description") || meta.path.is_ident("deprecated")
+                    } else if meta.path.is_ident("alias")
+                        || meta.path.is_ident("title")
+                        || meta.path.is_ident("description")
+                        || meta.path.is_ident("deprecated")
                     {
                         documented |= !meta.path.is_ident("alias");
                         skip_value(&meta)?;
                     } else {
-                        cx.error_spanned_by(&meta.path, format!("this variant attribute {UNSUPPORTED}"));
+                        cx.error_spanned_by(
+                            &meta.path,
+                            format!("this variant attribute {UNSUPPORTED}"),
+                        );
                         skip_value(&meta)?;
                     }
                     Ok(())
@@ -173,7 +183,10 @@ fn enumeration<'a>(cx: &Ctxt, data: &'a syn::DataEnum, container: &Container) ->
                 ));
             }
             (Fields::Unnamed(unnamed), Some(_)) => {
-                cx.error_spanned_by(unnamed, format!("a tuple variant of an internally tagged enum {UNSUPPORTED}"));
+                cx.error_spanned_by(
+                    unnamed,
+                    format!("a tuple variant of an internally tagged enum {UNSUPPORTED}"),
+                );
                 return None;
             }
         }
@@ -215,9 +228,19 @@ fn container(cx: &Ctxt, attrs: &[Attribute]) -> Container {
                 skip_value(&meta)?;
             } else if path.is_ident("tag") {
                 container.tag = Some(rename_value(&meta)?);
-            } else if ["rename", "bound", "crate", "expecting", "into", "title", "description", "example", "deprecated"]
-                .iter()
-                .any(|ignored| path.is_ident(ignored))
+            } else if [
+                "rename",
+                "bound",
+                "crate",
+                "expecting",
+                "into",
+                "title",
+                "description",
+                "example",
+                "deprecated",
+            ]
+            .iter()
+            .any(|ignored| path.is_ident(ignored))
             {
                 skip_value(&meta)?;
             } else {
@@ -283,13 +306,25 @@ fn field<'a>(cx: &Ctxt, field: &'a syn::Field, name: String, defaulted: bool) ->
                     let text: syn::LitStr = meta.value()?.parse()?;
                     model.ty = text.parse()?;
                 }
-                "serde" if ["alias", "skip_serializing", "skip_serializing_if", "serialize_with", "borrow", "bound"]
+                "serde"
+                    if [
+                        "alias",
+                        "skip_serializing",
+                        "skip_serializing_if",
+                        "serialize_with",
+                        "borrow",
+                        "bound",
+                    ]
                     .iter()
                     .any(|name| is(name)) =>
                 {
                     skip_value(&meta)?;
                 }
-                "schemars" if ["title", "description", "example", "deprecated"].iter().any(|name| is(name)) => {
+                "schemars"
+                    if ["title", "description", "example", "deprecated"]
+                        .iter()
+                        .any(|name| is(name)) =>
+                {
                     skip_value(&meta)?;
                 }
                 _ if is("required") => model.forced = true,
@@ -308,18 +343,31 @@ fn field<'a>(cx: &Ctxt, field: &'a syn::Field, name: String, defaulted: bool) ->
                         if inner.path.is_ident("pattern") {
                             model.keywords.pattern = Some(pattern(cx, &inner)?);
                         } else {
-                            cx.error_spanned_by(&inner.path, format!("`regex({})` {UNSUPPORTED}; write `pattern = \"...\"`", path_text(&inner.path)));
+                            cx.error_spanned_by(
+                                &inner.path,
+                                format!(
+                                    "`regex({})` {UNSUPPORTED}; write `pattern = \"...\"`",
+                                    path_text(&inner.path)
+                                ),
+                            );
                             skip_value(&inner)?;
                         }
                         Ok(())
                     })?;
                 }
-                "validate" | "garde" if !["contains", "inner", "regex", "pattern"].iter().any(|name| is(name)) => {
+                "validate" | "garde"
+                    if !["contains", "inner", "regex", "pattern"]
+                        .iter()
+                        .any(|name| is(name)) =>
+                {
                     // Not read by schemars either (`custom`, `must_match`…).
                     skip_value(&meta)?;
                 }
                 _ => {
-                    cx.error_spanned_by(path, format!("`#[{kind}({})]` {UNSUPPORTED}", path_text(path)));
+                    cx.error_spanned_by(
+                        path,
+                        format!("`#[{kind}({})]` {UNSUPPORTED}", path_text(path)),
+                    );
                     skip_value(&meta)?;
                 }
             }
@@ -336,18 +384,31 @@ fn field<'a>(cx: &Ctxt, field: &'a syn::Field, name: String, defaulted: bool) ->
 /// not carry.
 fn no_field_attributes(cx: &Ctxt, field: &syn::Field) {
     for attr in &field.attrs {
-        if ["serde", "schemars", "validate", "garde"].iter().any(|kind| attr.path().is_ident(kind)) {
-            cx.error_spanned_by(attr, format!("an attribute on a tuple variant's field {UNSUPPORTED}"));
+        if ["serde", "schemars", "validate", "garde"]
+            .iter()
+            .any(|kind| attr.path().is_ident(kind))
+        {
+            cx.error_spanned_by(
+                attr,
+                format!("an attribute on a tuple variant's field {UNSUPPORTED}"),
+            );
         }
     }
 }
 
-fn length(cx: &Ctxt, meta: &syn::meta::ParseNestedMeta, keywords: &mut Keywords) -> syn::Result<()> {
+fn length(
+    cx: &Ctxt,
+    meta: &syn::meta::ParseNestedMeta,
+    keywords: &mut Keywords,
+) -> syn::Result<()> {
     meta.parse_nested_meta(|inner| {
         let value = match number(&inner)? {
             Some(Number::Integer(value)) if value >= 0 => value as u64,
             _ => {
-                cx.error_spanned_by(&inner.path, format!("a `length` that is not a non-negative integer literal {UNSUPPORTED}"));
+                cx.error_spanned_by(
+                    &inner.path,
+                    format!("a `length` that is not a non-negative integer literal {UNSUPPORTED}"),
+                );
                 return Ok(());
             }
         };
@@ -368,7 +429,10 @@ fn length(cx: &Ctxt, meta: &syn::meta::ParseNestedMeta, keywords: &mut Keywords)
 fn range(cx: &Ctxt, meta: &syn::meta::ParseNestedMeta, keywords: &mut Keywords) -> syn::Result<()> {
     meta.parse_nested_meta(|inner| {
         let Some(value) = number(&inner)? else {
-            cx.error_spanned_by(&inner.path, format!("a `range` bound that is not a number literal {UNSUPPORTED}"));
+            cx.error_spanned_by(
+                &inner.path,
+                format!("a `range` bound that is not a number literal {UNSUPPORTED}"),
+            );
             return Ok(());
         };
         if inner.path.is_ident("min") {

@@ -81,7 +81,9 @@ fn is_host_name(name: &str) -> bool {
             && bytes.len() <= 63
             && bytes[0] != b'-'
             && bytes[bytes.len() - 1] != b'-'
-            && bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-')
+            && bytes
+                .iter()
+                .all(|b| b.is_ascii_alphanumeric() || *b == b'-')
             && !(bytes.len() >= 4 && bytes[2] == b'-' && bytes[3] == b'-')
     })
 }

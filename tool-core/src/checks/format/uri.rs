@@ -170,7 +170,9 @@ fn ip_literal(bytes: &[u8], start: usize) -> Option<usize> {
     let close = open + bytes[open..].iter().position(|&b| b == b']')?;
     let inside = std::str::from_utf8(&bytes[open + 1..close]).ok()?;
     let future = |text: &str| {
-        let Some((version, rest)) = text.strip_prefix(['v', 'V']).and_then(|t| t.split_once('.'))
+        let Some((version, rest)) = text
+            .strip_prefix(['v', 'V'])
+            .and_then(|t| t.split_once('.'))
         else {
             return false;
         };
