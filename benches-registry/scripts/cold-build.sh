@@ -364,8 +364,9 @@ RMCP_DEP='rmcp = { version = "3.11", default-features = false, features = ["serv
 # An extension author's dependency: only what declaring tools needs.
 TOOL_CORE_AUTHOR="tool-core = { path = \"$TOOL_CORE\", default-features = false }"
 # The feature combinations a host would pick, as NAME=FEATURES (every host
-# needs `host`, the registry; `validate`, `skills` and `agent` imply it).
-HOSTS=(none=host validate=validate skills=skills agent=agent egress=host,egress default=host,validate,skills,agent,egress)
+# needs `host`, the registry; `validate`, `skills` and `agent` imply it):
+# `default` is tool-core's defaults, `all` adds `validate` (run-time tools).
+HOSTS=(none=host validate=validate skills=skills agent=agent egress=host,egress default=host,skills,agent,egress all=host,validate,skills,agent,egress)
 # host_dep NAME=FEATURES: a host's tool-core dependency line.
 host_dep() {
     local list
