@@ -4,7 +4,7 @@
 # author pays (a library crate that only declares tools, tool-core without
 # default features) and what a host pays with each feature combination it
 # would pick (`host` alone, with `validate`, `skills`, `agent` or `egress`,
-# and all = default).
+# `default` and `all`, which adds `validate`).
 #
 # Usage: benches-registry/scripts/cold-build.sh [RUNS]   (default RUNS=2)
 #        benches-registry/scripts/cold-build.sh --check  (build and run each

@@ -21,9 +21,7 @@ macro_rules! string {
         impl Arguments for $type {
             const INLINE: bool = true;
             fn check<'v>(value: &'v Value, walk: &mut Walk<'v>, keywords: &Keywords) -> bool {
-                let format: Option<Format> = $format;
-                let keywords = Keywords { format: keywords.format.or(format), ..*keywords };
-                walk.string(value, &keywords, (None, None))
+                walk.string(value, keywords, (None, None), $format)
             }
         }
     )*};
@@ -45,14 +43,14 @@ string! {
 impl Arguments for str {
     const INLINE: bool = true;
     fn check<'v>(value: &'v Value, walk: &mut Walk<'v>, keywords: &Keywords) -> bool {
-        walk.string(value, keywords, (None, None))
+        walk.string(value, keywords, (None, None), None)
     }
 }
 
 impl Arguments for char {
     const INLINE: bool = true;
     fn check<'v>(value: &'v Value, walk: &mut Walk<'v>, keywords: &Keywords) -> bool {
-        walk.string(value, keywords, (Some(1), Some(1)))
+        walk.string(value, keywords, (Some(1), Some(1)), None)
     }
 }
 

@@ -11,7 +11,9 @@
 use serde_json::{Map, Value};
 
 use super::number::{Exact, is_integer};
-use super::{Budget, Keywords, Limit};
+use std::cmp::Ordering;
+
+use super::{Budget, Format, Keywords, Limit};
 use crate::ArgumentProblem;
 
 /// A model-supplied value is echoed in messages; keep them readable.
@@ -236,7 +238,20 @@ impl<'v> Walk<'v> {
         value: &Value,
         keywords: &Keywords,
         own_lengths: (Option<u64>, Option<u64>),
+        own_format: Option<Format>,
     ) -> bool {
+        let format = keywords.format.or(own_format);
+        if self.report.is_none()
+            && let Value::String(text) = value
+            && keywords.min_length.is_none()
+            && keywords.max_length.is_none()
+            && own_lengths == (None, None)
+            && keywords.pattern.is_none()
+            && format.is_none()
+        {
+            // Deciding, a string with nothing to check but its type.
+            return self.budget.string(text);
+        }
         let mut ok = true;
         if !self.typed(value, Types::STRING.with_null(keywords.null)) {
             ok = false;
@@ -276,7 +291,7 @@ impl<'v> Walk<'v> {
         {
             refuse!(self, ok, "{value} does not match \"{}\"", pattern.source());
         }
-        if let Some(format) = keywords.format
+        if let Some(format) = format
             && !format.admits(text)
         {
             refuse!(self, ok, "{value} is not a \"{}\"", format.name());
@@ -293,6 +308,9 @@ impl<'v> Walk<'v> {
         types: Types,
         own_bounds: (Option<Limit>, Option<Limit>),
     ) -> bool {
+        if self.report.is_none() {
+            return self.decide_number(value, keywords, types, own_bounds);
+        }
         let mut ok = true;
         if !self.typed(value, types.with_null(keywords.null)) {
             ok = false;
@@ -322,6 +340,33 @@ impl<'v> Walk<'v> {
             refuse!(self, ok, "{value} is greater than the maximum of {most}");
         }
         ok
+    }
+
+    /// [`number`](Self::number) when deciding: the common case (a number
+    /// of the type, within bounds) without what reporting needs.
+    #[inline]
+    fn decide_number(
+        &mut self,
+        value: &Value,
+        keywords: &Keywords,
+        types: Types,
+        (least, most): (Option<Limit>, Option<Limit>),
+    ) -> bool {
+        let Value::Number(number) = value else {
+            return keywords.null && value.is_null() && self.budget.literal(value);
+        };
+        if !types.admits(value) || !self.budget.number(number) {
+            return false;
+        }
+        let (least, most) = (keywords.minimum.or(least), keywords.maximum.or(most));
+        if least.is_none() && most.is_none() {
+            return true;
+        }
+        let Some(exact) = Exact::of(number) else {
+            return false;
+        };
+        least.is_none_or(|least| exact.compare(least.exact()).is_some_and(Ordering::is_ge))
+            && most.is_none_or(|most| exact.compare(most.exact()).is_some_and(Ordering::is_le))
     }
 
     /// An array whose items each pass `item`, with the field's counts (or
@@ -436,6 +481,25 @@ impl<'v> Walk<'v> {
         };
         if !self.budget.object(map.len()) {
             return false;
+        }
+        if self.report.is_none() {
+            // Deciding: the first refusal ends the walk.
+            let mut seen = 0;
+            for (key, item) in map {
+                if !self.budget.string(key) {
+                    return false;
+                }
+                match member(self, key, item) {
+                    Member::Checked { ok: true, required } => seen += usize::from(required),
+                    Member::Unknown if !deny_unknown => {
+                        if !self.budget.whole(item) {
+                            return false;
+                        }
+                    }
+                    _ => return false,
+                }
+            }
+            return seen == required;
         }
         let mut ok = true;
         if self.reports() {
