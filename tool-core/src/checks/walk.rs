@@ -115,7 +115,8 @@ struct Report<'v> {
 #[doc(hidden)]
 pub struct Walk<'v> {
     budget: Budget,
-    report: Option<Report<'v>>,
+    /// Boxed: a deciding walk, every call's, stays two words and a flag.
+    report: Option<Box<Report<'v>>>,
 }
 
 impl<'v> Walk<'v> {
@@ -132,11 +133,11 @@ impl<'v> Walk<'v> {
     pub(crate) fn reporting() -> Self {
         Walk {
             budget: Budget::new(usize::MAX),
-            report: Some(Report {
+            report: Some(Box::new(Report {
                 path: Vec::new(),
                 problems: Vec::new(),
                 quiet: 0,
-            }),
+            })),
         }
     }
 
@@ -343,7 +344,7 @@ impl<'v> Walk<'v> {
     }
 
     /// [`number`](Self::number) when deciding: the common case (a number
-    /// of the type, within bounds) without what reporting needs.
+    /// of the type, within bounds) reading the number once.
     #[inline]
     fn decide_number(
         &mut self,
@@ -355,18 +356,30 @@ impl<'v> Walk<'v> {
         let Value::Number(number) = value else {
             return keywords.null && value.is_null() && self.budget.literal(value);
         };
-        if !types.admits(value) || !self.budget.number(number) {
-            return false;
-        }
-        let (least, most) = (keywords.minimum.or(least), keywords.maximum.or(most));
-        if least.is_none() && most.is_none() {
-            return true;
-        }
-        let Some(exact) = Exact::of(number) else {
-            return false;
+        let exact = if let Some(unsigned) = number.as_u64() {
+            Exact::Integer(i128::from(unsigned))
+        } else if let Some(signed) = number.as_i64() {
+            Exact::Integer(i128::from(signed))
+        } else {
+            match number.as_f64() {
+                Some(float) if float.is_finite() => Exact::Float(float),
+                _ => return false,
+            }
         };
-        least.is_none_or(|least| exact.compare(least.exact()).is_some_and(Ordering::is_ge))
-            && most.is_none_or(|most| exact.compare(most.exact()).is_some_and(Ordering::is_le))
+        let counted = match exact {
+            Exact::Integer(_) => self.budget.take(20),
+            Exact::Float(float) => {
+                if types == Types::INTEGER && float.fract() != 0.0 {
+                    return false;
+                }
+                self.budget.number(number)
+            }
+        };
+        let below = |least: Limit| exact.compare(least.exact()) == Some(Ordering::Less);
+        let above = |most: Limit| exact.compare(most.exact()) == Some(Ordering::Greater);
+        counted
+            && !keywords.minimum.or(least).is_some_and(below)
+            && !keywords.maximum.or(most).is_some_and(above)
     }
 
     /// An array whose items each pass `item`, with the field's counts (or
