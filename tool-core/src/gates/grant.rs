@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
+use crate::Registry;
 use crate::skills::Allowance;
 use crate::stored_format::{Format, Versioned};
 
@@ -43,6 +44,11 @@ pub(super) struct GrantedTools {
     sorted: Arc<Vec<(Arc<str>, Allowance)>>,
     /// Name → position in `sorted`; only for grants above [`INDEXED_FROM`].
     index: OnceLock<FxHashMap<Arc<str>, u32>>,
+    /// For the registry the gates call into (its id): a tool's registry
+    /// position → 1 + its position in `sorted`, 0 when not granted. The
+    /// gates have the position already, so a call looks the grant up
+    /// without hashing or comparing the name again.
+    by_position: OnceLock<(u64, Box<[u32]>)>,
 }
 
 /// From this many tools a grant's lookups hash; below it a binary search
@@ -58,6 +64,7 @@ impl GrantedTools {
         GrantedTools {
             sorted,
             index: OnceLock::new(),
+            by_position: OnceLock::new(),
         }
     }
 
@@ -81,6 +88,34 @@ impl GrantedTools {
             usize::try_from(*index.get(name)?).ok()?
         };
         self.sorted.get(position).map(|(_, allowance)| allowance)
+    }
+
+    /// [`get`](Self::get) of the tool at `position` in `registry`, named
+    /// `name`: through the table by registry position, built on the first
+    /// lookup against that registry (another registry's lookups go by
+    /// name).
+    pub(super) fn get_at(
+        &self,
+        registry: &Registry,
+        position: usize,
+        name: &str,
+    ) -> Option<&Allowance> {
+        let (id, table) = self.by_position.get_or_init(|| {
+            let mut table = vec![0_u32; registry.tools().len()].into_boxed_slice();
+            for (at, (granted, _)) in self.sorted.iter().enumerate() {
+                if let (Some(position), Ok(at)) = (registry.index_of(granted), u32::try_from(at)) {
+                    table[position] = at.saturating_add(1);
+                }
+            }
+            (registry.id(), table)
+        });
+        if *id != registry.id() {
+            return self.get(name);
+        }
+        let at = table.get(position).copied()?.checked_sub(1)?;
+        self.sorted
+            .get(usize::try_from(at).ok()?)
+            .map(|(_, allowance)| allowance)
     }
 
     pub(super) fn contains_key(&self, name: &str) -> bool {

@@ -224,7 +224,10 @@ impl<'r> Gates<'r> {
             .verdicts
             .get(index)
             .map_err(|refusal| self.verdicts.denial_of(index, refusal))?;
-        let granted = grant.tools.get(tool).ok_or(Denial::NotInGrant)?;
+        let granted = grant
+            .tools
+            .get_at(self.registry, index, tool)
+            .ok_or(Denial::NotInGrant)?;
         let registered = &self.registry.tools()[index];
         if !matches!((granted, now), (Allowance::Whole, Allowance::Whole)) {
             let scope = registered.declaration().scope.as_ref().and_then(|scope| {

@@ -229,7 +229,9 @@ impl RegistryBuilder {
             );
         }
         let groups = Groups::new(tools.iter().map(|tool| tool.declaration.group.as_ref()));
+        static BUILT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         Ok(Registry {
+            id: BUILT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             tools,
             index,
             groups,

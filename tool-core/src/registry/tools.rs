@@ -113,6 +113,9 @@ impl fmt::Debug for RegisteredTool {
 
 /// Every tool of the program, checked, in name order.
 pub struct Registry {
+    /// Unique among the registries this process built: what a grant's
+    /// index by registry position is keyed by (an address could be reused).
+    pub(super) id: u64,
     pub(super) tools: Vec<RegisteredTool>,
     /// FxHash: keys are the registry's own names, so a model's lookups
     /// cannot flood it; SipHash cost a third of the call-time check.
@@ -178,6 +181,11 @@ impl Registry {
 
     pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
         self.index.get(name).copied()
+    }
+
+    /// This registry's number, unique in the process.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
     }
 
     /// Which group each tool is in.

@@ -304,20 +304,42 @@ pub fn text(outcome: Result<Outcome, ToolError>) -> String {
 /// Runs `f` and returns the fields of every `tool_core::gate` event it
 /// emitted.
 pub fn capture_gate_events(f: impl FnOnce()) -> Vec<Map<String, Value>> {
-    let collector = Collector::default();
-    let events = Arc::clone(&collector.events);
-    tracing::subscriber::with_default(collector, f);
-    events.lock().unwrap().clone()
+    // One global subscriber for the whole test binary, routing to the
+    // capturing thread: a scoped one races the global interest cache
+    // (another test thread's callsite registered under no subscriber
+    // reads as "never", and this thread's events went missing).
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        let _ = tracing::subscriber::set_global_default(Router);
+    });
+    CAPTURED.with(|captured| *captured.borrow_mut() = Some(Vec::new()));
+    f();
+    CAPTURED.with(|captured| captured.borrow_mut().take().unwrap_or_default())
 }
 
-#[derive(Default)]
-struct Collector {
-    events: Arc<Mutex<Vec<Map<String, Value>>>>,
+thread_local! {
+    /// The events of the capture running on this thread, if any.
+    static CAPTURED: std::cell::RefCell<Option<Vec<Map<String, Value>>>> =
+        const { std::cell::RefCell::new(None) };
 }
 
-impl tracing::Subscriber for Collector {
+struct Router;
+
+impl tracing::Subscriber for Router {
+    /// Asked at every event: whether a capture runs is per thread.
+    fn register_callsite(
+        &self,
+        metadata: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        if metadata.target() == "tool_core::gate" {
+            tracing::subscriber::Interest::sometimes()
+        } else {
+            tracing::subscriber::Interest::never()
+        }
+    }
     fn enabled(&self, metadata: &tracing::Metadata<'_>) -> bool {
         metadata.target() == "tool_core::gate"
+            && CAPTURED.with(|captured| captured.borrow().is_some())
     }
     fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
         tracing::span::Id::from_u64(1)
@@ -327,7 +349,11 @@ impl tracing::Subscriber for Collector {
     fn event(&self, event: &tracing::Event<'_>) {
         let mut fields = Fields(Map::new());
         event.record(&mut fields);
-        self.events.lock().unwrap().push(fields.0);
+        CAPTURED.with(|captured| {
+            if let Some(events) = captured.borrow_mut().as_mut() {
+                events.push(fields.0);
+            }
+        });
     }
     fn enter(&self, _: &tracing::span::Id) {}
     fn exit(&self, _: &tracing::span::Id) {}
