@@ -164,6 +164,7 @@ extern crate self as tool_core;
 
 #[cfg(feature = "agent")]
 pub mod agent;
+mod applying;
 #[cfg(feature = "host")]
 pub mod approval;
 pub mod calls;
@@ -193,6 +194,7 @@ mod tool;
 #[cfg(feature = "host")]
 mod validation;
 
+pub use applying::{Approver, EditedFrom};
 pub use checks::{Arguments, check_arguments};
 pub use content::{ContentItem, MAX_CONTENT_BYTES, ResourceBody};
 pub use context::{Actor, RunId, ToolContext};

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use site_model::{ContentElement, NOT_FOUND, PageId, Permissions, Site, SiteError};
-use tool_core::approval::Approver;
+use tool_core::Approver;
 use tool_core::{Actor, ToolContext, ToolError};
 
 /// The neutral denial ([`NOT_FOUND`]) as an error.

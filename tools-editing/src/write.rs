@@ -7,7 +7,7 @@ use site_model::{
     ChangeSet, FieldChange, Fields, HistoryAction, HistoryEntry, Operation, SiteError, Target,
     Timestamp,
 };
-use tool_core::approval::EditedFrom;
+use tool_core::EditedFrom;
 use tool_core::{Proposal, ToolContext, ToolError, ToolOutput};
 
 use crate::access::{Editor, site_failed};

@@ -93,21 +93,7 @@ pub const DEFAULT_PROPOSAL_LIFETIME: Duration = Duration::from_secs(7 * 24 * 60 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProposalLifetime(pub Duration);
 
-/// Who approved the proposal being applied: a service in the context
-/// [`Approval`] hands the tool (for its re-proposal and its `apply`).
-///
-/// A tool records it as the approver in the record's history, and may
-/// refuse an approver without rights on the record (the tools of
-/// `tools-editing` require the approver's own edit rights).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Approver(pub Actor);
-
-/// The proposal as it was made, when the approver edited it before
-/// approving ([`Approval::approve_edited`]): a service in the context the
-/// tool's `apply` gets, beside [`Approver`], so the history can keep the
-/// proposed values next to the approved ones.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EditedFrom(pub Proposal);
+pub use crate::applying::{Approver, EditedFrom};
 
 /// What was decided about one proposal.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
