@@ -66,7 +66,7 @@
 //! | `title = "…"` | a display title for people | none |
 //! | `timeout = "30s"` | how long a call may run without progress (`ms`, `s`, `m`, `h`; more than zero, at most `1h`); see [`calls`] | the host's default |
 //! | `idempotent = true \| false` | whether a call may be repeated, so a [transient](ToolError::Transient) failure is retried ([`calls`]) | `true` for `read`, `false` for `write` |
-//! | `output = Type` | the type of the structured result ([`ToolOutput::structured`]): its schema is MCP's `outputSchema` and every result is checked against it ([`RegistryBuilder::validate_outputs`]) | no contract |
+//! | `output = Type` | the type of the structured result ([`ToolOutput::structured`]), deriving `Serialize`, `JsonSchema` and [`Arguments`]: its schema is MCP's `outputSchema` and every result is checked against it by the generated checks ([`RegistryBuilder::validate_outputs`]) | no contract |
 //! | `crate = path` | where `tool_core` is, for crates that re-export it | `::tool_core` |
 //!
 //! Supported shapes: a non-generic struct with named fields (`struct Status {}`
@@ -140,7 +140,7 @@
 //! | feature | gives | pulls in |
 //! | --- | --- | --- |
 //! | `host` | what a host builds on: the registry (`Registry`, `RegistryBuilder`, the checked call), the gates (module `gates`), provider export (`export`), approvals (`approval`), the `allowed-tools` tokenizer and the gates' skill check (`skills`), timers and decision records (`calls`); `ToolError::Refused`, `ToolContext::with_decision_sink`. `validate`, `skills` and `agent` imply it | about half of tool-core's own build, `rustc-hash`, `shlex` |
-//! | `validate` (not a default) | run-time JSON Schema validation with `jsonschema`: a `DynTool`'s arguments and declared outputs. A derived tool's arguments are checked without it, by the [`Arguments`] checks `#[derive(Tool)]` generates beside its schema; see docs/validation.md | `jsonschema` (most of a cold build's cost) |
+//! | `validate` (not a default) | run-time JSON Schema validation with `jsonschema`: a `DynTool`'s arguments and declared output. A derived tool's arguments are checked without it, by the [`Arguments`] checks `#[derive(Tool)]` generates beside its schema; see docs/validation.md | `jsonschema` (most of a cold build's cost) |
 //! | `skills` | reading `SKILL.md` files: `skills::read_skill`, `SkillRef::read`, the call examples (`check_examples`) and `check_skill_tools` | `saphyr-parser` |
 //! | `agent` | the agent loop (module `agent`) | the loop's own code and `futures-util` |
 //! | `egress` | the egress guard: module `egress` (`EgressGuard`, `Site`), [`ToolContext::egress`] and `HostSettings::sites`, so a host configures its sites and a tool of an `own_site` group checks its URLs; without it no guard exists, so nothing in the build can reach a site through one | `url` and its IDNA stack |
@@ -269,12 +269,12 @@ pub mod __private {
 
     /// Not public API; used by generated code.
     #[diagnostic::on_unimplemented(
-        message = "`output` must name a type that serializes and has a schema, but `{Self}` does not",
-        label = "needs `Serialize` and `JsonSchema`",
-        note = "derive both: `#[derive(Serialize, JsonSchema)]`"
+        message = "`output` must name a type that serializes, has a schema and its checks, but `{Self}` does not",
+        label = "needs `Serialize`, `JsonSchema` and `tool_core::Arguments`",
+        note = "derive all three: `#[derive(Serialize, JsonSchema, tool_core::Arguments)]`"
     )]
     pub trait OutputType {}
-    impl<T: serde::Serialize + schemars::JsonSchema> OutputType for T {}
+    impl<T: serde::Serialize + schemars::JsonSchema + crate::Arguments> OutputType for T {}
 
     /// Not public API; used by generated code.
     pub const fn assert_output<T: OutputType + ?Sized>() {}

@@ -54,9 +54,10 @@ pub struct Registration {
     pub(crate) handler: Handler,
     #[cfg(feature = "host")]
     pub(crate) check: CheckFn,
-    /// The declared output's schema (`#[tool(output = Type)]`).
+    /// The declared output's schema (`#[tool(output = Type)]`), and the
+    /// checks generated from the same type.
     #[cfg(feature = "host")]
-    pub(crate) output_schema: Option<fn() -> Value>,
+    pub(crate) output_schema: Option<(fn() -> Value, CheckFn)>,
 }
 
 inventory::collect!(Registration);
@@ -105,8 +106,8 @@ impl Registration {
     #[doc(hidden)]
     #[must_use]
     #[cfg(feature = "host")]
-    pub const fn output<O: JsonSchema>(mut self) -> Self {
-        self.output_schema = Some(schema_of::<O>);
+    pub const fn output<O: JsonSchema + crate::Arguments>(mut self) -> Self {
+        self.output_schema = Some((schema_of::<O>, crate::checks::check_of::<O>));
         self
     }
 
@@ -114,7 +115,7 @@ impl Registration {
     #[doc(hidden)]
     #[must_use]
     #[cfg(not(feature = "host"))]
-    pub const fn output<O: JsonSchema>(self) -> Self {
+    pub const fn output<O: JsonSchema + crate::Arguments>(self) -> Self {
         self
     }
 

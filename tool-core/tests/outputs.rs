@@ -15,7 +15,7 @@ use tool_core::{
 };
 
 /// What `page_stats` returns.
-#[derive(Serialize, JsonSchema)]
+#[derive(Serialize, JsonSchema, tool_core::Arguments)]
 struct PageStats {
     /// How many pages.
     pages: u32,

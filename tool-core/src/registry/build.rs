@@ -11,7 +11,7 @@ use tool_rules::DESCRIPTION_MAX;
 use super::groups::Groups;
 use super::guard::panic_message;
 use super::problems::{BuildProblem, RegistryError};
-use super::tools::{Kind, RegisteredTool, Registry};
+use super::tools::{Checks, Kind, RegisteredTool, Registry};
 use crate::calls::{CallLimits, MAX_TOOL_TIMEOUT, RetryPolicy, Timer};
 use crate::export::{ExportIssue, Exports};
 use crate::registration::{DynTool, Registration};
@@ -151,7 +151,7 @@ impl RegistryBuilder {
                     panic_message(&*payload)
                 )
             });
-            let output = registration.output_schema.map(|schema| {
+            let output = registration.output_schema.map(|(schema, _)| {
                 catch_unwind(schema).map_err(|payload| {
                     format!(
                         "generating the output's schema panicked: {}",
@@ -164,7 +164,13 @@ impl RegistryBuilder {
                 registration.site,
                 schema,
                 output.transpose(),
-                Kind::Linked(registration.handler, registration.check),
+                Kind::Linked(
+                    registration.handler,
+                    Checks {
+                        arguments: registration.check,
+                        output: registration.output_schema.map(|(_, check)| check),
+                    },
+                ),
             ) {
                 tools.push(tool);
             }

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::guard::{Guarded, guarded};
 use super::size::{exact_fits, fits};
-use super::tools::{Kind, RegisteredTool, Registry};
+use super::tools::{Checks, Kind, RegisteredTool, Registry};
 use crate::approval::ApprovalError;
 use crate::calls::{Bounded, Bounds, CancelToken, ProgressSignal, Timer};
 use crate::checks::{Walk, problems_of};
@@ -140,7 +140,15 @@ impl Registry {
             problems,
         };
         match (&tool.kind, &tool.validator) {
-            (Kind::Linked(_, check), _) => {
+            (
+                Kind::Linked(
+                    _,
+                    Checks {
+                        arguments: check, ..
+                    },
+                ),
+                _,
+            ) => {
                 // One walk checks valid arguments and bounds their size.
                 let mut walk = Walk::deciding(limit);
                 if check(arguments, &mut walk) {
@@ -233,6 +241,23 @@ impl Registry {
                 message: "the tool declares a structured output but returned none".to_owned(),
             }]));
         };
+        // A linked tool's output type has checks generated with its schema;
+        // a run-time tool's schema needs a validator (`validate`).
+        if let Kind::Linked(
+            _,
+            Checks {
+                output: Some(check),
+                ..
+            },
+        ) = &tool.kind
+        {
+            let problems = problems_of(*check, json);
+            return if problems.is_empty() {
+                Ok(output)
+            } else {
+                Err(mismatch(problems))
+            };
+        }
         let validator = tool
             .output_validator
             .get_or_init(|| ArgumentValidator::compile(schema));

@@ -18,9 +18,17 @@ use crate::{Declaration, DefinitionSite};
 
 /// How a tool runs: a linked tool's handler, or a run-time tool.
 pub(super) enum Kind {
-    /// With its generated argument checks.
-    Linked(Handler, CheckFn),
+    /// With its generated checks.
+    Linked(Handler, Checks),
     Dynamic(Arc<dyn DynTool>),
+}
+
+/// A linked tool's generated checks: of its arguments, and of its
+/// declared output (`#[tool(output = Type)]`), if any.
+#[derive(Clone, Copy)]
+pub(super) struct Checks {
+    pub(super) arguments: CheckFn,
+    pub(super) output: Option<CheckFn>,
 }
 
 /// A tool in a built registry: its declaration, site and cached schema.
@@ -35,8 +43,8 @@ pub struct RegisteredTool {
     /// A run-time tool's validator, compiled at build (a linked tool's
     /// checks are in its `Kind`).
     pub(super) validator: Option<ArgumentValidator>,
-    /// The declared output's schema, and its validator, compiled on the
-    /// first result checked.
+    /// The declared output's schema, and (a run-time tool's) its
+    /// validator, compiled on the first result checked.
     pub(super) output_schema: Option<Value>,
     pub(super) output_validator: OnceLock<Result<ArgumentValidator, String>>,
     /// Computed on first use: building a large registry stays cheap.

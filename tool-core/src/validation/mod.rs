@@ -1,11 +1,11 @@
-//! Run-time validation: a run-time tool's arguments (`DynTool`, whose
-//! schema comes from outside) and declared outputs, against their JSON
+//! Run-time validation: a run-time tool's arguments and declared output
+//! (`DynTool`, whose schemas come from outside), against their JSON
 //! Schemas.
 //!
 //! With the `validate` feature this is the `jsonschema` crate, compiled once
 //! per schema (a run-time tool's at registry build, a declared output's on
 //! the first result checked). Without it a run-time tool's arguments are
-//! only checked to be an object, and declared outputs only to be there.
+//! only checked to be an object, and its declared output only to be there.
 //! Derived tools never come here: their checks are generated with their
 //! schemas (`crate::checks`). See docs/validation.md.
 

@@ -3,7 +3,7 @@ use serde::Deserialize;
 use tool_core::{Execute, Tool, ToolContext, ToolError, ToolOutput};
 
 /// The pages.
-#[derive(JsonSchema)]
+#[derive(JsonSchema, tool_core::Arguments)]
 struct PageList {
     pages: Vec<String>,
 }

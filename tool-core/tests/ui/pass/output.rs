@@ -3,7 +3,7 @@ use serde::{Deserialize, Serialize};
 use tool_core::{Execute, Tool, ToolContext, ToolError, ToolOutput};
 
 /// The pages.
-#[derive(Serialize, JsonSchema)]
+#[derive(Serialize, JsonSchema, tool_core::Arguments)]
 struct PageList {
     pages: Vec<String>,
 }
