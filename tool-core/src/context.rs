@@ -5,6 +5,7 @@ use std::any::{Any, TypeId, type_name};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
@@ -90,6 +91,14 @@ struct Shared {
     decisions: Option<Arc<dyn DecisionSink>>,
     #[cfg(feature = "host")]
     progress: Option<Arc<dyn ProgressSink>>,
+    /// How many times a call with this context read an [`Authored`]
+    /// value. The call path compares it before and after a call: a
+    /// result is marked when it grew. Shared by a run's calls, so one of
+    /// two parallel calls can mark the other's result too: more marked,
+    /// never less.
+    ///
+    /// [`Authored`]: crate::Authored
+    authored_reads: Arc<AtomicU64>,
 }
 
 /// The guard a tool gets when its group may not reach the network.
@@ -109,6 +118,7 @@ impl ToolContext {
                 decisions: None,
                 #[cfg(feature = "host")]
                 progress: None,
+                authored_reads: Arc::new(AtomicU64::new(0)),
             }),
             #[cfg(feature = "host")]
             egress: None,
@@ -201,6 +211,20 @@ impl ToolContext {
             progress: progress.cloned().or_else(|| self.progress.clone()),
             exposure: self.exposure.clone(),
         })
+    }
+}
+
+/// Provenance ([`Authored`](crate::Authored)).
+impl ToolContext {
+    pub(crate) fn mark_authored_read(&self) {
+        self.shared.authored_reads.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The count [`Authored::read`](crate::Authored::read) raises: the
+    /// call path reads it before and after a call.
+    #[cfg(feature = "host")]
+    pub(crate) fn authored_reads(&self) -> u64 {
+        self.shared.authored_reads.load(Ordering::Relaxed)
     }
 }
 

@@ -43,6 +43,25 @@ pub fn brings_in(outcome: &Result<Outcome, ToolError>) -> bool {
     }
 }
 
+/// The trust of what a result brings in: untrusted when the tool declared
+/// so, and also, whatever it declared, when the result carries text a
+/// person wrote (`carries_authored`: the call read an
+/// [`Authored`](crate::Authored) value, [`ToolOutput::carries_authored`](crate::ToolOutput::carries_authored)). The declaration is an upper
+/// bound on trust the data can only lower.
+pub fn content_of(declaration: &Declaration, carries_authored: bool) -> Content {
+    if carries_authored {
+        Content::Untrusted
+    } else {
+        declaration.content
+    }
+}
+
+/// Whether a call's `outcome` brings in a result that carries text a
+/// person wrote ([`ToolOutput::carries_authored`](crate::ToolOutput::carries_authored)).
+pub fn carries_authored(outcome: &Result<Outcome, ToolError>) -> bool {
+    matches!(outcome, Ok(Outcome::Done(output)) if output.carries_authored())
+}
+
 /// Whether the tool itself wrote `error`'s text (its failure, transient
 /// or not), rather than the host (a refusal, bad arguments, a timeout, a
 /// cancellation).
@@ -152,14 +171,15 @@ impl Exposure {
         rise
     }
 
-    /// [`record`](Self::record) with what `declaration` says of its output.
-    pub fn record_result(&mut self, declaration: &Declaration, call: &str) -> Rise {
-        self.record(
-            &declaration.name,
-            call,
-            declaration.data,
-            declaration.content,
-        )
+    /// [`record`](Self::record) of a result of the tool `declaration`
+    /// declares, whose trust is `content` ([`content_of`]).
+    pub fn record_result(
+        &mut self,
+        declaration: &Declaration,
+        content: Content,
+        call: &str,
+    ) -> Rise {
+        self.record(&declaration.name, call, declaration.data, content)
     }
 
     /// Takes in everything `other` read (the higher class, the earlier

@@ -167,6 +167,7 @@ pub mod agent;
 mod applying;
 #[cfg(feature = "host")]
 pub mod approval;
+mod authored;
 pub mod calls;
 mod checks;
 mod content;
@@ -195,6 +196,7 @@ mod tool;
 mod validation;
 
 pub use applying::{Approver, EditedFrom};
+pub use authored::Authored;
 pub use checks::{Arguments, check_arguments};
 pub use content::{ContentItem, MAX_CONTENT_BYTES, ResourceBody};
 pub use context::{Actor, RunId, ToolContext};

@@ -25,6 +25,10 @@ pub struct ToolOutput {
     /// Absent in results stored before content items existed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     content: Vec<ContentItem>,
+    /// Whether it carries text a person wrote: the call read an
+    /// [`Authored`](crate::Authored) value, or the tool said so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    authored: bool,
 }
 
 impl ToolOutput {
@@ -34,6 +38,7 @@ impl ToolOutput {
             text: Some(text.into()),
             json: None,
             content: Vec::new(),
+            authored: false,
         }
     }
 
@@ -43,6 +48,7 @@ impl ToolOutput {
             text: None,
             json: Some(json),
             content: Vec::new(),
+            authored: false,
         }
     }
 
@@ -52,6 +58,7 @@ impl ToolOutput {
             text: None,
             json: None,
             content: items.into_iter().collect(),
+            authored: false,
         }
     }
 
@@ -78,6 +85,7 @@ impl ToolOutput {
             text: Some(text.into()),
             json: Some(json),
             content: Vec::new(),
+            authored: false,
         }
     }
 
@@ -94,6 +102,23 @@ impl ToolOutput {
     /// The content items, in order.
     pub fn content(&self) -> &[ContentItem] {
         &self.content
+    }
+
+    /// Whether this result carries text a person wrote: the call read an
+    /// [`Authored`](crate::Authored) value, or the tool marked it
+    /// ([`with_authored`](Self::with_authored)). Such a result raises a
+    /// run's exposure to untrusted content whatever the tool declared.
+    pub fn carries_authored(&self) -> bool {
+        self.authored
+    }
+
+    /// This result, marked as carrying text a person wrote: for a tool
+    /// whose text comes from outside an [`Authored`](crate::Authored) value
+    /// (a run-time tool relaying another server's answer).
+    #[must_use]
+    pub fn with_authored(mut self) -> Self {
+        self.authored = true;
+        self
     }
 
     /// The text, else the JSON as text; none when the result is content

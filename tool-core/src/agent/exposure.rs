@@ -44,12 +44,14 @@ impl<M: Model> Agent<'_, M> {
     }
 
     /// Raises the run's exposure by what `call`'s tool declares of its
-    /// output; when it rose, tells `events`, naming the tools gate 9 now
-    /// takes away.
+    /// output, untrusted whatever it declared when the result carries
+    /// person-written text (`authored`, its provenance); when it rose, tells
+    /// `events`, naming the tools gate 9 now takes away.
     pub(super) fn record_exposure(
         &self,
         run: &mut Run,
         call: &ToolCall,
+        authored: bool,
         gates: &Gates<'_>,
         events: &mut impl EventSink,
     ) {
@@ -57,15 +59,13 @@ impl<M: Model> Agent<'_, M> {
             return;
         };
         let declaration = tool.declaration();
+        let content = crate::exposure::content_of(declaration, authored);
         // Most results raise nothing: the exposure is copied only for one
         // that does.
-        if !run
-            .exposure
-            .raised_by(declaration.data, declaration.content)
-        {
+        if !run.exposure.raised_by(declaration.data, content) {
             return;
         }
-        let _ = Arc::make_mut(&mut run.exposure).record_result(declaration, &call.id);
+        let _ = Arc::make_mut(&mut run.exposure).record_result(declaration, content, &call.id);
         let round = run.round;
         emit(events, || Event::ExposureRaised {
             round,

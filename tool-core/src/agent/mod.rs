@@ -692,6 +692,8 @@ impl<'a, M: Model> Agent<'a, M> {
         events: &mut impl EventSink,
     ) -> Option<crate::Proposal> {
         let brings_in = crate::exposure::brings_in(&outcome);
+        // Kept before the outcome moves: its provenance raises the exposure.
+        let authored = crate::exposure::carries_authored(&outcome);
         let round = run.round;
         let executed = |result| Event::ToolExecuted {
             round,
@@ -725,7 +727,7 @@ impl<'a, M: Model> Agent<'a, M> {
         };
         // After the call's own event: the call, then what it raised.
         if brings_in {
-            self.record_exposure(run, call, gates, events);
+            self.record_exposure(run, call, authored, gates, events);
         }
         proposal
     }

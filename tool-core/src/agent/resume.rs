@@ -144,6 +144,9 @@ impl<M: Model> Agent<'_, M> {
                     });
                 let duration = started.elapsed();
                 let applied_ok = applied.is_ok();
+                let authored = applied
+                    .as_ref()
+                    .is_ok_and(crate::ToolOutput::carries_authored);
                 run.messages
                     .push(tool_message(&call, applied.as_ref(), run.marked));
                 emit(events, || Event::ToolExecuted {
@@ -158,7 +161,7 @@ impl<M: Model> Agent<'_, M> {
                     duration,
                 });
                 if applied_ok {
-                    self.record_exposure(&mut run, &call, &gates, events);
+                    self.record_exposure(&mut run, &call, authored, &gates, events);
                 }
             }
             Decision::Rejected { .. } | Decision::Expired => {

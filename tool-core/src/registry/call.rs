@@ -72,6 +72,8 @@ impl Registry {
         let derived = cx.for_call(egress, plan.signal.as_ref());
         let call_cx = derived.as_ref().unwrap_or(cx);
         let mut arguments = arguments;
+        // What the call reads of `Authored` values marks its result.
+        let authored_before = cx.authored_reads();
         let mut attempt = 0;
         loop {
             // Checked before the tool starts: a cancelled call runs nothing.
@@ -87,7 +89,7 @@ impl Registry {
                     self.attempt(name, &plan, cx, call)
                         .await
                         .and_then(|output| self.check_output(tool, output))
-                        .map(Outcome::Done)
+                        .map(|output| Outcome::Done(provenance(output, cx, authored_before)))
                 }
                 Kind::Linked(Handler::Write { propose, .. }, _) => {
                     let call = guarded(name, || propose(&arguments, call_cx));
@@ -112,7 +114,7 @@ impl Registry {
                     self.attempt(name, &plan, cx, call)
                         .await
                         .and_then(|output| self.check_output(tool, output))
-                        .map(Outcome::Done)
+                        .map(|output| Outcome::Done(provenance(output, cx, authored_before)))
                 }
             };
             if last || !matches!(result, Err(ToolError::Transient { .. })) {
@@ -352,13 +354,26 @@ impl Registry {
             proposal.arguments().clone(),
             data,
         );
+        let authored_before = cx.authored_reads();
         let output = guarded(tool.name(), || apply(&fresh, cx)).await?;
+        let output = provenance(output, cx, authored_before);
         // The change is written: failing the call now would tell the model
         // it was not, and invite it to write again. The host hears of it.
         if let Err(error) = self.check_output(tool, output.clone()) {
             tracing::error!(target: "tool_core::call", tool = tool.name(), %error, "an applied change's result breaks the declared output schema");
         }
         Ok(output)
+    }
+}
+
+/// `output`, marked as carrying person-written text when the call read an
+/// `Authored` value since `before` (the count of `cx`'s reads then).
+#[inline]
+fn provenance(output: ToolOutput, cx: &ToolContext, before: u64) -> ToolOutput {
+    if cx.authored_reads() == before {
+        output
+    } else {
+        output.with_authored()
     }
 }
 

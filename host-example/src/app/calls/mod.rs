@@ -460,13 +460,16 @@ impl Host {
         // call's rows: a rise whose call is then not recorded only makes
         // the caller's next calls more restricted, never less. The
         // caller's and the session's are each raised.
-        let exposure = match declaration {
-            Some(declaration)
-                if exposure::brings_in(&outcome)
-                    && read.raised_by(declaration.data, declaration.content) =>
+        // What the result carries decides as much as what the tool says.
+        let content = declaration.map(|declaration| {
+            exposure::content_of(declaration, exposure::carries_authored(&outcome))
+        });
+        let exposure = match (declaration, content) {
+            (Some(declaration), Some(content))
+                if exposure::brings_in(&outcome) && read.raised_by(declaration.data, content) =>
             {
                 let mut raised = read.clone();
-                let _ = raised.record_result(declaration, &run.0);
+                let _ = raised.record_result(declaration, content, &run.0);
                 self.store()
                     .raise_exposure(&caller_key, &raised, window)
                     .await?;
