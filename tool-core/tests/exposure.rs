@@ -14,11 +14,12 @@ use tool_core::agent::{
     RunEnd, RunState, ToolCall, mark_tool_result,
 };
 use tool_core::approval::MemoryApprovals;
+use tool_core::calls::DecisionRecord;
 use tool_core::export::Provider;
 use tool_core::exposure::RaisedBy;
 use tool_core::gates::{
-    Approvers, Denial, ExposureRule, Gate, GroupExposure, GroupSettings, HostSettings, RunConfig,
-    RunInputs, Selection, Toggle, ToolSettings,
+    Approvers, Denial, ExposureRule, Gate, Gates, GroupExposure, GroupSettings, HostSettings,
+    RunConfig, RunInputs, Selection, Toggle, ToolSettings,
 };
 use tool_core::{
     Actor, Authored, Change, Content, DataClass, Egress, Execute, Proposal, Registry, RunId, Tool,
@@ -397,6 +398,19 @@ fn a_result_carrying_authored_text_is_untrusted_whatever_the_tool_declares() {
         panic!("the clock is read")
     };
     assert!(!output.carries_authored());
+    // And the decision record says so.
+    let records = std::sync::Arc::new(Mutex::new(Vec::new()));
+    let sink = std::sync::Arc::clone(&records);
+    let recorded = cx().with_decision_sink(move |record: &DecisionRecord| {
+        sink.lock().unwrap().push(record.carries_authored)
+    });
+    let (settings, config, actor) = (settings(), config(), ada());
+    let gates = Gates::new(&registry, inputs(&settings, &config, &actor));
+    let grant = gates.resolve().grant;
+    for tool in ["page_title", "clock"] {
+        block_on(gates.call(&grant, tool, json!({}), &recorded)).unwrap();
+    }
+    assert_eq!(*records.lock().unwrap(), [true, false]);
 }
 
 #[test]

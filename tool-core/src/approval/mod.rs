@@ -606,6 +606,9 @@ impl Approval<'_> {
             skills: gates.consulted_skills().to_vec(),
             duration: started.elapsed(),
             outcome: OutcomeKind::of_approval(result),
+            carries_authored: result
+                .as_ref()
+                .is_ok_and(crate::ToolOutput::carries_authored),
         }
         .emit(cx);
     }

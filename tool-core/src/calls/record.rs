@@ -244,6 +244,11 @@ pub struct DecisionRecord {
     pub duration: Duration,
     /// How the call ended.
     pub outcome: OutcomeKind,
+    /// The result carries text a person wrote (it read an
+    /// [`Authored`](crate::Authored) value): it counts as untrusted
+    /// content whatever the tool declared.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub carries_authored: bool,
 }
 
 impl DecisionRecord {

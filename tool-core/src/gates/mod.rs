@@ -364,6 +364,7 @@ impl<'r> Gates<'r> {
             skills: self.consulted_skills.clone(),
             duration: started.elapsed(),
             outcome: OutcomeKind::of(&outcome),
+            carries_authored: crate::exposure::carries_authored(&outcome),
         }
         .emit(cx);
         outcome
