@@ -178,11 +178,21 @@ impl Store {
             Backend::Sqlite => durability::prepare_sqlite(url).await?,
             Backend::Postgres => Durability::default(),
         };
+        // Every connection the `Any` driver makes to `sqlite::memory:` is
+        // a database of its own: an in-memory store keeps one connection,
+        // for as long as it lives, or a second connection would find no
+        // tables (migrations ran on the first).
+        let in_memory = backend == Backend::Sqlite && is_in_memory(url);
+        let lasting = (!in_memory).then_some(Duration::from_secs(600));
         let pool = AnyPoolOptions::new()
             .max_connections(match backend {
+                Backend::Sqlite if in_memory => 1,
                 Backend::Sqlite => 4,
                 Backend::Postgres => 8,
             })
+            .min_connections(u32::from(in_memory))
+            .idle_timeout(lasting)
+            .max_lifetime(lasting.map(|idle| idle * 3))
             // A server that is down fails in seconds, not after sqlx's
             // default 30 s of retries.
             .acquire_timeout(Duration::from_secs(5))
@@ -349,4 +359,9 @@ pub(crate) fn from_json<T: DeserializeOwned>(
 /// `text` on one line, for messages.
 pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether a SQLite URL names an in-memory database.
+fn is_in_memory(url: &str) -> bool {
+    url.contains(":memory:") || url.contains("mode=memory")
 }
