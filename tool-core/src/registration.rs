@@ -27,11 +27,11 @@ type ProposeFn = for<'a> fn(&Value, &'a ToolContext) -> BoxFuture<'a, Result<Pro
 type ApplyFn =
     for<'a> fn(&'a Proposal, &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
 
-/// How a registered tool runs; the variant follows its `effect`.
-/// A linked tool's generated argument checks.
+/// A linked tool's generated checks (of its arguments or its output).
 #[cfg(feature = "host")]
 pub(crate) type CheckFn = for<'v> fn(&'v Value, &mut crate::checks::Walk<'v>) -> bool;
 
+/// How a registered tool runs; the variant follows its `effect`.
 #[cfg(feature = "host")]
 #[derive(Clone, Copy)]
 pub(crate) enum Handler {

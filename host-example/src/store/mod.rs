@@ -183,16 +183,19 @@ impl Store {
         // for as long as it lives, or a second connection would find no
         // tables (migrations ran on the first).
         let in_memory = backend == Backend::Sqlite && is_in_memory(url);
-        let lasting = (!in_memory).then_some(Duration::from_secs(600));
-        let pool = AnyPoolOptions::new()
+        let mut options = AnyPoolOptions::new();
+        if in_memory {
+            options = options
+                .min_connections(1)
+                .idle_timeout(None)
+                .max_lifetime(None);
+        }
+        let pool = options
             .max_connections(match backend {
                 Backend::Sqlite if in_memory => 1,
                 Backend::Sqlite => 4,
                 Backend::Postgres => 8,
             })
-            .min_connections(u32::from(in_memory))
-            .idle_timeout(lasting)
-            .max_lifetime(lasting.map(|idle| idle * 3))
             // A server that is down fails in seconds, not after sqlx's
             // default 30 s of retries.
             .acquire_timeout(Duration::from_secs(5))

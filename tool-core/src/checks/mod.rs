@@ -119,6 +119,16 @@ impl Limit {
             Limit::Float(float) => Exact::Float(float),
         }
     }
+
+    /// Whether `value` is below this `minimum`.
+    fn exceeds(self, value: Exact) -> bool {
+        value.compare(self.exact()) == Some(std::cmp::Ordering::Less)
+    }
+
+    /// Whether `value` is above this `maximum`.
+    fn undercuts(self, value: Exact) -> bool {
+        value.compare(self.exact()) == Some(std::cmp::Ordering::Greater)
+    }
 }
 
 impl std::fmt::Display for Limit {
@@ -191,17 +201,16 @@ pub mod generated {
 pub fn check_arguments<T: Arguments + ?Sized>(
     arguments: &Value,
 ) -> Result<(), Vec<crate::ArgumentProblem>> {
-    let mut walk = Walk::reporting();
-    if T::check(arguments, &mut walk, &Keywords::NONE) {
+    let problems = problems_of(check_of::<T>, arguments);
+    if problems.is_empty() {
         Ok(())
     } else {
-        Err(walk.into_problems())
+        Err(problems)
     }
 }
 
 /// The problems of `arguments` against `check`, all of them, in the
-/// order `jsonschema` reports them.
-#[cfg(feature = "host")]
+/// order `jsonschema` reports them (none when it admits them).
 pub(crate) fn problems_of(
     check: for<'v> fn(&'v Value, &mut Walk<'v>) -> bool,
     arguments: &Value,
@@ -212,7 +221,6 @@ pub(crate) fn problems_of(
 }
 
 /// `T`'s check as a plain function, for a registration to hold.
-#[cfg(feature = "host")]
-pub(crate) fn check_of<'v, T: Arguments>(value: &'v Value, walk: &mut Walk<'v>) -> bool {
+pub(crate) fn check_of<'v, T: Arguments + ?Sized>(value: &'v Value, walk: &mut Walk<'v>) -> bool {
     T::check(value, walk, &Keywords::NONE)
 }

@@ -11,8 +11,6 @@
 use serde_json::{Map, Value};
 
 use super::number::{Exact, is_integer};
-use std::cmp::Ordering;
-
 use super::{Budget, Format, Keywords, Limit};
 use crate::ArgumentProblem;
 
@@ -331,13 +329,18 @@ impl<'v> Walk<'v> {
             refuse!(self, ok, "{value} is not a number this host can compare");
             return ok;
         };
-        let below = |limit: Limit| exact.compare(limit.exact()) == Some(std::cmp::Ordering::Less);
-        let above =
-            |limit: Limit| exact.compare(limit.exact()) == Some(std::cmp::Ordering::Greater);
-        if let Some(least) = keywords.minimum.or(own_bounds.0).filter(|&l| below(l)) {
+        if let Some(least) = keywords
+            .minimum
+            .or(own_bounds.0)
+            .filter(|l| l.exceeds(exact))
+        {
             refuse!(self, ok, "{value} is less than the minimum of {least}");
         }
-        if let Some(most) = keywords.maximum.or(own_bounds.1).filter(|&l| above(l)) {
+        if let Some(most) = keywords
+            .maximum
+            .or(own_bounds.1)
+            .filter(|m| m.undercuts(exact))
+        {
             refuse!(self, ok, "{value} is greater than the maximum of {most}");
         }
         ok
@@ -375,11 +378,12 @@ impl<'v> Walk<'v> {
                 self.budget.number(number)
             }
         };
-        let below = |least: Limit| exact.compare(least.exact()) == Some(Ordering::Less);
-        let above = |most: Limit| exact.compare(most.exact()) == Some(Ordering::Greater);
         counted
-            && !keywords.minimum.or(least).is_some_and(below)
-            && !keywords.maximum.or(most).is_some_and(above)
+            && !keywords.minimum.or(least).is_some_and(|l| l.exceeds(exact))
+            && !keywords
+                .maximum
+                .or(most)
+                .is_some_and(|m| m.undercuts(exact))
     }
 
     /// An array whose items each pass `item`, with the field's counts (or

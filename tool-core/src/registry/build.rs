@@ -14,7 +14,7 @@ use super::problems::{BuildProblem, RegistryError};
 use super::tools::{Checks, Kind, RegisteredTool, Registry};
 use crate::calls::{CallLimits, MAX_TOOL_TIMEOUT, RetryPolicy, Timer};
 use crate::export::{ExportIssue, Exports};
-use crate::registration::{DynTool, Registration};
+use crate::registration::{DynTool, Handler, Registration};
 use crate::validation::ArgumentValidator;
 use crate::{Declaration, DefinitionSite, Effect, is_valid_group_name, is_valid_tool_name};
 
@@ -164,7 +164,7 @@ impl RegistryBuilder {
                 registration.site,
                 schema,
                 output.transpose(),
-                Kind::Linked(
+                Source::Linked(
                     registration.handler,
                     Checks {
                         arguments: registration.check,
@@ -188,7 +188,7 @@ impl RegistryBuilder {
                 continue;
             }
             if let Some(tool) =
-                found.check_tool(declaration, site, schema, output, Kind::Dynamic(tool))
+                found.check_tool(declaration, site, schema, output, Source::Dynamic(tool))
             {
                 tools.push(tool);
             }
@@ -271,6 +271,13 @@ struct Found {
     export_issues: Vec<ExportIssue>,
 }
 
+/// What a tool to check comes from: a linked registration, or a run-time
+/// tool (whose validator the check compiles).
+enum Source {
+    Linked(Handler, Checks),
+    Dynamic(Arc<dyn DynTool>),
+}
+
 impl Found {
     /// Checks one tool, recording what is wrong with it; the tool, when
     /// nothing is.
@@ -280,7 +287,7 @@ impl Found {
         site: DefinitionSite,
         schema: Result<Value, String>,
         output: Result<Option<Value>, String>,
-        kind: Kind,
+        source: Source,
     ) -> Option<RegisteredTool> {
         let Found {
             problems,
@@ -381,10 +388,10 @@ impl Found {
         // A derived tool's checks were generated with its schema. A run-time
         // tool's schema comes from outside (an MCP server, say), so its
         // validator is compiled now and a bad schema is a build problem.
-        let validator = match &kind {
-            Kind::Linked(..) => Some(None),
-            Kind::Dynamic(_) => match ArgumentValidator::compile(&schema) {
-                Ok(validator) => Some(Some(validator)),
+        let kind = match source {
+            Source::Linked(handler, checks) => Some(Kind::Linked(handler, checks)),
+            Source::Dynamic(tool) => match ArgumentValidator::compile(&schema) {
+                Ok(validator) => Some(Kind::Dynamic(tool, validator)),
                 Err(reason) => {
                     problems.push(BuildProblem::InvalidSchema {
                         name: name(),
@@ -395,14 +402,13 @@ impl Found {
                 }
             },
         };
-        match validator {
-            Some(validator) if problems.len() == before => Some(RegisteredTool {
+        match kind {
+            Some(kind) if problems.len() == before => Some(RegisteredTool {
                 name: Arc::from(declaration.name.as_ref()),
                 declaration,
                 site,
                 schema,
                 exports: Exports::default(),
-                validator,
                 output_schema: output,
                 output_validator: OnceLock::new(),
                 definition: OnceLock::new(),

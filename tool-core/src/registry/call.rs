@@ -103,7 +103,7 @@ impl Registry {
                         Err(error) => Err(error),
                     }
                 }
-                Kind::Dynamic(dynamic) => {
+                Kind::Dynamic(dynamic, _) => {
                     // Copied only when another attempt may need them.
                     let owned = if last {
                         std::mem::take(&mut arguments)
@@ -141,16 +141,9 @@ impl Registry {
             tool: tool.name().to_owned(),
             problems,
         };
-        match (&tool.kind, &tool.validator) {
-            (
-                Kind::Linked(
-                    _,
-                    Checks {
-                        arguments: check, ..
-                    },
-                ),
-                _,
-            ) => {
+        match &tool.kind {
+            Kind::Linked(_, checks) => {
+                let check = checks.arguments;
                 // One walk checks valid arguments and bounds their size.
                 let mut walk = Walk::deciding(limit);
                 if check(arguments, &mut walk) {
@@ -163,21 +156,16 @@ impl Registry {
                 if !fits(arguments, limit) {
                     return Err(too_large());
                 }
-                match problems_of(*check, arguments) {
+                match problems_of(check, arguments) {
                     problems if problems.is_empty() => Ok(()),
                     problems => Err(invalid(problems)),
                 }
             }
-            (Kind::Dynamic(_), validator) => {
+            Kind::Dynamic(_, validator) => {
                 if !fits(arguments, limit) {
                     return Err(too_large());
                 }
-                match validator {
-                    Some(validator) => validator.check(arguments).map_err(invalid),
-                    // Unreachable: a run-time tool whose schema does not
-                    // compile is a build problem.
-                    None => Err(ToolError::failed("the tool is not available on this host")),
-                }
+                validator.check(arguments).map_err(invalid)
             }
         }
     }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-pub(crate) use crate::checks::Budget;
+use crate::checks::Budget;
 
 /// Whether `arguments` serialize to at most `limit` bytes.
 ///

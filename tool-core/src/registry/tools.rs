@@ -20,7 +20,9 @@ use crate::{Declaration, DefinitionSite};
 pub(super) enum Kind {
     /// With its generated checks.
     Linked(Handler, Checks),
-    Dynamic(Arc<dyn DynTool>),
+    /// With its arguments' validator, compiled at build: its schema comes
+    /// from outside (an MCP server, say), so a bad one is a build problem.
+    Dynamic(Arc<dyn DynTool>, ArgumentValidator),
 }
 
 /// A linked tool's generated checks: of its arguments, and of its
@@ -40,9 +42,6 @@ pub struct RegisteredTool {
     pub(super) site: DefinitionSite,
     pub(super) schema: Value,
     pub(super) exports: Exports,
-    /// A run-time tool's validator, compiled at build (a linked tool's
-    /// checks are in its `Kind`).
-    pub(super) validator: Option<ArgumentValidator>,
     /// The declared output's schema, and (a run-time tool's) its
     /// validator, compiled on the first result checked.
     pub(super) output_schema: Option<Value>,
@@ -106,7 +105,7 @@ impl RegisteredTool {
 
     /// Whether it was added at run time rather than linked.
     pub fn is_dynamic(&self) -> bool {
-        matches!(self.kind, Kind::Dynamic(_))
+        matches!(self.kind, Kind::Dynamic(..))
     }
 }
 

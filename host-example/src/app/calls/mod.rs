@@ -461,11 +461,9 @@ impl Host {
         // the caller's next calls more restricted, never less. The
         // caller's and the session's are each raised.
         // What the result carries decides as much as what the tool says.
-        let content = declaration.map(|declaration| {
-            exposure::content_of(declaration, exposure::carries_authored(&outcome))
-        });
-        let exposure = match (declaration, content) {
-            (Some(declaration), Some(content))
+        let authored = exposure::carries_authored(&outcome);
+        let exposure = match declaration.map(|d| (d, exposure::content_of(d, authored))) {
+            Some((declaration, content))
                 if exposure::brings_in(&outcome) && read.raised_by(declaration.data, content) =>
             {
                 let mut raised = read.clone();
