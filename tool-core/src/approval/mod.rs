@@ -72,6 +72,7 @@ use serde_json::Value;
 use crate::calls::{DecisionRecord, GateDecision, OutcomeKind};
 use crate::gates::{Approvers, Denial, Gates, Grant, Required, RunInputs};
 use crate::redact::redact_json;
+use crate::registry::Admitted;
 use crate::skills::Allowance;
 use crate::{
     Actor, BoxFuture, Outcome, Proposal, ProposalId, RegisteredTool, Registry, ToolContext,
@@ -461,7 +462,7 @@ impl Approval<'_> {
         let cx = cx.clone().with_service(Approver(approver.clone()));
         match self
             .registry
-            .call_registered(tool, arguments, &cx, None)
+            .call_registered(tool, arguments, &cx, Admitted::NONE)
             .await?
         {
             Outcome::Proposed(edited) if edited.record == proposal.record => Ok((tool, edited)),

@@ -52,6 +52,7 @@ use crate::context::EgressSlot;
 use crate::either::Either;
 use crate::exposure::Exposure;
 use crate::redact::redact_json;
+use crate::registry::Admitted;
 use crate::skills::{AllowedTools, EffectiveSkills, allowances};
 use crate::{Actor, Egress, Outcome, RegisteredTool, Registry, ToolContext, ToolError};
 
@@ -381,31 +382,23 @@ impl<'r> Gates<'r> {
         match self.check_call(grant, tool, &arguments, cx) {
             Ok(registered) => {
                 let declaration = registered.declaration();
-                let egress = match declaration.egress {
-                    Egress::OwnSite => self.guards.get(declaration.group.as_ref()),
-                    _ => None,
-                };
-                let call = self
-                    .registry
-                    .call_registered(registered, arguments, cx, egress);
-                match cx
-                    .exposure()
-                    .and_then(|exposure| self.hold(registered, exposure))
-                {
-                    None => Either::left(Either::left(call)),
+                let admitted = Admitted {
+                    egress: match declaration.egress {
+                        Egress::OwnSite => self.guards.get(declaration.group.as_ref()),
+                        _ => None,
+                    },
                     // Only a write after untrusted content: its proposal
-                    // needs another approver.
-                    // Boxed: rare, and inline it would grow every call's
-                    // future by the size of this one's.
-                    Some(by) => Either::left(Either::right(Box::pin(async move {
-                        call.await.map(|outcome| match outcome {
-                            Outcome::Proposed(proposal) => {
-                                Outcome::Proposed(proposal.held_by_exposure(by))
-                            }
-                            done => done,
-                        })
-                    }))),
-                }
+                    // needs another approver. Boxed: rare, and inline it
+                    // would grow every call's future.
+                    held: cx
+                        .exposure()
+                        .and_then(|exposure| self.hold(registered, exposure))
+                        .map(Box::new),
+                };
+                Either::left(
+                    self.registry
+                        .call_registered(registered, arguments, cx, admitted),
+                )
             }
             Err(denial) => Either::right(ready(Err(ToolError::Refused {
                 tool: tool.to_owned(),

@@ -18,6 +18,7 @@ use crate::calls::{Bounded, Bounds, CancelToken, ProgressSignal, Timer};
 use crate::checks::{Walk, problems_of};
 use crate::context::EgressSlot;
 use crate::either::{Either, race};
+use crate::exposure::RaisedBy;
 use crate::registration::Handler;
 use crate::validation::ArgumentValidator;
 use crate::{ArgumentProblem, Outcome, Proposal, ProposalId, ToolContext, ToolError, ToolOutput};
@@ -42,7 +43,7 @@ impl Registry {
         // A plain function around the call's future rather than an `async
         // fn`: one state machine less to build and move on every call.
         match self.get(name) {
-            Some(tool) => Either::left(self.call_registered(tool, arguments, cx, None)),
+            Some(tool) => Either::left(self.call_registered(tool, arguments, cx, Admitted::NONE)),
             None => Either::right(ready(Err(ToolError::NotAvailable {
                 tool: name.to_owned(),
             }))),
@@ -50,15 +51,15 @@ impl Registry {
     }
 
     /// The checked call of a tool already found (and, on the gated path,
-    /// already admitted by the gates, with the egress guard of its group
-    /// when it reaches only its own site).
+    /// already admitted by the gates: `admitted` says what they found).
     pub(crate) async fn call_registered(
         &self,
         tool: &RegisteredTool,
         arguments: Value,
         cx: &ToolContext,
-        egress: Option<&EgressSlot>,
+        admitted: Admitted<'_>,
     ) -> Result<Outcome, ToolError> {
+        let Admitted { egress, held } = admitted;
         self.admit(tool, &arguments)?;
         let name = tool.name();
         let retries = if tool.declaration.idempotent {
@@ -98,7 +99,10 @@ impl Registry {
                             let data = values_class(tool.declaration().data, cx);
                             let stamped =
                                 proposal.stamped(ProposalId::fresh(), name, arguments, data);
-                            return Ok(Outcome::Proposed(stamped));
+                            return Ok(Outcome::Proposed(match held {
+                                Some(by) => stamped.held_by_exposure(*by),
+                                None => stamped,
+                            }));
                         }
                         Err(error) => Err(error),
                     }
@@ -328,7 +332,7 @@ impl Registry {
             .into());
         };
         let fresh = match self
-            .call_registered(tool, proposal.arguments().clone(), cx, None)
+            .call_registered(tool, proposal.arguments().clone(), cx, Admitted::NONE)
             .await?
         {
             Outcome::Proposed(fresh) if proposal.same_change(&fresh) => fresh,
@@ -363,6 +367,24 @@ fn provenance(output: ToolOutput, cx: &ToolContext, before: u64) -> ToolOutput {
     } else {
         output.with_authored()
     }
+}
+
+/// What the gates found when they admitted a call.
+pub(crate) struct Admitted<'a> {
+    /// The egress guard of the tool's group, when it reaches only its own
+    /// site.
+    pub(crate) egress: Option<&'a EgressSlot>,
+    /// The call that makes a proposal need another approver (gate 9): set
+    /// only for a write after untrusted content.
+    pub(crate) held: Option<Box<RaisedBy>>,
+}
+
+impl Admitted<'_> {
+    /// An ungated call, or one the approval path makes: no guard, no hold.
+    pub(crate) const NONE: Self = Admitted {
+        egress: None,
+        held: None,
+    };
 }
 
 /// One attempt's future: the tool's call alone, or raced (boxed, as the

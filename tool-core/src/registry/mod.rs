@@ -20,5 +20,6 @@ pub(crate) mod size;
 mod tools;
 
 pub use build::{DEFAULT_MAX_ARGUMENT_BYTES, RegistryBuilder};
+pub(crate) use call::Admitted;
 pub use problems::{BuildProblem, RegistryError};
 pub use tools::{RegisteredTool, Registry};
