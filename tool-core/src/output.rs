@@ -206,6 +206,17 @@ pub struct Proposal {
     /// stored before it existed: read as the strictest (fails closed).
     #[serde(default)]
     data: crate::DataClass,
+    /// Whether its words (record, changes, summary) carry text a person
+    /// wrote: the call that proposed it read an [`Authored`](crate::Authored)
+    /// value. Stamped by the registry. Absent in proposals stored before it
+    /// existed: read as carrying it (fails closed).
+    #[serde(default = "provenance_unknown")]
+    authored: bool,
+}
+
+/// A stored proposal's provenance when nobody recorded it: person-written.
+fn provenance_unknown() -> bool {
+    true
 }
 
 impl Proposal {
@@ -225,7 +236,23 @@ impl Proposal {
             summary: summary.into(),
             exposure_hold: None,
             data: crate::DataClass::default(),
+            authored: false,
         }
+    }
+
+    /// Whether its words carry text a person wrote (the proposing call
+    /// read an [`Authored`](crate::Authored) value). A door that shows them
+    /// to a model raises its exposure, and the result of applying it (which
+    /// quotes them) carries the mark too.
+    pub fn carries_authored(&self) -> bool {
+        self.authored
+    }
+
+    /// Marks its words as carrying text a person wrote.
+    #[cfg(feature = "host")]
+    pub(crate) fn with_authored(mut self) -> Self {
+        self.authored = true;
+        self
     }
 
     /// The most sensitive class of data its values may carry: the

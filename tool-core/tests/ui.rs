@@ -8,7 +8,17 @@ fn ui() {
     let t = trybuild::TestCases::new();
     t.pass("tests/ui/pass/*.rs");
     for topic in [
-        "keys", "name", "doc", "scope", "shape", "impl", "bounds", "timeout", "output", "checks",
+        "keys",
+        "name",
+        "doc",
+        "scope",
+        "shape",
+        "impl",
+        "bounds",
+        "timeout",
+        "output",
+        "checks",
+        "provenance",
     ] {
         t.compile_fail(format!("tests/ui/{topic}/*.rs"));
     }

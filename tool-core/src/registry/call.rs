@@ -97,8 +97,11 @@ impl Registry {
                     match self.attempt(name, &plan, cx, call).await {
                         Ok(proposal) => {
                             let data = values_class(tool.declaration().data, cx);
-                            let stamped =
+                            let mut stamped =
                                 proposal.stamped(ProposalId::fresh(), name, arguments, data);
+                            if cx.authored_reads() != authored_before {
+                                stamped = stamped.with_authored();
+                            }
                             return Ok(Outcome::Proposed(match held {
                                 Some(by) => stamped.held_by_exposure(*by),
                                 None => stamped,
@@ -349,6 +352,13 @@ impl Registry {
         let authored_before = cx.authored_reads();
         let output = guarded(tool.name(), || apply(&fresh, cx)).await?;
         let output = provenance(output, cx, authored_before);
+        // The result of applying quotes the proposal's words: what they
+        // carry, it carries.
+        let output = if fresh.carries_authored() {
+            output.with_authored()
+        } else {
+            output
+        };
         // The change is written: failing the call now would tell the model
         // it was not, and invite it to write again. The host hears of it.
         if let Err(error) = self.check_output(tool, output.clone()) {
