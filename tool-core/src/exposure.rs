@@ -33,17 +33,14 @@ use crate::{Content, DataClass, Declaration, Outcome, ToolError};
 /// Whether an outcome brought what the tool returns into the caller's
 /// context: its output, or an error the tool itself wrote (which may quote
 /// what it read). A refusal, or an error the host wrote (bad arguments, a
-/// timeout), brings nothing of the tool's; a proposal brings in its words
-/// only when they carry what a person wrote
-/// ([`Proposal::carries_authored`](crate::Proposal::carries_authored)),
-/// and otherwise nothing until it is applied.
+/// timeout), brings nothing of the tool's. A proposal brings in the values
+/// it would write (a door shows its caller those, never the words meant
+/// for the approver): something only when one holds text the caller did
+/// not send ([`Proposal::carries_text_not_sent`](crate::Proposal::carries_text_not_sent)).
 pub fn brings_in(outcome: &Result<Outcome, ToolError>) -> bool {
     match outcome {
         Ok(Outcome::Done(_)) => true,
-        // A proposal's words reach whoever is shown them (a single call's
-        // caller, a run told of a rejection): they bring in what a person
-        // wrote when they carry it.
-        Ok(Outcome::Proposed(proposal)) => proposal.carries_authored(),
+        Ok(Outcome::Proposed(proposal)) => proposal.carries_text_not_sent(),
         Err(error) => tool_wrote(error),
     }
 }
@@ -61,12 +58,14 @@ pub fn content_of(declaration: &Declaration, carries_authored: bool) -> Content 
     }
 }
 
-/// Whether a call's `outcome` brings in a result that carries text a
-/// person wrote ([`ToolOutput::carries_authored`](crate::ToolOutput::carries_authored)).
+/// Whether a call's `outcome` brings in text others wrote: a result that
+/// carries it ([`ToolOutput::carries_authored`](crate::ToolOutput::carries_authored)),
+/// or a proposal whose values hold text its caller did not send
+/// ([`Proposal::carries_text_not_sent`](crate::Proposal::carries_text_not_sent)).
 pub fn carries_authored(outcome: &Result<Outcome, ToolError>) -> bool {
     match outcome {
         Ok(Outcome::Done(output)) => output.carries_authored(),
-        Ok(Outcome::Proposed(proposal)) => proposal.carries_authored(),
+        Ok(Outcome::Proposed(proposal)) => proposal.carries_text_not_sent(),
         Err(_) => false,
     }
 }

@@ -206,17 +206,6 @@ pub struct Proposal {
     /// stored before it existed: read as the strictest (fails closed).
     #[serde(default)]
     data: crate::DataClass,
-    /// Whether its words (record, changes, summary) carry text a person
-    /// wrote: the call that proposed it read an [`Authored`](crate::Authored)
-    /// value. Stamped by the registry. Absent in proposals stored before it
-    /// existed: read as carrying it (fails closed).
-    #[serde(default = "provenance_unknown")]
-    authored: bool,
-}
-
-/// A stored proposal's provenance when nobody recorded it: person-written.
-fn provenance_unknown() -> bool {
-    true
 }
 
 impl Proposal {
@@ -236,23 +225,42 @@ impl Proposal {
             summary: summary.into(),
             exposure_hold: None,
             data: crate::DataClass::default(),
-            authored: false,
         }
     }
 
-    /// Whether its words carry text a person wrote (the proposing call
-    /// read an [`Authored`](crate::Authored) value). A door that shows them
-    /// to a model raises its exposure, and the result of applying it (which
-    /// quotes them) carries the mark too.
-    pub fn carries_authored(&self) -> bool {
-        self.authored
+    /// What a model may be shown of it: the values it would write, field
+    /// by field (`title → "Repairs"; slug → "repairs"`). Its other words
+    /// (`record`, `summary`, each change's `replaces`) quote what people
+    /// wrote (titles, the values replaced) for the person who approves;
+    /// a door that answers a model shows this instead.
+    pub fn to_model_text(&self) -> String {
+        self.changes
+            .iter()
+            .map(|change| format!("{} → {}", change.field, change.new))
+            .collect::<Vec<_>>()
+            .join("; ")
     }
 
-    /// Marks its words as carrying text a person wrote.
-    #[cfg(feature = "host")]
-    pub(crate) fn with_authored(mut self) -> Self {
-        self.authored = true;
-        self
+    /// Whether a value it would write holds text its caller did not send:
+    /// a string in a change's `new` value that is none of the strings of
+    /// its arguments, so copied from somewhere else (the site). Such text
+    /// counts as written by others: a door that shows the changes to a
+    /// model raises its exposure, and so does the result of applying it.
+    ///
+    /// Derived from the proposal's own data, not declared: the caller's
+    /// own words are what it sent; anything else may be anybody's. (Its
+    /// other words, `record`, `summary` and each change's `replaces`, are
+    /// for the person who approves; a door does not show them to a model.)
+    pub fn carries_text_not_sent(&self) -> bool {
+        let mut sent = std::collections::HashSet::new();
+        strings(&self.arguments, &mut |text| {
+            sent.insert(text);
+        });
+        let mut foreign = false;
+        for change in &self.changes {
+            strings(&change.new, &mut |text| foreign |= !sent.contains(text));
+        }
+        foreign
     }
 
     /// The most sensitive class of data its values may carry: the
@@ -322,6 +330,16 @@ impl Proposal {
         self.record == fresh.record
             && self.changes == fresh.changes
             && self.summary == fresh.summary
+    }
+}
+
+/// Calls `found` with every string in `value` (object keys aside).
+fn strings<'v>(value: &'v Value, found: &mut impl FnMut(&'v str)) {
+    match value {
+        Value::String(text) => found(text),
+        Value::Array(items) => items.iter().for_each(|item| strings(item, found)),
+        Value::Object(map) => map.values().for_each(|item| strings(item, found)),
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }
 

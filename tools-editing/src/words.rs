@@ -1,7 +1,7 @@
 //! Records in words a person recognises: a page's title and path, a
 //! column's name, an element's header.
 
-use site_model::{ColumnId, ContentElement, Page, PageId, Site};
+use site_model::{ColumnId, ContentElement, Page, PageId, Site, Target};
 use tool_core::ToolError;
 
 use crate::access::site_failed;
@@ -36,4 +36,14 @@ pub(crate) async fn column(site: &dyn Site, id: ColumnId) -> Result<Option<Strin
         .into_iter()
         .find(|column| column.id == id)
         .map(|column| column.name))
+}
+
+/// A written record by its id alone, e.g. `page 21`: nothing a person wrote.
+pub(crate) fn target(target: &Target) -> String {
+    match target {
+        Target::Page(id) => format!("page {id}"),
+        Target::Element(id) => format!("content element {id}"),
+        Target::File(id) => format!("file {id}"),
+        Target::Record { table, id } => format!("record {id} of `{table}`"),
+    }
 }

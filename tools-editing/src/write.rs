@@ -11,6 +11,7 @@ use tool_core::EditedFrom;
 use tool_core::{Proposal, ToolContext, ToolError, ToolOutput};
 
 use crate::access::{Editor, site_failed};
+use crate::words;
 
 /// One operation and how it is recorded in the target's history.
 pub(crate) struct Step {
@@ -98,9 +99,17 @@ pub(crate) async fn commit(
         .map(|change| format!("{} = {}", change.field, change.new))
         .collect::<Vec<_>>()
         .join(", ");
+    // The records by id, not in the proposal's words: those quote titles
+    // people wrote, for the person who approves; the model reads this, and
+    // learns only what it asked for (docs/exposure.md).
+    let records = operations
+        .iter()
+        .map(|operation| words::target(operation.target()))
+        .collect::<Vec<_>>()
+        .join(", ");
     Ok(ToolOutput::both(
-        format!("written and verified: {}: {text}", proposal.record),
-        json!({"record": proposal.record, "written": written}),
+        format!("written and verified: {records}: {text}"),
+        json!({"record": records, "written": written}),
     ))
 }
 

@@ -79,21 +79,25 @@ fn block(item: &ContentItem) -> ContentBlock {
 }
 
 /// A write tool's proposal: nothing is written; the client learns the
-/// proposal's id and what approving it would do.
+/// proposal's id and the values approving it would write, not the words
+/// meant for the approver (they quote titles people wrote).
 fn proposed(proposal: &Proposal) -> CallToolResult {
     let text = format!(
         "The change awaits a person's approval; nothing is written until then. \
          Proposal {}: {}",
         proposal.id(),
-        proposal.summary
+        proposal.to_model_text()
     );
+    let changes: Vec<_> = proposal
+        .changes
+        .iter()
+        .map(|change| json!({"field": change.field, "new": change.new}))
+        .collect();
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(json!({
         "status": "awaiting_approval",
         "proposal": proposal.id(),
-        "record": proposal.record,
-        "summary": proposal.summary,
-        "changes": proposal.changes,
+        "changes": changes,
     }));
     result
 }

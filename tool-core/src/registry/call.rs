@@ -97,11 +97,8 @@ impl Registry {
                     match self.attempt(name, &plan, cx, call).await {
                         Ok(proposal) => {
                             let data = values_class(tool.declaration().data, cx);
-                            let mut stamped =
+                            let stamped =
                                 proposal.stamped(ProposalId::fresh(), name, arguments, data);
-                            if cx.authored_reads() != authored_before {
-                                stamped = stamped.with_authored();
-                            }
                             return Ok(Outcome::Proposed(match held {
                                 Some(by) => stamped.held_by_exposure(*by),
                                 None => stamped,
@@ -352,9 +349,10 @@ impl Registry {
         let authored_before = cx.authored_reads();
         let output = guarded(tool.name(), || apply(&fresh, cx)).await?;
         let output = provenance(output, cx, authored_before);
-        // The result of applying quotes the proposal's words: what they
-        // carry, it carries.
-        let output = if fresh.carries_authored() {
+        // The result of applying may quote the values written: text among
+        // them that the caller did not send is others' (derived from the
+        // proposal's data, whatever the tool declares).
+        let output = if fresh.carries_text_not_sent() {
             output.with_authored()
         } else {
             output

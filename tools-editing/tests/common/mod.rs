@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use futures_executor::block_on;
 use serde_json::Value;
-use site_model::{HistoryEntry, MemorySite, Records, Site};
+use site_model::{HistoryEntry, MemorySite, Records, Site, SiteData};
 use tool_core::agent::{
     Agent, Decision, Message, Model, ModelError, ModelRequest, ModelResponse, RunEnd, RunState,
     ToolCall,
@@ -163,6 +163,58 @@ pub fn proposing_writes_nothing(case: &Case) {
         proposal.summary.starts_with("Approving "),
         "{}",
         proposal.summary
+    );
+}
+
+/// What every person-written field of [`marked_site`] ends with.
+pub const MARKER: &str = "[[person-written]]";
+
+/// The demo site with [`MARKER`] at the end of every field a person
+/// writes: titles, navigation titles, descriptions, headers, bodies,
+/// column names, file titles and alternative texts.
+pub fn marked_site() -> MemorySite {
+    let mut data = SiteData::from_json(site_model::demo::DATA).unwrap();
+    let mark = |text: &mut String| text.push_str(MARKER);
+    for page in &mut data.pages {
+        mark(&mut page.title);
+        page.nav_title.as_mut().map(mark);
+        page.description.as_mut().map(mark);
+    }
+    for element in &mut data.elements {
+        mark(&mut element.header);
+        mark(&mut element.body);
+    }
+    for column in &mut data.columns {
+        mark(&mut column.name);
+    }
+    for file in &mut data.files {
+        file.title.as_mut().map(mark);
+        file.alternative.values_mut().for_each(mark);
+    }
+    MemorySite::new(data)
+}
+
+/// On a site whose person-written text is marked, whatever reaches the
+/// model (the values a proposal would write, which a door shows, and the
+/// applied result) either holds none of it or is counted as others' text,
+/// whatever the tool declares.
+pub fn what_a_person_wrote_is_marked_wherever_it_reaches_the_model(case: &Case) {
+    let mut host = Host::new(case.proposer);
+    host.site = Arc::new(marked_site());
+    let proposal = host.propose(case.tool, case.valid.clone()).unwrap();
+    let values: Vec<&Value> = proposal.changes.iter().map(|change| &change.new).collect();
+    let shown = serde_json::to_string(&values).unwrap();
+    assert!(
+        !shown.contains(MARKER) || proposal.carries_text_not_sent(),
+        "{}: unmarked values {shown}",
+        case.tool
+    );
+    let output = host.approve(&proposal, "admin").unwrap();
+    let text = output.to_model_text();
+    assert!(
+        !text.contains(MARKER) || output.carries_authored(),
+        "{}: unmarked result {text}",
+        case.tool
     );
 }
 
@@ -381,6 +433,10 @@ pub fn the_agent_loop_applies_after_approval(case: &Case) {
 #[macro_export]
 macro_rules! generic_tests {
     ($case:expr) => {
+        #[test]
+        fn what_a_person_wrote_is_marked_wherever_it_reaches_the_model() {
+            common::what_a_person_wrote_is_marked_wherever_it_reaches_the_model(&$case);
+        }
         #[test]
         fn proposing_writes_nothing() {
             common::proposing_writes_nothing(&$case);

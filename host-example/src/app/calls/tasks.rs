@@ -94,25 +94,19 @@ impl CallTask {
         let proposal = &self.proposal;
         match &self.state {
             CallTaskState::Waiting => {
-                let changes = proposal
-                    .changes
-                    .iter()
-                    .map(|change| format!("{}: {} → {}", change.field, change.replaces, change.new))
-                    .collect::<Vec<_>>()
-                    .join("; ");
                 let held = self
                     .held
                     .as_ref()
                     .map_or_else(String::new, |held| format!("; {held}"));
                 format!(
-                    "awaiting a person's approval in the host: {} ({}: {changes}){held}",
-                    proposal.summary, proposal.record
+                    "awaiting a person's approval in the host: {}{held}",
+                    proposal.to_model_text()
                 )
             }
             CallTaskState::Applying { approver } => {
                 format!("approved by {approver}; the change is being applied")
             }
-            CallTaskState::Applied(_) => format!("applied: {}", proposal.summary),
+            CallTaskState::Applied(output) => format!("applied: {}", output.to_model_text()),
             CallTaskState::NotApplied(reason) => format!("{NOT_APPLIED}: {reason}"),
             CallTaskState::Rejected { approver, reason } => {
                 format!("rejected by {approver}: {reason}")
