@@ -2,6 +2,8 @@
 //! its people.
 #![allow(dead_code, reason = "each test binary uses a different part")]
 
+pub mod walk;
+
 use std::sync::Arc;
 
 use futures_executor::block_on;
