@@ -70,6 +70,8 @@ impl Fixture {
             .block_on(site.page(PageId(page)))
             .unwrap()
             .title
+            .for_host()
+            .clone()
     }
 
     /// A run of `user` that waits on its first proposal; its id and the

@@ -48,17 +48,25 @@ fn hidden_only_words() -> Vec<String> {
     let data = site.data();
     let mut all = BTreeSet::new();
     for page in &data.pages {
-        all.extend(words(&page.title));
-        all.extend(words(page.description.as_deref().unwrap_or_default()));
+        all.extend(words(page.title.for_host()));
+        all.extend(words(
+            page.description.as_ref().map_or("", |text| text.for_host()),
+        ));
     }
     for element in &data.elements {
-        all.extend(words(&element.header));
-        all.extend(words(&site_model::plain_text(&element.body)));
+        all.extend(words(element.header.for_host()));
+        all.extend(words(&site_model::plain_text(element.body.for_host())));
     }
     let public: BTreeSet<String> = futures_executor::block_on(public_sources(&site))
         .unwrap()
         .iter()
-        .flat_map(|source| words(&format!("{} {}", source.title, source.text)))
+        .flat_map(|source| {
+            words(&format!(
+                "{} {}",
+                source.title.for_host(),
+                source.text.for_host()
+            ))
+        })
         .collect();
     let stem = |word: &str| word.chars().take(5).collect::<String>();
     let public_stems: BTreeSet<String> = public.iter().map(|w| stem(w)).collect();

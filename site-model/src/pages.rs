@@ -2,6 +2,7 @@
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
+use tool_core::Authored;
 
 use crate::{ColumnId, ElementId, LanguageId, PageId, SiteError};
 
@@ -29,13 +30,16 @@ pub struct Page {
     /// The page above it; `None` for a root.
     pub parent: Option<PageId>,
     /// Its title.
-    pub title: String,
+    #[serde(with = "tool_core::authored::stored")]
+    pub title: Authored<String>,
     /// A shorter title for menus, when it has one.
-    pub nav_title: Option<String>,
+    #[serde(with = "tool_core::authored::stored_option")]
+    pub nav_title: Option<Authored<String>>,
     /// The last segment of its address, e.g. `team`.
     pub slug: String,
     /// Its meta description, when it has one.
-    pub description: Option<String>,
+    #[serde(with = "tool_core::authored::stored_option")]
+    pub description: Option<Authored<String>>,
     /// What it is for.
     pub kind: PageKind,
     /// Hidden from visitors (editors still see it).
@@ -73,9 +77,11 @@ pub struct ContentElement {
     /// Its type, e.g. `text`, `textpic`, `image`, `html`.
     pub ctype: String,
     /// Its header.
-    pub header: String,
+    #[serde(with = "tool_core::authored::stored")]
+    pub header: Authored<String>,
     /// Its body text (HTML for rich text).
-    pub body: String,
+    #[serde(with = "tool_core::authored::stored")]
+    pub body: Authored<String>,
     /// Hidden from visitors.
     pub hidden: bool,
     /// In the recycle bin.

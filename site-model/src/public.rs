@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
+use tool_core::Authored;
 
 use crate::{
     Configuration, ContentElement, FileQuery, Files, LanguageId, Page, PageId, PageKind, Pages,
@@ -47,13 +48,15 @@ pub struct PublicSource {
     /// Its language's code, e.g. `en`.
     pub language: String,
     /// Its title.
-    pub title: String,
+    #[serde(with = "tool_core::authored::stored")]
+    pub title: Authored<String>,
     /// Where a visitor reads it.
     pub url: String,
     /// Its readable text, HTML taken out: for a page its title, description
     /// and public elements' headers and bodies, in column and sorting order;
     /// for a file its title and alternative text in its language.
-    pub text: String,
+    #[serde(with = "tool_core::authored::stored")]
+    pub text: Authored<String>,
 }
 
 /// Everything the public may read of every site, pages first (by id), then
@@ -97,12 +100,14 @@ where
             continue;
         };
         let elements = tree.public_elements(site, page).await?;
-        let mut text = vec![page.title.clone()];
-        text.extend(page.description.clone());
+        // Joined by the host, not shown to a model: the text stays
+        // authored (wrapped again below).
+        let mut text = vec![page.title.for_host().clone()];
+        text.extend(page.description.as_ref().map(|d| d.for_host().clone()));
         for element in &elements {
             element_on.insert(element.id.0, (page.id, sources.len()));
-            text.push(plain_text(&element.header));
-            text.push(plain_text(&element.body));
+            text.push(plain_text(element.header.for_host()));
+            text.push(plain_text(element.body.for_host()));
         }
         page_source.insert(page.id, sources.len());
         let prefix = if language.id == LanguageId(0) {
@@ -117,7 +122,7 @@ where
             language: language.code.clone(),
             title: page.title.clone(),
             url: format!("{}{prefix}{path}", with_slash(&config.base_url)),
-            text: join_text(text),
+            text: Authored::new(join_text(text)),
         });
     }
     let storages: BTreeMap<_, _> = site
@@ -166,9 +171,9 @@ where
             kind: SourceKind::File,
             site: site_id,
             language: language_code,
-            title: file.title.clone().unwrap_or_else(|| file.name.clone()),
+            title: Authored::new(file.title.clone().unwrap_or_else(|| file.name.clone())),
             url: format!("{site_base}{storage}/{}", file.path),
-            text: join_text(text),
+            text: Authored::new(join_text(text)),
         });
     }
     Ok(sources)

@@ -20,7 +20,14 @@ fn ids(sources: &[PublicSource]) -> BTreeSet<&str> {
 fn all_text(sources: &[PublicSource]) -> String {
     sources
         .iter()
-        .map(|source| format!("{} {} {}", source.title, source.url, source.text))
+        .map(|source| {
+            format!(
+                "{} {} {}",
+                source.title.for_host(),
+                source.url,
+                source.text.for_host()
+            )
+        })
         .collect::<Vec<_>>()
         .join("\n")
         .to_lowercase()
@@ -85,8 +92,8 @@ fn pages_carry_their_site_language_address_and_public_elements() {
         warranty.url,
         "https://www.northwind-bikes.example/service/warranty/"
     );
-    assert!(warranty.text.contains("two years on parts"));
-    assert!(!warranty.text.contains('<'));
+    assert!(warranty.text.for_host().contains("two years on parts"));
+    assert!(!warranty.text.for_host().contains('<'));
 
     let service_de = sources.iter().find(|s| s.id == "page:119").unwrap();
     assert_eq!(service_de.language, "de");
@@ -94,16 +101,26 @@ fn pages_carry_their_site_language_address_and_public_elements() {
         service_de.url,
         "https://www.northwind-bikes.example/de/service/"
     );
-    assert!(service_de.text.contains("Wir kümmern uns um Ihr Rad."));
-    assert!(!service_de.text.contains("We look after your bike"));
+    assert!(
+        service_de
+            .text
+            .for_host()
+            .contains("Wir kümmern uns um Ihr Rad.")
+    );
+    assert!(
+        !service_de
+            .text
+            .for_host()
+            .contains("We look after your bike")
+    );
 
     let offers = sources.iter().find(|s| s.id == "page:34").unwrap();
     assert_eq!(offers.site, "outlet");
     assert_eq!(offers.url, "https://outlet.northwind-bikes.example/offers/");
 
     let privacy = sources.iter().find(|s| s.id == "page:32").unwrap();
-    assert!(privacy.text.contains("session cookie"));
-    assert!(!privacy.text.contains("To be reviewed by legal"));
+    assert!(privacy.text.for_host().contains("session cookie"));
+    assert!(!privacy.text.for_host().contains("To be reviewed by legal"));
 }
 
 #[test]
@@ -121,7 +138,7 @@ fn files_are_public_only_through_public_content_and_never_when_missing() {
     assert!(!files.contains("file:15"));
     assert!(!files.contains("file:11"));
     let hero = sources.iter().find(|s| s.id == "file:1").unwrap();
-    assert!(hero.text.contains("Weser cycle path"));
+    assert!(hero.text.for_host().contains("Weser cycle path"));
     assert!(
         hero.url
             .ends_with("fileadmin/images/home/hero-ride-further.jpg")

@@ -83,3 +83,70 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Authored<T> {
         T::deserialize(deserializer).map(Authored)
     }
 }
+
+/// Serde for a stored [`Authored`] field, where a host keeps it (its
+/// database, a site's data file): `#[serde(with = "tool_core::authored::stored")]`.
+/// [`Authored`] itself is not `Serialize`, so a tool cannot put one into a
+/// structured result by accident; a field says where it may be written.
+pub mod stored {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::Authored;
+
+    /// Writes the value as it is.
+    pub fn serialize<T: Serialize, S: Serializer>(
+        value: &Authored<T>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        value.0.serialize(serializer)
+    }
+
+    /// Reads a value a person wrote.
+    pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Authored<T>, D::Error> {
+        T::deserialize(deserializer).map(Authored)
+    }
+}
+
+/// [`stored`] for an optional field (`Option<Authored<T>>`).
+pub mod stored_option {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::Authored;
+
+    /// Writes the value as it is, or nothing.
+    pub fn serialize<T: Serialize, S: Serializer>(
+        value: &Option<Authored<T>>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        value.as_ref().map(|value| &value.0).serialize(serializer)
+    }
+
+    /// Reads a value a person wrote, or none.
+    pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Authored<T>>, D::Error> {
+        Option::<T>::deserialize(deserializer).map(|value| value.map(Authored))
+    }
+}
+
+/// Compared with a text without reading it: a yes or no carries no
+/// instruction, and hosts and tests look records up by title.
+impl PartialEq<str> for Authored<String> {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Authored<String> {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<String> for Authored<String> {
+    fn eq(&self, other: &String) -> bool {
+        self.0 == *other
+    }
+}

@@ -167,7 +167,7 @@ pub mod agent;
 mod applying;
 #[cfg(feature = "host")]
 pub mod approval;
-mod authored;
+pub mod authored;
 pub mod calls;
 mod checks;
 mod content;

@@ -9,6 +9,7 @@ use site_model::{
     ContentElement, ElementId, FieldChange, FieldKind, FieldSchema, HistoryAction, HistoryEntry,
     LanguageId, NOT_FOUND, PageId, Record, Timestamp,
 };
+use tool_core::Authored;
 
 fn denial(tool: &str, arguments: Value, name: &str) -> tool_core::ToolError {
     let error = call(tool, arguments, name).expect_err("refused");
@@ -237,8 +238,8 @@ fn page_content_is_capped_with_the_total() {
             column: site_model::ColumnId(0),
             sorting: i as i64,
             ctype: "text".into(),
-            header: format!("Element {i}"),
-            body: String::new(),
+            header: Authored::new(format!("Element {i}")),
+            body: Authored::new(String::new()),
             hidden: false,
             deleted: false,
             language: LanguageId(0),

@@ -16,7 +16,7 @@ use futures_executor::block_on;
 use serde_json::Value;
 use site_model::{MemorySite, Site, SiteData};
 use tool_core::exposure::{content_of, tool_wrote};
-use tool_core::{Content, Outcome};
+use tool_core::{Authored, Content, Outcome};
 
 use common::walk::{arguments, environment, public_index};
 use common::{EVERYONE, cx_on, demo_data, registry};
@@ -24,8 +24,17 @@ use common::{EVERYONE, cx_on, demo_data, registry};
 /// What every person-written field of [`marked_site`] ends with.
 const MARKER: &str = "[[person-written]]";
 
+/// What the person-written fields the site model hands out as `Authored`
+/// end with, besides: text a tool can only reach by reading it through
+/// its call's context, so its result is marked by the data alone.
+const AUTHORED: &str = "[[authored]]";
+
 fn mark(text: &mut String) {
     text.push_str(MARKER);
+}
+
+fn marked(text: &mut Authored<String>) {
+    *text = Authored::new(format!("{}{AUTHORED}{MARKER}", text.for_host()));
 }
 
 /// Every string in `value`, marked.
@@ -38,7 +47,8 @@ fn mark_strings(value: &mut Value) {
     }
 }
 
-/// The demo site with [`MARKER`] at the end of what people write there:
+/// The demo site with [`MARKER`] at the end of what people write there
+/// (and [`AUTHORED`] before it where the site model says so by its type):
 /// pages' titles, navigation titles and descriptions; elements' headers
 /// and bodies; files' names, titles and alternative texts; every string of
 /// every record; log messages and their payloads (user agents among
@@ -46,13 +56,13 @@ fn mark_strings(value: &mut Value) {
 fn marked_site() -> MemorySite {
     let mut data: SiteData = demo_data();
     for page in &mut data.pages {
-        mark(&mut page.title);
-        page.nav_title.as_mut().map(mark);
-        page.description.as_mut().map(mark);
+        marked(&mut page.title);
+        page.nav_title.as_mut().map(marked);
+        page.description.as_mut().map(marked);
     }
     for element in &mut data.elements {
-        mark(&mut element.header);
-        mark(&mut element.body);
+        marked(&mut element.header);
+        marked(&mut element.body);
     }
     for file in &mut data.files {
         mark(&mut file.name);
@@ -81,6 +91,8 @@ fn whatever_carries_what_a_person_wrote_raises_the_exposure_whatever_the_tool_de
     let registry = registry();
     let calls = arguments();
     let mut marked = 0;
+    let mut authored = 0;
+    let mut trusted: Vec<String> = Vec::new();
     let mut unmarked: Vec<String> = Vec::new();
     for person in EVERYONE {
         let shared: Arc<dyn Site> = site.clone();
@@ -89,34 +101,50 @@ fn whatever_carries_what_a_person_wrote_raises_the_exposure_whatever_the_tool_de
             .with_service(public_index(&*site));
         for (tool, arguments) in &calls {
             let declaration = registry.get(tool).unwrap().declaration();
-            let (text, content) =
+            let call = format!("{tool} {arguments} as {person}");
+            let (text, carries, content) =
                 match block_on(registry.call_ungated(tool, arguments.clone(), &cx)) {
                     Ok(Outcome::Done(output)) => (
                         output.to_model_text(),
+                        output.carries_authored(),
                         content_of(declaration, output.carries_authored()),
                     ),
                     Ok(Outcome::Proposed(_)) => panic!("{tool} is a read tool"),
-                    Err(error) if tool_wrote(&error) => (error.model_text(), declaration.content),
-                    // The host wrote it (a refusal, bad arguments): nothing of
-                    // the site's.
+                    Err(error) if tool_wrote(&error) => {
+                        (error.model_text(), false, declaration.content)
+                    }
+                    // The host wrote it (a refusal, bad arguments): nothing
+                    // of the site's.
                     Err(_) => continue,
                 };
-            if !text.contains(MARKER) {
-                continue;
+            if text.contains(MARKER) {
+                marked += 1;
+                if content != Content::Untrusted {
+                    trusted.push(call.clone());
+                }
             }
-            marked += 1;
-            if content != Content::Untrusted {
-                unmarked.push(format!("{tool} {arguments} as {person}"));
+            // Text the site model hands out as `Authored` marks the result
+            // by the data alone: the declaration plays no part.
+            if text.contains(AUTHORED) {
+                authored += 1;
+                if !carries {
+                    unmarked.push(call);
+                }
             }
         }
     }
     assert!(
+        trusted.is_empty(),
+        "person-written text counted as trusted: {trusted:#?}"
+    );
+    assert!(
         unmarked.is_empty(),
-        "person-written text counted as trusted: {unmarked:#?}"
+        "authored text in a result the data did not mark: {unmarked:#?}"
     );
     // The walk reached person-written text, not only ids.
     assert!(
         marked > calls.len(),
         "only {marked} outputs carried the marker"
     );
+    assert!(authored > 0, "no output carried authored text");
 }

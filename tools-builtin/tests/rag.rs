@@ -5,6 +5,7 @@
 mod common;
 
 use std::sync::Arc;
+use tool_core::Authored;
 
 use common::{ADMIN, CLARA, EVERYONE, PETRA, call_with, cx_on, json_with};
 use futures_executor::block_on;
@@ -156,7 +157,7 @@ fn a_long_source_is_cut_at_the_cap_and_says_so() {
         .iter_mut()
         .find(|e| e.page.0 == 21 && !e.hidden)
         .unwrap();
-    element.body = "warranty ".repeat(2_000);
+    element.body = Authored::new("warranty ".repeat(2_000));
     let cx = cx_with_index(Arc::new(MemorySite::new(data)), ADMIN);
     let answer = json_with("site_fetch_source", json!({ "id": "page:21" }), &cx);
     assert_eq!(

@@ -6,6 +6,7 @@ mod common;
 use common::*;
 use serde_json::{Value, json};
 use site_model::{FieldKind, FieldSchema, NOT_FOUND, Page, PageId, PageKind, TableSchema};
+use tool_core::Authored;
 
 fn outline(arguments: Value, name: &str) -> String {
     let text = call("get_pagetree", arguments, name).unwrap();
@@ -111,7 +112,7 @@ fn pagetree_is_capped_with_the_total() {
         data.pages.push(Page {
             id: PageId(1000 + i),
             parent: Some(PageId(12)),
-            title: format!("Extra {i}"),
+            title: Authored::new(format!("Extra {i}")),
             nav_title: None,
             slug: format!("extra-{i}"),
             description: None,

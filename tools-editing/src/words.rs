@@ -1,5 +1,8 @@
 //! Records in words a person recognises: a page's title and path, a
-//! column's name, an element's header.
+//! column's name, an element's header. These words are for the person who
+//! approves (a proposal's `record` and `summary`), never shown to a model
+//! (docs/exposure.md), so they quote titles with `for_host`; what a model
+//! reads names records by id ([`target`]).
 
 use site_model::{ColumnId, ContentElement, Page, PageId, Site, Target};
 use tool_core::ToolError;
@@ -9,7 +12,11 @@ use crate::access::site_failed;
 /// `page 25 "Team" (/about/team)`.
 pub(crate) async fn page(site: &dyn Site, id: PageId) -> Result<String, ToolError> {
     let line = site.rootline(id).await.map_err(site_failed)?;
-    Ok(format!("page {id} \"{}\" ({})", line[0].title, path(&line)))
+    Ok(format!(
+        "page {id} \"{}\" ({})",
+        line[0].title.for_host(),
+        path(&line)
+    ))
 }
 
 /// The page's address path from its rootline (the page first): the slugs
@@ -26,7 +33,11 @@ fn path(rootline: &[Page]) -> String {
 
 /// `content element 8 "Our bikes"`.
 pub(crate) fn element(element: &ContentElement) -> String {
-    format!("content element {} \"{}\"", element.id, element.header)
+    format!(
+        "content element {} \"{}\"",
+        element.id,
+        element.header.for_host()
+    )
 }
 
 /// A column's name, e.g. `Main`; `None` for a column the layout lacks.

@@ -18,7 +18,11 @@ fn retitle(page: u64, title: &str) -> serde_json::Value {
 }
 
 fn title(host: &Host, page: u64) -> String {
-    block_on(host.site.page(PageId(page))).unwrap().title
+    block_on(host.site.page(PageId(page)))
+        .unwrap()
+        .title
+        .for_host()
+        .clone()
 }
 
 #[test]

@@ -12,8 +12,9 @@ use tool_core::agent::{
     ModelRequest, RunEnd, RunStatus, Spent,
 };
 use tool_core::approval::Decision;
+use tool_core::exposure::Exposure;
 use tool_core::gates::{Gates, Selection};
-use tool_core::{Actor, Proposal, Registry, RunId};
+use tool_core::{Actor, Content, DataClass, Proposal, Registry, RunId};
 
 use crate::app::budgets::Allowance;
 use crate::app::recorder::{EventLog, Recorder};
@@ -241,13 +242,24 @@ impl RunRequest {
             tools: Selection::All,
             token_budget: None,
             capture_raw: false,
+            quotes: None,
         }
     }
 
     /// The agent loop this request asks for over `model`, with its round
     /// cap; its budget is [`RunRequest::budget`].
     pub fn agent<'a, M: Model>(&self, registry: &'a Registry, model: &'a M) -> Agent<'a, M> {
-        Agent::new(registry, model).max_rounds(self.max_rounds)
+        let agent = Agent::new(registry, model).max_rounds(self.max_rounds);
+        match &self.quotes {
+            // The prompt carries a record's text as people wrote it: what
+            // a tool result carrying it would bring in, the run has read.
+            Some(record) => {
+                let mut read = Exposure::default();
+                let _ = read.record("prompt", record, DataClass::Internal, Content::Untrusted);
+                agent.having_read(read)
+            }
+            None => agent,
+        }
     }
 
     /// The check before every round: this request's own token budget, if

@@ -91,7 +91,7 @@ impl Store {
                     .bind(&source.id)
                     .bind(&source.site)
                     .bind(&source.language)
-                    .bind(&source.title)
+                    .bind(source.title.for_host())
                     .bind(&source.url)
                     .bind(to_json(source))
                     .execute(&mut *tx)
@@ -100,8 +100,8 @@ impl Store {
                         "INSERT INTO public_sources_fts (rowid, title, body) VALUES ($1, $2, $3)",
                     )
                     .bind(row)
-                    .bind(&source.title)
-                    .bind(&source.text)
+                    .bind(source.title.for_host())
+                    .bind(source.text.for_host())
                     .execute(&mut *tx)
                     .await?;
                 }
@@ -118,10 +118,10 @@ impl Store {
                     .bind(&source.id)
                     .bind(&source.site)
                     .bind(&source.language)
-                    .bind(&source.title)
+                    .bind(source.title.for_host())
                     .bind(&source.url)
                     .bind(to_json(source))
-                    .bind(&source.text)
+                    .bind(source.text.for_host())
                     .bind(text_search_config(&source.language))
                     .execute(&mut *tx)
                     .await?;

@@ -151,6 +151,11 @@ pub struct RunRequest {
     /// playground's inspector).
     #[serde(default)]
     pub capture_raw: bool,
+    /// The record an action's prompt quotes (`page 20`), text people wrote
+    /// on the site included: the run starts as having read untrusted
+    /// content (gate 9). Absent: the prompt is the user's own words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quotes: Option<String>,
 }
 
 /// One line of the runs list.

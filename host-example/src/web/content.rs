@@ -42,7 +42,7 @@ fn branch(children: &BTreeMap<Option<PageId>, Vec<&Page>>, parent: Option<PageId
             ul.tree {
                 @for page in pages {
                     li data-page=(page.id) {
-                        a href={"/content/page/" (page.id)} { (page.title) }
+                        a href={"/content/page/" (page.id)} { (page.title.for_host()) }
                         " " small { "/" (page.slug) @if page.hidden { " · hidden" } }
                         (branch(children, Some(page.id)))
                     }
@@ -80,10 +80,10 @@ pub(super) async fn page(
     };
     let body = html! {
         dl.metadata data-page=(page.id) {
-            dt { "Title" } dd.title { (page.title) }
-            dt { "Navigation title" } dd { (page.nav_title.as_deref().unwrap_or("—")) }
+            dt { "Title" } dd.title { (page.title.for_host()) }
+            dt { "Navigation title" } dd { (page.nav_title.as_ref().map_or("—", |title| title.for_host())) }
             dt { "Slug" } dd { (page.slug) }
-            dt { "Description" } dd.description { (page.description.as_deref().unwrap_or("—")) }
+            dt { "Description" } dd.description { (page.description.as_ref().map_or("—", |text| text.for_host())) }
             dt { "Hidden" } dd { (if page.hidden { "yes" } else { "no" }) }
         }
         div.actions { (forms(&user, &offered, RecordKind::Page, page.id.0, &back)) }
@@ -96,8 +96,8 @@ pub(super) async fn page(
                         td { (element.id) }
                         td { (column_name(element.column)) }
                         td { (element.ctype) }
-                        td { (element.header) }
-                        td { (element.body) }
+                        td { (element.header.for_host()) }
+                        td { (element.body.for_host()) }
                         td { (forms(&user, &offered, RecordKind::Element, element.id.0, &back)) }
                     }
                 }
@@ -105,7 +105,12 @@ pub(super) async fn page(
         }
         p { a href="/content" { "Back to the tree" } }
     };
-    layout::page(&format!("Page: {}", page.title), Some(&user), body).into_response()
+    layout::page(
+        &format!("Page: {}", page.title.for_host()),
+        Some(&user),
+        body,
+    )
+    .into_response()
 }
 
 pub(super) async fn files(State(state): State<WebState>, user: SignedIn) -> Response {

@@ -86,7 +86,11 @@ impl Host {
 
     fn page_title(&self, page: u64) -> String {
         let (rt, store) = self.store();
-        rt.block_on(store.site().page(PageId(page))).unwrap().title
+        rt.block_on(store.site().page(PageId(page)))
+            .unwrap()
+            .title
+            .for_host()
+            .clone()
     }
 
     /// The only pending proposal's id.

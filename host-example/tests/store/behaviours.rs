@@ -201,7 +201,7 @@ pub async fn a_failed_compare_and_set_changes_nothing(url: &str) {
     let store = Store::open(url).await.unwrap();
     let site = store.site();
     let before = site.dump().await.unwrap();
-    let title = site.page(PageId(2)).await.unwrap().title;
+    let title = site.page(PageId(2)).await.unwrap().title.for_host().clone();
     // The first operation alone would apply; the second expects a value
     // the record does not hold, so the set fails whole.
     let changes = ChangeSet {
@@ -273,7 +273,7 @@ pub async fn a_compare_and_set_applies_and_appends_history(url: &str) {
     let store = Store::open(url).await.unwrap();
     let site: Arc<dyn site_model::Site> = Arc::new(store.site());
     let memory = MemorySite::demo();
-    let title = site.page(PageId(2)).await.unwrap().title;
+    let title = site.page(PageId(2)).await.unwrap().title.for_host().clone();
     let entry = HistoryEntry {
         table: "pages".into(),
         record_id: 2,

@@ -314,6 +314,7 @@ pub struct Agent<'a, M> {
     window: ContextWindow,
     skill_bytes: usize,
     mark_results: bool,
+    read_before: Arc<Exposure>,
 }
 
 /// What the first request of a run would send ([`Agent::dry_run`]).
@@ -358,7 +359,17 @@ impl<'a, M: Model> Agent<'a, M> {
             window: ContextWindow::default(),
             skill_bytes: 0,
             mark_results: true,
+            read_before: Arc::default(),
         }
+    }
+
+    /// Says what a run's first messages already bring in (default
+    /// nothing): a prompt the host wrote around a record quotes text
+    /// people wrote, so the run starts as having read it, and gate 9
+    /// holds from its first call.
+    pub fn having_read(mut self, exposure: Exposure) -> Self {
+        self.read_before = Arc::new(exposure);
+        self
     }
 
     /// Whether each tool result reaches the model marked as data (default
@@ -419,8 +430,12 @@ impl<'a, M: Model> Agent<'a, M> {
     /// offered tools in the model's provider's form) without asking the
     /// model or running anything.
     pub fn dry_run(&self, messages: Vec<Message>, inputs: RunInputs<'_>) -> DryRun {
-        let grant = Gates::new(self.registry, inputs).resolve().grant;
-        let tools = export::offered_tools(self.registry, &grant, self.model.provider());
+        let gates = Gates::new(self.registry, inputs);
+        let grant = gates.resolve().grant;
+        // What the run starts having read narrows the first offer too.
+        let offered = gates.offer(&grant, &self.read_before);
+        let shown = offered.as_ref().map_or(&grant, |(narrowed, _)| narrowed);
+        let tools = export::offered_tools(self.registry, shown, self.model.provider());
         let budget =
             ContextBudget::estimate(self.window, &messages, tools.as_deref(), self.skill_bytes);
         DryRun {
@@ -451,7 +466,7 @@ impl<'a, M: Model> Agent<'a, M> {
             round: 0,
             usage: Usage::default(),
             decisions: Vec::new(),
-            exposure: Arc::default(),
+            exposure: Arc::clone(&self.read_before),
             marked: self.mark_results,
         };
         self.drive(run, VecDeque::new(), &gates, cx, events).await

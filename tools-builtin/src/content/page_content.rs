@@ -84,8 +84,8 @@ impl Execute for GetPageContent {
                     "id": element.id,
                     "column": column,
                     "type": element.ctype,
-                    "header": cut(&redact_text(&element.header), MAX_HEADER_CHARS),
-                    "body": excerpt(&element.body, MAX_BODY_CHARS),
+                    "header": cut(&redact_text(element.header.read(cx)), MAX_HEADER_CHARS),
+                    "body": excerpt(element.body.read(cx), MAX_BODY_CHARS),
                 });
                 if element.hidden {
                     entry["hidden"] = Value::Bool(true);
@@ -97,7 +97,7 @@ impl Execute for GetPageContent {
             })
             .collect();
         Ok(ToolOutput::json(json!({
-            "page": { "id": page.id, "title": redact_text(&page.title) },
+            "page": { "id": page.id, "title": redact_text(page.title.read(cx)) },
             "elements": shown,
             "total": elements.len(),
             "summary": shown_of(shown.len(), elements.len()),

@@ -36,11 +36,11 @@ impl Execute for SiteFetchSource {
             .map_err(search_failed)?
             .ok_or_else(not_found)?;
         // Redacted before it is cut, so a cut never leaves half a secret.
-        let text = redact_text(&source.text);
+        let text = redact_text(source.text.read(cx));
         let total = text.chars().count();
         let mut answer = json!({
             "id": source.id,
-            "title": redact_text(&source.title),
+            "title": redact_text(source.title.read(cx)),
             "url": source.url,
             "site": source.site,
             "language": source.language,

@@ -2,6 +2,7 @@
 //! know where the index is kept or how it ranks.
 
 use std::fmt;
+use tool_core::Authored;
 
 use site_model::{PublicSource, async_trait};
 
@@ -23,8 +24,8 @@ pub struct PublicQuery {
 pub struct PublicHit {
     /// The source's id, as [`PublicIndex::fetch`] takes it.
     pub id: String,
-    /// Its title.
-    pub title: String,
+    /// Its title, as people wrote it.
+    pub title: Authored<String>,
     /// Where a visitor reads it.
     pub url: String,
     /// Its site's identifier.
@@ -34,8 +35,9 @@ pub struct PublicHit {
     /// The backend's relevance score: higher is better, comparable only
     /// within one answer.
     pub score: f32,
-    /// The text around the match, matched words between `**`.
-    pub excerpt: String,
+    /// The text around the match, matched words between `**`: people's
+    /// text.
+    pub excerpt: Authored<String>,
 }
 
 /// What a [`PublicIndex`] answered, naming the backend that answered.

@@ -62,12 +62,12 @@ impl Execute for SiteRagQuery {
             .map(|hit| {
                 json!({
                     "id": hit.id,
-                    "title": redact_text(&hit.title),
+                    "title": redact_text(hit.title.read(cx)),
                     "url": hit.url,
                     "site": hit.site,
                     "language": hit.language,
                     "score": (f64::from(hit.score) * 1000.0).round() / 1000.0,
-                    "excerpt": redact_text(&hit.excerpt),
+                    "excerpt": redact_text(hit.excerpt.read(cx)),
                 })
             })
             .collect();

@@ -2,6 +2,7 @@
 //! the public sources, for a host with no index and no full-text search.
 
 use site_model::{PublicSource, async_trait, contains_literal};
+use tool_core::Authored;
 
 use super::index::{IndexError, PublicAnswer, PublicHit, PublicIndex, PublicQuery, query_terms};
 
@@ -45,7 +46,7 @@ impl SubstringIndex {
             .cloned()
             .collect();
         let terms = if long.is_empty() { all } else { long };
-        let mut hits: Vec<(f32, &PublicSource, String)> = self
+        let mut hits: Vec<(f32, &PublicSource, Authored<String>)> = self
             .sources
             .iter()
             .filter(|source| query.site.as_ref().is_none_or(|site| *site == source.site))
@@ -59,15 +60,20 @@ impl SubstringIndex {
                 let mut score = 0.0;
                 let mut first: Option<&str> = None;
                 for term in &terms {
-                    if contains_literal(&source.title, term) {
+                    if contains_literal(source.title.for_host(), term) {
                         score += 2.0;
                     }
-                    if contains_literal(&source.text, term) {
+                    if contains_literal(source.text.for_host(), term) {
                         score += 1.0;
                         first.get_or_insert(term);
                     }
                 }
-                (score > 0.0).then(|| (score, source, excerpt(&source.text, first, &terms)))
+                // Matched and cut by the index, not shown: the excerpt stays
+                // authored until a tool reads it.
+                (score > 0.0).then(|| {
+                    let excerpt = excerpt(source.text.for_host(), first, &terms);
+                    (score, source, Authored::new(excerpt))
+                })
             })
             .collect();
         hits.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));

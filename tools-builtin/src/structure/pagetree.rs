@@ -40,6 +40,7 @@ impl Execute for GetPagetree {
         let tree = Tree::load(&*viewer.site).await?;
         let depth = limit(self.depth, 3, 10);
         let mut outline = Outline {
+            cx,
             tree: &tree,
             permissions: &viewer.permissions,
             depth,
@@ -61,6 +62,7 @@ impl Execute for GetPagetree {
 }
 
 struct Outline<'a> {
+    cx: &'a ToolContext,
     tree: &'a Tree,
     permissions: &'a Permissions,
     depth: usize,
@@ -94,7 +96,7 @@ impl Outline<'_> {
                 "{}{} {} /{} ({})",
                 "  ".repeat(level),
                 page.id,
-                redact_text(&page.title),
+                redact_text(page.title.read(self.cx)),
                 redact_text(&page.slug),
                 kind_name(page.kind),
             ));

@@ -54,7 +54,7 @@ impl Execute for ResolveUrl {
                 Some((page, language)) if tree.is_shown(page.id, &viewer.permissions) => {
                     Ok(ToolOutput::json(json!({
                         "page": page.id,
-                        "title": redact_text(&page.title),
+                        "title": redact_text(page.title.read(cx)),
                         "kind": kind_name(page.kind),
                         "site": config.identifier,
                         "language": language,

@@ -18,7 +18,9 @@ use tool_core::export::Provider;
 use tool_core::gates::{
     Gates, Grant, HostSettings, RunConfig, RunInputs, Selection, Toggle, ToolSettings,
 };
-use tool_core::{Actor, Outcome, Proposal, Registry, RunId, ToolContext, ToolError, ToolOutput};
+use tool_core::{
+    Actor, Authored, Outcome, Proposal, Registry, RunId, ToolContext, ToolError, ToolOutput,
+};
 
 pub const TOOLS: [&str; 5] = [
     "create_content_element_draft",
@@ -175,14 +177,17 @@ pub const MARKER: &str = "[[person-written]]";
 pub fn marked_site() -> MemorySite {
     let mut data = SiteData::from_json(site_model::demo::DATA).unwrap();
     let mark = |text: &mut String| text.push_str(MARKER);
+    let marked = |text: &mut Authored<String>| {
+        *text = Authored::new(format!("{}{MARKER}", text.for_host()));
+    };
     for page in &mut data.pages {
-        mark(&mut page.title);
-        page.nav_title.as_mut().map(mark);
-        page.description.as_mut().map(mark);
+        marked(&mut page.title);
+        page.nav_title.as_mut().map(marked);
+        page.description.as_mut().map(marked);
     }
     for element in &mut data.elements {
-        mark(&mut element.header);
-        mark(&mut element.body);
+        marked(&mut element.header);
+        marked(&mut element.body);
     }
     for column in &mut data.columns {
         mark(&mut column.name);

@@ -123,6 +123,8 @@ impl Action {
     pub fn request(&self, record: &RecordRef, user: &str, note: &str) -> RunRequest {
         RunRequest {
             tools: Selection::Only(BTreeSet::from([self.tool.to_owned()])),
+            // The prompt quotes the record's text as people wrote it.
+            quotes: Some(format!("{} {}", record.kind.as_str(), record.id)),
             ..RunRequest::new(self.prompt(record, user, note))
         }
     }
@@ -137,7 +139,9 @@ pub struct RecordRef {
     pub id: u64,
     /// `page 20 "Repairs"`.
     pub name: String,
-    /// What the model should know of it, on one or a few lines.
+    /// What the model should know of it, on one or a few lines. Like
+    /// `name`, it quotes what people wrote: a run it starts has read
+    /// untrusted content ([`RunRequest::quotes`]).
     pub detail: String,
 }
 
@@ -208,11 +212,13 @@ impl Host {
                 Ok(RecordRef {
                     kind,
                     id,
-                    name: format!("page {id} \"{}\"", page.title),
+                    name: format!("page {id} \"{}\"", page.title.for_host()),
                     detail: format!(
                         "Its slug is /{}; its description: {}.",
                         page.slug,
-                        page.description.as_deref().unwrap_or("none")
+                        page.description
+                            .as_ref()
+                            .map_or("none", |text| text.for_host())
                     ),
                 })
             }
@@ -229,10 +235,13 @@ impl Host {
                 Ok(RecordRef {
                     kind,
                     id,
-                    name: format!("content element {id} \"{}\"", element.header),
+                    name: format!("content element {id} \"{}\"", element.header.for_host()),
                     detail: format!(
                         "It is a `{}` element on page {}, column {}. Its body: {}",
-                        element.ctype, element.page, element.column, element.body
+                        element.ctype,
+                        element.page,
+                        element.column,
+                        element.body.for_host()
                     ),
                 })
             }

@@ -368,7 +368,7 @@ impl PublicIndex for PublicSearch {
                         language: hit.source.language,
                         // f32 is the trait's score type; ranks are small.
                         score: hit.score as f32,
-                        excerpt: hit.excerpt,
+                        excerpt: tool_core::Authored::new(hit.excerpt),
                     })
                     .collect()
             }

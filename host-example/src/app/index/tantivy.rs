@@ -99,8 +99,8 @@ impl TantivyIndex {
                 serde_json::to_string(source).unwrap_or_default(),
             );
             let fields = opened.fields_of(&source.language);
-            doc.add_text(fields.title, &source.title);
-            doc.add_text(fields.body, &source.text);
+            doc.add_text(fields.title, source.title.for_host());
+            doc.add_text(fields.body, source.text.for_host());
             writer.add_document(doc)?;
         }
         writer.commit()?;
@@ -209,9 +209,9 @@ impl TantivyIndex {
                 continue;
             };
             let generator = &snippets[usize::from(source.language == "de")];
-            let snippet = generator.snippet(&source.text);
+            let snippet = generator.snippet(source.text.for_host());
             let excerpt = if snippet.is_empty() {
-                source.text.chars().take(SNIPPET_CHARS).collect()
+                source.text.for_host().chars().take(SNIPPET_CHARS).collect()
             } else {
                 highlighted(snippet.fragment(), snippet.highlighted())
             };
@@ -222,7 +222,7 @@ impl TantivyIndex {
                 site: source.site,
                 language: source.language,
                 score,
-                excerpt,
+                excerpt: tool_core::Authored::new(excerpt),
             });
         }
         Ok(hits)
