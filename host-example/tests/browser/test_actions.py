@@ -30,7 +30,8 @@ def call(tool, arguments):
     return f"CALL {tool} {json.dumps(arguments)}"
 
 
-def test_an_action_proposes_an_editor_approves_and_the_record_changes(page):
+def test_an_action_proposes_another_person_approves_and_the_record_changes(browser):
+    page = browser.new_context().new_page()
     sign_in(page, "clara")
     page.goto(url("/content/page/21"))
     assert page.inner_text("dd.description") == "Five years on every frame."
@@ -47,24 +48,34 @@ def test_an_action_proposes_an_editor_approves_and_the_record_changes(page):
     assert "page 21" in page.inner_text("pre.prompt")
     assert "Mention the motors." in page.inner_text("pre.prompt")
 
+    # The prompt quotes the page as its editors wrote it: the run read
+    # untrusted content, so the person who asked cannot approve it herself.
     page.goto(url("/approvals"))
     card = page.locator(f"article.card[data-run={run}]")
     assert card.locator(".tool").inner_text() == "update_page_metadata"
     assert card.locator(".requester").inner_text() == "clara"
     assert card.locator(".new").first.inner_text() == NEW_DESCRIPTION
     assert card.locator(".replaces").first.inner_text() == "Five years on every frame."
+    assert "untrusted content entered the run through `prompt`" in card.locator(".held").inner_text()
     screenshot(page, "inbox")
     card.locator("button.approve").click()
     page.wait_for_url(url("/approvals"))
-    notice = page.inner_text(".notice")
+    assert "approver other than the person who asked" in page.inner_text(".notice")
+    assert page.locator(f"article.card[data-run={run}]").count() == 1
+
+    admin = browser.new_context().new_page()
+    sign_in(admin, "admin")
+    admin.locator(f"article.card[data-run={run}] button.approve").click()
+    admin.wait_for_url(url("/approvals"))
+    notice = admin.inner_text(".notice")
     assert notice.startswith("Approved and applied"), notice
     assert "The run answered: The tools answered" in notice, notice
-    assert page.locator(f"article.card[data-run={run}]").count() == 0
+    assert admin.locator(f"article.card[data-run={run}]").count() == 0
 
-    page.goto(url(f"/runs/{run}"))
-    assert page.inner_text("dd.status") == "completed"
-    assert page.inner_text("dd.answer").startswith("The tools answered")
-    assert "approved by clara" in page.inner_text("table.proposals")
+    admin.goto(url(f"/runs/{run}"))
+    assert admin.inner_text("dd.status") == "completed"
+    assert admin.inner_text("dd.answer").startswith("The tools answered")
+    assert "approved by admin" in admin.inner_text("table.proposals")
 
     page.goto(url("/content/page/21"))
     assert page.inner_text("dd.description") == NEW_DESCRIPTION

@@ -34,12 +34,17 @@ def test_reject_with_a_reason_and_the_run_goes_on(page):
     assert "rejected by clara" in page.inner_text("table.proposals")
 
 
-def test_an_edit_is_checked_shown_then_approved(page):
-    sign_in(page, "clara")
+def test_an_edit_is_checked_shown_then_approved(browser):
+    clara = browser.new_context().new_page()
+    sign_in(clara, "clara")
     run = start_action(
-        page, "/content/page/23", "update_page_metadata", 23,
+        clara, "/content/page/23", "update_page_metadata", 23,
         call("update_page_metadata", {"page": 23, "title": "Questions"}),
     )
+    # An action's run read the page as its editors wrote it: another person
+    # decides (gate 9).
+    page = browser.new_context().new_page()
+    sign_in(page, "admin")
     page.goto(url("/approvals"))
     card = page.locator(f"article.card[data-run={run}]")
     card.locator("details.edit summary").click()
