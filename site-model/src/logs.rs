@@ -3,6 +3,7 @@
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tool_core::Authored;
 
 use crate::{LogId, SiteError, Timestamp, UserId};
 
@@ -41,14 +42,17 @@ pub struct LogEntry {
     pub level: LogLevel,
     /// The part of the system that wrote it, e.g. `auth` or `mailer`.
     pub component: String,
-    /// The message.
-    pub message: String,
+    /// The message: what a request carried may be in it (a user agent, a
+    /// path), so it is people's text.
+    #[serde(with = "tool_core::authored::stored")]
+    pub message: Authored<String>,
     /// The client's IP address, if a request caused it.
     pub client_address: Option<String>,
     /// The user, if one was logged in.
     pub user: Option<UserId>,
-    /// Structured detail.
-    pub payload: Value,
+    /// Structured detail: people's text, as the message.
+    #[serde(with = "tool_core::authored::stored")]
+    pub payload: Authored<Value>,
 }
 
 /// What to read with [`Logs::logs`].

@@ -37,12 +37,12 @@ fn marked(text: &mut Authored<String>) {
     *text = Authored::new(format!("{}{AUTHORED}{MARKER}", text.for_host()));
 }
 
-/// Every string in `value`, marked.
-fn mark_strings(value: &mut Value) {
+/// Every string in `value`, marked with `with`.
+fn mark_strings(value: &mut Value, with: &str) {
     match value {
-        Value::String(text) => mark(text),
-        Value::Array(items) => items.iter_mut().for_each(mark_strings),
-        Value::Object(map) => map.values_mut().for_each(mark_strings),
+        Value::String(text) => text.push_str(with),
+        Value::Array(items) => items.iter_mut().for_each(|item| mark_strings(item, with)),
+        Value::Object(map) => map.values_mut().for_each(|item| mark_strings(item, with)),
         Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }
@@ -70,11 +70,16 @@ fn marked_site() -> MemorySite {
         file.alternative.values_mut().for_each(mark);
     }
     for record in &mut data.records {
-        record.values.values_mut().for_each(mark_strings);
+        record
+            .values
+            .values_mut()
+            .for_each(|value| mark_strings(value, MARKER));
     }
     for entry in &mut data.logs {
-        mark(&mut entry.message);
-        mark_strings(&mut entry.payload);
+        marked(&mut entry.message);
+        let mut payload = entry.payload.for_host().clone();
+        mark_strings(&mut payload, &format!("{AUTHORED}{MARKER}"));
+        entry.payload = Authored::new(payload);
     }
     for user in &mut data.users {
         mark(&mut user.real_name);

@@ -8,6 +8,7 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
+use tool_core::Authored;
 
 use serde_json::json;
 use site_model::{LogEntry, LogId, LogLevel, MemorySite, NOT_FOUND, Site, Timestamp, UserId};
@@ -259,10 +260,10 @@ fn entry(id: u64, level: LogLevel, message: &str) -> LogEntry {
         at: Timestamp(now()),
         level,
         component: "frontend".into(),
-        message: message.into(),
+        message: Authored::new(message.into()),
         client_address: Some("203.0.113.7".into()),
         user: Some(UserId(3)),
-        payload: json!({"token": "DEMO-SECRET-bearer-9c8b7a"}),
+        payload: Authored::new(json!({"token": "DEMO-SECRET-bearer-9c8b7a"})),
     }
 }
 

@@ -98,7 +98,7 @@ impl Execute for FetchLogs {
             .map_err(|_| ToolError::failed("the log could not be read"))?;
         let mut text = String::new();
         for entry in entries.iter().take(shown) {
-            let _ = writeln!(text, "{}", line(entry));
+            let _ = writeln!(text, "{}", line(entry, cx));
         }
         let total = entries.len();
         let shown = shown.min(total);
@@ -158,39 +158,42 @@ impl Execute for GetLastError {
                 errors.len()
             )));
         };
-        Ok(ToolOutput::text(details(entry)))
+        Ok(ToolOutput::text(details(entry, cx)))
     }
 }
 
 /// One entry as a line: id, time, level, component, redacted message. No
 /// client address, no user, no payload.
-pub(super) fn line(entry: &LogEntry) -> String {
+pub(super) fn line(entry: &LogEntry, cx: &ToolContext) -> String {
     format!(
         "#{} {} {} {}: {}",
         entry.id,
         entry.at,
         level_name(entry.level),
         redact_text(&entry.component),
-        message(entry)
+        message(entry, cx)
     )
 }
 
 /// An entry with its redacted payload; no client address, no user.
-pub(super) fn details(entry: &LogEntry) -> String {
-    let payload = cap(&redact_json(&entry.payload).to_string(), MAX_PAYLOAD_CHARS);
+pub(super) fn details(entry: &LogEntry, cx: &ToolContext) -> String {
+    let payload = cap(
+        &redact_json(entry.payload.read(cx)).to_string(),
+        MAX_PAYLOAD_CHARS,
+    );
     format!(
         "log entry #{}\ntime: {}\nlevel: {}\ncomponent: {}\nmessage: {}\npayload: {payload}",
         entry.id,
         entry.at,
         level_name(entry.level),
         redact_text(&entry.component),
-        message(entry),
+        message(entry, cx),
     )
 }
 
-fn message(entry: &LogEntry) -> String {
+fn message(entry: &LogEntry, cx: &ToolContext) -> String {
     // Redacted first: a cut could split a secret past recognition.
-    let redacted = redact_text(&entry.message);
+    let redacted = redact_text(entry.message.read(cx));
     cap(&redacted.replace(['\r', '\n'], " "), MAX_MESSAGE_CHARS)
 }
 

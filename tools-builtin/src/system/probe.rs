@@ -153,7 +153,7 @@ impl Execute for ProbeUrl {
                 .unwrap_or_default();
             match matching_error(&errors, url.path(), now()) {
                 Some(entry) => {
-                    let _ = write!(text, "matching error in the log: {}", line(entry));
+                    let _ = write!(text, "matching error in the log: {}", line(entry, cx));
                 }
                 None => text.push_str("no matching error in the log"),
             }
@@ -166,7 +166,8 @@ impl Execute for ProbeUrl {
 /// newest whose message names the path (not `/`, which every message would
 /// match), else the newest of the last hour. `errors` is newest first.
 fn matching_error<'a>(errors: &'a [LogEntry], path: &str, now: i64) -> Option<&'a LogEntry> {
-    let names_path = |entry: &&LogEntry| path != "/" && entry.message.contains(path);
+    // Matched, not shown: the line shown is read through `cx`.
+    let names_path = |entry: &&LogEntry| path != "/" && entry.message.for_host().contains(path);
     let recent = |entry: &&LogEntry| entry.at.0 >= now - RECENT_SECONDS;
     errors
         .iter()
