@@ -2,6 +2,7 @@
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
+use tool_core::Authored;
 
 use crate::{GroupId, PageId, Permissions, SiteError, StorageId, Timestamp, UserId};
 
@@ -30,8 +31,9 @@ pub struct User {
     pub id: UserId,
     /// The login name.
     pub name: String,
-    /// The person's real name.
-    pub real_name: String,
+    /// The person's real name, as they gave it.
+    #[serde(with = "tool_core::authored::stored")]
+    pub real_name: Authored<String>,
     /// The e-mail address.
     pub email: String,
     /// May do and see everything.

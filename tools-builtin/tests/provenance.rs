@@ -82,7 +82,7 @@ fn marked_site() -> MemorySite {
         entry.payload = Authored::new(payload);
     }
     for user in &mut data.users {
-        mark(&mut user.real_name);
+        marked(&mut user.real_name);
         if !EVERYONE.contains(&user.name.as_str()) && user.name != "ops" {
             mark(&mut user.name);
         }

@@ -84,7 +84,7 @@ async fn list(
     let shown = limit(requested, DEFAULT_ENTRIES, MAX_ENTRIES).min(users.len());
     let mut text = String::new();
     for user in &users[..shown] {
-        let _ = writeln!(text, "{}", line(user, &groups, detail));
+        let _ = writeln!(text, "{}", line(user, &groups, detail, cx));
     }
     text.push_str(&shown_of(shown, users.len()));
     Ok(ToolOutput::text(text))
@@ -92,8 +92,9 @@ async fn list(
 
 /// One user, field by field: the credentials are never read, so a new
 /// field on [`User`] stays out until someone adds it here.
-fn line(user: &User, groups: &[Group], detail: Detail) -> String {
-    let mut line = format!("#{} {} ({})", user.id, user.name, user.real_name);
+fn line(user: &User, groups: &[Group], detail: Detail, cx: &ToolContext) -> String {
+    let real_name = user.real_name.read(cx);
+    let mut line = format!("#{} {} ({real_name})", user.id, user.name);
     if detail == Detail::Raw {
         let _ = write!(line, " <{}>", user.email);
     }
