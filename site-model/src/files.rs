@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
+use tool_core::Authored;
 
 use crate::{FileId, LanguageId, SiteError, StorageId, contains_literal};
 
@@ -42,9 +43,11 @@ pub struct File {
     /// Its size in bytes.
     pub size: u64,
     /// Its title, when it has one.
-    pub title: Option<String>,
+    #[serde(with = "tool_core::authored::stored_option")]
+    pub title: Option<Authored<String>>,
     /// Its alternative text per language; a language without one has none.
-    pub alternative: BTreeMap<LanguageId, String>,
+    #[serde(with = "tool_core::authored::stored")]
+    pub alternative: Authored<BTreeMap<LanguageId, String>>,
     /// Known to the site but gone from the storage.
     pub missing: bool,
 }
@@ -59,13 +62,15 @@ impl File {
     /// its title or one of its alternative texts contains it
     /// ([`contains_literal`]: case-insensitive, every character literal).
     pub fn matches_text(&self, text: &str) -> bool {
+        // Matched by the site, not shown: the texts stay authored.
         contains_literal(&self.path, text)
             || self
                 .title
-                .as_deref()
-                .is_some_and(|title| contains_literal(title, text))
+                .as_ref()
+                .is_some_and(|title| contains_literal(title.for_host(), text))
             || self
                 .alternative
+                .for_host()
                 .values()
                 .any(|alt| contains_literal(alt, text))
     }

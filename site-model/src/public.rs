@@ -159,8 +159,8 @@ where
         };
         let language = tree.pages.get(&page).map_or(LanguageId(0), |p| p.language);
         let mut text = Vec::new();
-        text.extend(file.title.clone());
-        text.extend(file.alternative.get(&language).cloned());
+        text.extend(file.title.as_ref().map(|title| title.for_host().clone()));
+        text.extend(file.alternative.for_host().get(&language).cloned());
         let storage = storages.get(&file.storage).map_or("files", String::as_str);
         let site_base = configs
             .iter()
@@ -171,7 +171,10 @@ where
             kind: SourceKind::File,
             site: site_id,
             language: language_code,
-            title: Authored::new(file.title.clone().unwrap_or_else(|| file.name.clone())),
+            title: file
+                .title
+                .clone()
+                .unwrap_or_else(|| Authored::new(file.name.clone())),
             url: format!("{site_base}{storage}/{}", file.path),
             text: Authored::new(join_text(text)),
         });

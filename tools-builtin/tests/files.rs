@@ -5,6 +5,7 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use tool_core::Authored;
 
 use common::{ADMIN, CLARA, EVERYONE, NILS, PETRA, assert_no_secret, call_with, cx_on, text};
 use serde_json::{Value, json};
@@ -55,8 +56,8 @@ fn site_with_many_files(extra: u64) -> Arc<MemorySite> {
             name: format!("bulk-{n:03}.jpg"),
             mime: "image/jpeg".into(),
             size: 1000 + n,
-            title: Some(format!("Bulk picture {n}")),
-            alternative: BTreeMap::new(),
+            title: Some(Authored::new(format!("Bulk picture {n}"))),
+            alternative: Authored::new(BTreeMap::new()),
             missing: n % 3 == 0,
         });
     }

@@ -66,8 +66,12 @@ fn marked_site() -> MemorySite {
     }
     for file in &mut data.files {
         mark(&mut file.name);
-        file.title.as_mut().map(mark);
-        file.alternative.values_mut().for_each(mark);
+        file.title.as_mut().map(marked);
+        let mut alternative = file.alternative.for_host().clone();
+        for text in alternative.values_mut() {
+            text.push_str(&format!("{AUTHORED}{MARKER}"));
+        }
+        file.alternative = Authored::new(alternative);
     }
     for record in &mut data.records {
         record

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use site_model::{Fields, FileId, HistoryAction, LanguageId, Operation, Site, Target};
-use tool_core::{Change, Proposal, Tool, ToolContext, ToolError, ToolOutput, Write};
+use tool_core::{Authored, Change, Proposal, Tool, ToolContext, ToolError, ToolOutput, Write};
 
 use crate::access::{Editor, not_found, site_failed};
 use crate::invalid;
@@ -54,8 +54,11 @@ impl Write for SetFileAlternativeText {
             return Err(invalid("`alternative` must have 1 to 1000 characters"));
         }
         let mut changes = Vec::new();
+        // The values replaced are for the approver and the compare-and-set:
+        // no door shows them to a model (docs/exposure.md).
         let current = file
             .alternative
+            .for_host()
             .get(&language)
             .map_or(Value::Null, |t| json!(t));
         if current != json!(alternative) {
@@ -70,11 +73,12 @@ impl Write for SetFileAlternativeText {
             if title.is_empty() || title.chars().count() > TEXT_MAX {
                 return Err(invalid("`title` must have 1 to 1000 characters"));
             }
-            if file.title.as_deref() != Some(title) {
+            let replaced = file.title.as_ref().map(Authored::for_host);
+            if replaced.map(String::as_str) != Some(title) {
                 changes.push(Change {
                     field: "title".into(),
                     new: json!(title),
-                    replaces: json!(file.title),
+                    replaces: json!(replaced),
                 });
             }
         }
@@ -109,6 +113,7 @@ impl Write for SetFileAlternativeText {
         if let Some(alternative) = change(proposal, &alternative_field(&code)) {
             let stored = file
                 .alternative
+                .for_host()
                 .get(&language)
                 .map_or(Value::Null, |t| json!(t));
             if stored != alternative.replaces {
@@ -118,10 +123,10 @@ impl Write for SetFileAlternativeText {
             }
             // The whole map is the compare-and-set, so a concurrent change
             // of another language refuses this one rather than being lost.
-            let mut map = file.alternative.clone();
+            let mut map = file.alternative.for_host().clone();
             let text = alternative.new.as_str().unwrap_or_default().to_owned();
             map.insert(language, text);
-            expected.insert("alternative".into(), json!(file.alternative));
+            expected.insert("alternative".into(), json!(file.alternative.for_host()));
             new.insert("alternative".into(), json!(map));
         }
         if let Some(title) = change(proposal, "title") {

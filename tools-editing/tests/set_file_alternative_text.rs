@@ -22,11 +22,19 @@ fn case() -> Case {
         history: ("files", 2),
         written: |site: &MemorySite| {
             let file = block_on(site.file(FileId(2))).unwrap();
-            file.alternative.get(&LanguageId(1)).map(String::as_str)
+            file.alternative
+                .for_host()
+                .get(&LanguageId(1))
+                .map(String::as_str)
                 == Some("Der Commuter 500 in Schiefergrau")
-                && file.alternative.get(&LanguageId(0)).map(String::as_str)
+                && file
+                    .alternative
+                    .for_host()
+                    .get(&LanguageId(0))
+                    .map(String::as_str)
                     == Some("The Commuter 500 in slate grey")
-                && file.title.as_deref() == Some("Commuter 500 (grey)")
+                && file.title.as_ref().map(|title| title.for_host().as_str())
+                    == Some("Commuter 500 (grey)")
         },
         interfere: |site| {
             common::update(

@@ -130,8 +130,8 @@ pub(super) async fn files(State(state): State<WebState>, user: SignedIn) -> Resp
                             td { (file.id) }
                             td { (file.path) @if file.missing { " (missing)" } }
                             td { (file.mime) }
-                            td { (file.title.as_deref().unwrap_or("—")) }
-                            td.alternative { @for (language, text) in &file.alternative { (language) ": " (text) " " } }
+                            td { (file.title.as_ref().map_or("—", |title| title.for_host())) }
+                            td.alternative { @for (language, text) in file.alternative.for_host() { (language) ": " (text) " " } }
                             td { (forms(&user, &offered, RecordKind::File, file.id.0, "/content/files")) }
                         }
                     }

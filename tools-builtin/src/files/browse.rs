@@ -85,7 +85,7 @@ impl Execute for BrowseFolder {
             .files
             .iter()
             .take(MAX_ENTRIES - folders.len())
-            .map(|file| file_summary(file, &storage.name))
+            .map(|file| file_summary(file, &storage.name, cx))
             .collect();
         let shown = folders.len() + files.len();
         Ok(ToolOutput::json(json!({

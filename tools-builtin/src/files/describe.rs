@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 use site_model::{File, FileId, SiteError, Storage, StorageId};
-use tool_core::ToolError;
 use tool_core::redact::redact_text;
+use tool_core::{ToolContext, ToolError};
 
 use crate::access::{Viewer, not_found};
 
@@ -51,12 +51,12 @@ pub(super) fn storage_name(storages: &[Storage], id: StorageId) -> String {
 }
 
 /// One file in a list: what tells it apart, no contents, no server path.
-pub(super) fn file_summary(file: &File, storage: &str) -> Value {
+pub(super) fn file_summary(file: &File, storage: &str, cx: &ToolContext) -> Value {
     json!({
         "id": file.id,
         "storage": storage,
         "path": redact_text(&file.path),
-        "title": file.title.as_deref().map(redact_text),
+        "title": file.title.as_ref().map(|title| redact_text(title.read(cx))),
         "mime": file.mime,
         "size_bytes": file.size,
         "missing": file.missing,
@@ -64,9 +64,10 @@ pub(super) fn file_summary(file: &File, storage: &str) -> Value {
 }
 
 /// Everything known about one file but its contents.
-pub(super) fn file_details(file: &File, storage: &str) -> Value {
+pub(super) fn file_details(file: &File, storage: &str, cx: &ToolContext) -> Value {
     let alternative: serde_json::Map<String, Value> = file
         .alternative
+        .read(cx)
         .iter()
         .map(|(language, text)| (language.to_string(), Value::from(redact_text(text))))
         .collect();
@@ -76,7 +77,7 @@ pub(super) fn file_details(file: &File, storage: &str) -> Value {
         "path": redact_text(&file.path),
         "folder": redact_text(file.folder_path()),
         "name": redact_text(&file.name),
-        "title": file.title.as_deref().map(redact_text),
+        "title": file.title.as_ref().map(|title| redact_text(title.read(cx))),
         "alternative_text_by_language_id": alternative,
         "mime": file.mime,
         "size_bytes": file.size,

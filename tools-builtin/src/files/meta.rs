@@ -45,6 +45,7 @@ impl Execute for ReadFileMeta {
         Ok(ToolOutput::json(file_details(
             &file,
             &storage_name(&storages, file.storage),
+            cx,
         )))
     }
 }

@@ -69,7 +69,7 @@ impl Execute for SearchFiles {
         let files: Vec<_> = found
             .iter()
             .take(limit)
-            .map(|file| file_summary(file, &storage_name(&storages, file.storage)))
+            .map(|file| file_summary(file, &storage_name(&storages, file.storage), cx))
             .collect();
         Ok(ToolOutput::json(json!({
             "files": files,
@@ -82,12 +82,14 @@ impl Execute for SearchFiles {
 
 fn matches(file: &File, text: &str) -> bool {
     contains_literal(&file.name, text)
+        // Matched, not shown: what is shown is read through the context.
         || file
             .title
-            .as_deref()
-            .is_some_and(|title| contains_literal(title, text))
+            .as_ref()
+            .is_some_and(|title| contains_literal(title.for_host(), text))
         || file
             .alternative
+            .for_host()
             .values()
             .any(|alternative| contains_literal(alternative, text))
 }
@@ -127,7 +129,7 @@ impl Execute for FindMissingFiles {
         let files: Vec<_> = missing
             .iter()
             .take(limit)
-            .map(|file| file_summary(file, &storage_name(&storages, file.storage)))
+            .map(|file| file_summary(file, &storage_name(&storages, file.storage), cx))
             .collect();
         Ok(ToolOutput::json(json!({
             "files": files,

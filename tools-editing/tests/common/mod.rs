@@ -193,8 +193,10 @@ pub fn marked_site() -> MemorySite {
         mark(&mut column.name);
     }
     for file in &mut data.files {
-        file.title.as_mut().map(mark);
-        file.alternative.values_mut().for_each(mark);
+        file.title.as_mut().map(marked);
+        let mut alternative = file.alternative.for_host().clone();
+        alternative.values_mut().for_each(mark);
+        file.alternative = Authored::new(alternative);
     }
     MemorySite::new(data)
 }

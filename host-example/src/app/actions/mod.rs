@@ -257,7 +257,7 @@ impl Host {
                     detail: format!(
                         "It is a {} file; its title: {}.",
                         file.mime,
-                        file.title.as_deref().unwrap_or("none")
+                        file.title.as_ref().map_or("none", |title| title.for_host())
                     ),
                 })
             }
