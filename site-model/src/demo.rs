@@ -28,6 +28,11 @@
 
 use std::path::PathBuf;
 
+use serde_json::Value;
+use tool_core::Authored;
+
+use crate::SiteData;
+
 /// The demo site's data file.
 pub const DATA: &str = include_str!("../demo/site.json");
 
@@ -79,4 +84,70 @@ pub fn source_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("demo")
         .join("src")
+}
+
+/// The demo's data with markers at the end of what people write there, for
+/// provenance tests (a tool's output that carries a marker carries
+/// person-written text): `authored` then `written` at the end of every
+/// field the site model hands out as [`Authored`] (pages' titles,
+/// navigation titles and descriptions; elements' headers and bodies;
+/// files' titles and alternative texts; log messages and payloads; users'
+/// real names), `written` alone at the end of the others (files' names,
+/// every string of every record, and the login names of every user but
+/// `actors`, whom a test acts as).
+pub fn marked_data(authored: &str, written: &str, actors: &[&str]) -> SiteData {
+    let mut data = SiteData::from_json(DATA).expect("the demo data is valid");
+    let both = format!("{authored}{written}");
+    let marked = |text: &mut Authored<String>| {
+        *text = Authored::new(format!("{}{both}", text.for_host()));
+    };
+    let marked_strings = |value: &Authored<Value>| {
+        let mut value = value.for_host().clone();
+        mark_strings(&mut value, &both);
+        Authored::new(value)
+    };
+    for page in &mut data.pages {
+        marked(&mut page.title);
+        page.nav_title.as_mut().map(marked);
+        page.description.as_mut().map(marked);
+    }
+    for element in &mut data.elements {
+        marked(&mut element.header);
+        marked(&mut element.body);
+    }
+    for file in &mut data.files {
+        file.name.push_str(written);
+        file.title.as_mut().map(marked);
+        let mut alternative = file.alternative.for_host().clone();
+        alternative
+            .values_mut()
+            .for_each(|text| text.push_str(&both));
+        file.alternative = Authored::new(alternative);
+    }
+    for record in &mut data.records {
+        for value in record.values.values_mut() {
+            mark_strings(value, written);
+        }
+    }
+    for entry in &mut data.logs {
+        marked(&mut entry.message);
+        entry.payload = marked_strings(&entry.payload);
+    }
+    for user in &mut data.users {
+        marked(&mut user.real_name);
+        if !actors.contains(&user.name.as_str()) {
+            user.name.push_str(written);
+        }
+    }
+    data
+}
+
+/// Every string in `value`, `mark` at its end.
+fn mark_strings(value: &mut Value, mark: &str) {
+    match value {
+        Value::String(text) => text.push_str(mark),
+        Value::Array(items) => items.iter_mut().for_each(|item| mark_strings(item, mark)),
+        Value::Object(map) => map.values_mut().for_each(|item| mark_strings(item, mark)),
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
 }

@@ -13,13 +13,13 @@ mod common;
 use std::sync::Arc;
 
 use futures_executor::block_on;
-use serde_json::Value;
-use site_model::{MemorySite, Site, SiteData};
+use site_model::demo::marked_data;
+use site_model::{MemorySite, Site};
 use tool_core::exposure::{content_of, tool_wrote};
-use tool_core::{Authored, Content, Outcome};
+use tool_core::{Content, Outcome};
 
 use common::walk::{arguments, environment, public_index};
-use common::{EVERYONE, cx_on, demo_data, registry};
+use common::{EVERYONE, cx_on, registry};
 
 /// What every person-written field of [`marked_site`] ends with.
 const MARKER: &str = "[[person-written]]";
@@ -29,69 +29,13 @@ const MARKER: &str = "[[person-written]]";
 /// its call's context, so its result is marked by the data alone.
 const AUTHORED: &str = "[[authored]]";
 
-fn mark(text: &mut String) {
-    text.push_str(MARKER);
-}
-
-fn marked(text: &mut Authored<String>) {
-    *text = Authored::new(format!("{}{AUTHORED}{MARKER}", text.for_host()));
-}
-
-/// Every string in `value`, marked with `with`.
-fn mark_strings(value: &mut Value, with: &str) {
-    match value {
-        Value::String(text) => text.push_str(with),
-        Value::Array(items) => items.iter_mut().for_each(|item| mark_strings(item, with)),
-        Value::Object(map) => map.values_mut().for_each(|item| mark_strings(item, with)),
-        Value::Null | Value::Bool(_) | Value::Number(_) => {}
-    }
-}
-
-/// The demo site with [`MARKER`] at the end of what people write there
-/// (and [`AUTHORED`] before it where the site model says so by its type):
-/// pages' titles, navigation titles and descriptions; elements' headers
-/// and bodies; files' names, titles and alternative texts; every string of
-/// every record; log messages and their payloads (user agents among
-/// them); the names of the accounts no test acts as.
+/// The demo site with [`MARKER`] at the end of what people write there,
+/// and [`AUTHORED`] before it where the site model says so by its type
+/// (`site_model::demo::marked_data`).
 fn marked_site() -> MemorySite {
-    let mut data: SiteData = demo_data();
-    for page in &mut data.pages {
-        marked(&mut page.title);
-        page.nav_title.as_mut().map(marked);
-        page.description.as_mut().map(marked);
-    }
-    for element in &mut data.elements {
-        marked(&mut element.header);
-        marked(&mut element.body);
-    }
-    for file in &mut data.files {
-        mark(&mut file.name);
-        file.title.as_mut().map(marked);
-        let mut alternative = file.alternative.for_host().clone();
-        for text in alternative.values_mut() {
-            text.push_str(&format!("{AUTHORED}{MARKER}"));
-        }
-        file.alternative = Authored::new(alternative);
-    }
-    for record in &mut data.records {
-        record
-            .values
-            .values_mut()
-            .for_each(|value| mark_strings(value, MARKER));
-    }
-    for entry in &mut data.logs {
-        marked(&mut entry.message);
-        let mut payload = entry.payload.for_host().clone();
-        mark_strings(&mut payload, &format!("{AUTHORED}{MARKER}"));
-        entry.payload = Authored::new(payload);
-    }
-    for user in &mut data.users {
-        marked(&mut user.real_name);
-        if !EVERYONE.contains(&user.name.as_str()) && user.name != "ops" {
-            mark(&mut user.name);
-        }
-    }
-    MemorySite::new(data)
+    let mut actors = EVERYONE.to_vec();
+    actors.push("ops");
+    MemorySite::new(marked_data(AUTHORED, MARKER, &actors))
 }
 
 #[test]

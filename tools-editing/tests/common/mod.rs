@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use futures_executor::block_on;
 use serde_json::Value;
-use site_model::{HistoryEntry, MemorySite, Records, Site, SiteData};
+use site_model::{HistoryEntry, MemorySite, Records, Site};
 use tool_core::agent::{
     Agent, Decision, Message, Model, ModelError, ModelRequest, ModelResponse, RunEnd, RunState,
     ToolCall,
@@ -18,9 +18,7 @@ use tool_core::export::Provider;
 use tool_core::gates::{
     Gates, Grant, HostSettings, RunConfig, RunInputs, Selection, Toggle, ToolSettings,
 };
-use tool_core::{
-    Actor, Authored, Outcome, Proposal, Registry, RunId, ToolContext, ToolError, ToolOutput,
-};
+use tool_core::{Actor, Outcome, Proposal, Registry, RunId, ToolContext, ToolError, ToolOutput};
 
 pub const TOOLS: [&str; 5] = [
     "create_content_element_draft",
@@ -172,33 +170,11 @@ pub fn proposing_writes_nothing(case: &Case) {
 pub const MARKER: &str = "[[person-written]]";
 
 /// The demo site with [`MARKER`] at the end of every field a person
-/// writes: titles, navigation titles, descriptions, headers, bodies,
-/// column names, file titles and alternative texts.
+/// writes (`site_model::demo::marked_data`); the demo's people keep their
+/// login names, as the tests act as them.
 pub fn marked_site() -> MemorySite {
-    let mut data = SiteData::from_json(site_model::demo::DATA).unwrap();
-    let mark = |text: &mut String| text.push_str(MARKER);
-    let marked = |text: &mut Authored<String>| {
-        *text = Authored::new(format!("{}{MARKER}", text.for_host()));
-    };
-    for page in &mut data.pages {
-        marked(&mut page.title);
-        page.nav_title.as_mut().map(marked);
-        page.description.as_mut().map(marked);
-    }
-    for element in &mut data.elements {
-        marked(&mut element.header);
-        marked(&mut element.body);
-    }
-    for column in &mut data.columns {
-        mark(&mut column.name);
-    }
-    for file in &mut data.files {
-        file.title.as_mut().map(marked);
-        let mut alternative = file.alternative.for_host().clone();
-        alternative.values_mut().for_each(mark);
-        file.alternative = Authored::new(alternative);
-    }
-    MemorySite::new(data)
+    let actors = ["admin", "ops", "petra", "nils", "clara"];
+    MemorySite::new(site_model::demo::marked_data("", MARKER, &actors))
 }
 
 /// On a site whose person-written text is marked, whatever reaches the
