@@ -233,3 +233,72 @@ async fn approving_an_expired_proposal_records_its_expiry_and_is_told_not_applie
         .collect();
     assert_eq!(about, ["expired"], "{audit:#?}");
 }
+
+/// A single call's proposal, approved in the host: its applied result
+/// reaches the caller through the task, so it raises the caller's
+/// exposure as a call's result does (untrusted when it carries text the
+/// caller did not send: here the page's slug and kind, copied by the
+/// translation draft).
+#[tokio::test]
+async fn an_applied_single_calls_result_raises_its_callers_exposure() {
+    let demo = Demo::new().await;
+    let host = &demo.host;
+    let admin = actor("admin");
+    let outcome = host
+        .call(
+            &admin,
+            "create_translation_draft",
+            json!({"kind": "page", "id": 20, "language": "de", "title": "Reparaturen"}),
+            RunId("r".into()),
+            &CallScope::Stateless,
+            CancelToken::new(),
+        )
+        .await
+        .unwrap();
+    let Outcome::Proposed(proposal) = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert!(proposal.carries_text_not_sent());
+    let store = Store::open(&demo.url).await.unwrap();
+    let window = store.exposure_window().await.unwrap();
+    let untrusted = |read: &tool_core::exposure::Exposure| {
+        !read.raised_by(tool_core::DataClass::Public, tool_core::Content::Untrusted)
+    };
+    // The proposal's copied values raised it already; forgotten here (as
+    // the exposure window would), so that only the applied result can
+    // raise it again.
+    assert!(untrusted(
+        &store
+            .exposure("caller:admin", window)
+            .await
+            .unwrap()
+            .exposure
+    ));
+    sqlx::query("DELETE FROM exposures WHERE key = 'caller:admin'")
+        .execute(store.pool())
+        .await
+        .unwrap();
+    assert!(
+        store
+            .exposure("caller:admin", window)
+            .await
+            .unwrap()
+            .exposure
+            .is_empty()
+    );
+
+    let decided = host
+        .approve(proposal.id().as_str(), "ops", &mut ())
+        .await
+        .unwrap();
+    assert!(matches!(
+        decided.decided().unwrap().applied,
+        Some(Applied::Written(_))
+    ));
+    let read = store
+        .exposure("caller:admin", window)
+        .await
+        .unwrap()
+        .exposure;
+    assert!(untrusted(&read), "{read:?}");
+}

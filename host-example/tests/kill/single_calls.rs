@@ -59,9 +59,11 @@ fn propose(target: &Target, title: &str) -> String {
 /// Approvals of single calls' proposals killed at `point`, `kills`
 /// times; then recovered, and every proposal left pending decided again.
 pub fn approvals_killed_at(target: &Target, point: &str, kills: usize) {
+    let mut proposals = Vec::new();
     for kill in 0..kills {
         let title = format!("M-{point}-{kill}");
         let proposal = propose(target, &title);
+        proposals.push(proposal.clone());
         let approve = ["approvals", "approve", &proposal, "--user", APPROVER];
         let killed = target.kill_at(&approve, point, kill);
         let how = if killed.by_signal {
@@ -73,6 +75,7 @@ pub fn approvals_killed_at(target: &Target, point: &str, kills: usize) {
     }
     target.recover();
     invariants(target, &format!("{point}, after recovery"), true);
+    recovered_results_raise_the_callers_exposure(target, point, &proposals);
     for proposal in crate::checks::pending(target) {
         let _ = target
             .command(&["approvals", "approve", &proposal, "--user", APPROVER])
@@ -82,6 +85,32 @@ pub fn approvals_killed_at(target: &Target, point: &str, kills: usize) {
     let at = format!("{point}, after deciding again");
     invariants(target, &at, true);
     crate::checks::none_pending(target, &at);
+}
+
+/// A result recovery recorded for the caller (its process stopped before
+/// it could): what it carried is not known, so the caller's exposure is
+/// raised to untrusted content (fails closed).
+fn recovered_results_raise_the_callers_exposure(target: &Target, point: &str, ids: &[String]) {
+    let (rt, store) = target.store();
+    let recovered = ids.iter().any(|id| {
+        let outcome = rt
+            .block_on(store.call_outcome(&tool_core::ProposalId::new(id)))
+            .unwrap();
+        matches!(outcome, Some((CallOutcome::Applied(output), _))
+            if output.to_model_text().contains("process applying it stopped"))
+    });
+    if !recovered {
+        return;
+    }
+    let window = rt.block_on(store.exposure_window()).unwrap();
+    let read = rt
+        .block_on(store.exposure(&format!("caller:{CALLER}"), window))
+        .unwrap()
+        .exposure;
+    assert!(
+        !read.raised_by(tool_core::DataClass::Public, tool_core::Content::Untrusted),
+        "{point}: a recovered result left the caller's exposure at {read:?}"
+    );
 }
 
 /// Every proposal decided by two `approvals approve` processes started

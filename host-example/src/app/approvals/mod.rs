@@ -528,6 +528,17 @@ impl Host {
             // leaves the run `resuming`, and recovery records the outcome
             // from the audit trail.
             killpoint::reached(points::OUTCOME).await;
+            // The caller's exposure first: a rise whose outcome is then not
+            // recorded only makes their next calls more restricted.
+            if let Ok(output) = applied {
+                self.raise_by_applied_call(
+                    &stored.user,
+                    proposal.tool(),
+                    output,
+                    proposal.id().as_str(),
+                )
+                .await?;
+            }
             let outcome = match applied {
                 Ok(output) => CallOutcome::Applied(output.clone()),
                 Err(why) => CallOutcome::Failed(why.clone()),

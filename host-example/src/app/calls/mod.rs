@@ -408,6 +408,32 @@ impl Host {
         outcome
     }
 
+    /// Raises `caller`'s exposure by the result of applying the proposal
+    /// their single call made (`tool`, `call` its proposal's id): the
+    /// task's result brings it to them, so it counts as a call's result
+    /// does, by the same rule (`exposure::content_of`: the declaration, or
+    /// untrusted when the result carries person-written text).
+    pub(crate) async fn raise_by_applied_call(
+        &self,
+        caller: &str,
+        tool: &str,
+        output: &tool_core::ToolOutput,
+        call: &str,
+    ) -> Result<(), HostError> {
+        let Some(declaration) = self.registry().get(tool).map(|t| t.declaration()) else {
+            return Ok(());
+        };
+        let content = exposure::content_of(declaration, output.carries_authored());
+        let mut raised = tool_core::exposure::Exposure::default();
+        if raised.record_result(declaration, content, call).any() {
+            let window = self.store().exposure_window().await?;
+            self.store()
+                .raise_exposure(&format!("caller:{caller}"), &raised, window)
+                .await?;
+        }
+        Ok(())
+    }
+
     /// The call itself: the gates, the tool, the caller's exposure
     /// brought up to date; a proposal made comes back to be stored with
     /// the call's audit row.

@@ -127,16 +127,20 @@ impl Host {
         run: &RunId,
         proposal: &ProposalId,
     ) -> Result<(), HostError> {
-        let single_call = self
+        let Some(caller) = self
             .store()
             .run(run)
             .await?
-            .is_some_and(|run| run.is_single_call());
+            .filter(|run| run.is_single_call())
+            .map(|run| run.user)
+        else {
+            return Ok(());
+        };
         let approved = matches!(
             self.store().decision(proposal).await?,
             Some(Decision::Approved { .. })
         );
-        if !(single_call && approved) {
+        if !approved {
             return Ok(());
         }
         let outcome = match self.store().apply_audited(run, proposal).await? {
@@ -146,6 +150,21 @@ impl Host {
             Some(ApplyAudited::Failed(why)) => CallOutcome::Failed(why),
             None => return Ok(()),
         };
+        if let (CallOutcome::Applied(_), Some(stored)) =
+            (&outcome, self.store().proposal(proposal).await?)
+        {
+            // What the lost result carried is not known: counted as text
+            // people wrote (fails closed), as the process that stopped may
+            // not have raised the caller's exposure.
+            let unknown = ToolOutput::text(APPLIED_BEFORE_STOPPING).with_authored();
+            self.raise_by_applied_call(
+                &caller,
+                stored.proposal.tool(),
+                &unknown,
+                proposal.as_str(),
+            )
+            .await?;
+        }
         self.store().record_call_outcome(proposal, &outcome).await?;
         Ok(())
     }
