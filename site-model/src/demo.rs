@@ -91,10 +91,10 @@ pub fn source_root() -> PathBuf {
 /// person-written text): `authored` then `written` at the end of every
 /// field the site model hands out as [`Authored`] (pages' titles,
 /// navigation titles and descriptions; elements' headers and bodies;
-/// files' titles and alternative texts; log messages and payloads; users'
-/// real names), `written` alone at the end of the others (files' names,
-/// every string of every record, and the login names of every user but
-/// `actors`, whom a test acts as).
+/// files' titles and alternative texts; every string of every record and
+/// of its history; log messages and payloads; users' real names), `written`
+/// alone at the end of the others (files' names, and the login names of
+/// every user but `actors`, whom a test acts as).
 pub fn marked_data(authored: &str, written: &str, actors: &[&str]) -> SiteData {
     let mut data = SiteData::from_json(DATA).expect("the demo data is valid");
     let both = format!("{authored}{written}");
@@ -125,8 +125,14 @@ pub fn marked_data(authored: &str, written: &str, actors: &[&str]) -> SiteData {
         file.alternative = Authored::new(alternative);
     }
     for record in &mut data.records {
-        for value in record.values.values_mut() {
-            mark_strings(value, written);
+        for value in record.values.for_host_mut().values_mut() {
+            mark_strings(value, &both);
+        }
+    }
+    for entry in &mut data.history {
+        for change in &mut entry.changes {
+            mark_strings(change.old.for_host_mut(), &both);
+            mark_strings(change.new.for_host_mut(), &both);
         }
     }
     for entry in &mut data.logs {

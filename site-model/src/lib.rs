@@ -54,7 +54,7 @@
 //!
 //! // Records, searched literally: `%` and `_` are characters, not wildcards.
 //! let news = site.search_records("news", "20%", 10).await?;
-//! assert_eq!(news[0].values["title"], "Save 20% on all helmets");
+//! assert_eq!(news[0].values.for_host()["title"], "Save 20% on all helmets");
 //! assert!(site.search_records("news", "2_%", 10).await?.is_empty());
 //!
 //! // Who may see what: petra works on products only.

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tool_core::Authored;
 
 use crate::{SiteError, Timestamp};
 
@@ -74,8 +75,10 @@ impl TableSchema {
     /// holds text that contains it ([`contains_literal`]).
     pub fn search_matches(&self, record: &Record, needle: &str) -> bool {
         self.search_fields.iter().any(|field| {
+            // Matched, not shown: the values stay authored.
             record
                 .values
+                .for_host()
                 .get(field)
                 .and_then(Value::as_str)
                 .is_some_and(|text| contains_literal(text, needle))
@@ -90,8 +93,10 @@ pub struct Record {
     pub table: String,
     /// Its id, unique in the table.
     pub id: u64,
-    /// Its field values by field name.
-    pub values: BTreeMap<String, Value>,
+    /// Its field values by field name: what people entered (a news
+    /// item's title and body, a product's description).
+    #[serde(with = "tool_core::authored::stored")]
+    pub values: Authored<BTreeMap<String, Value>>,
 }
 
 /// What a change did.
@@ -114,10 +119,12 @@ pub enum HistoryAction {
 pub struct FieldChange {
     /// The field.
     pub field: String,
-    /// Its value before (`null` when created).
-    pub old: Value,
+    /// Its value before (`null` when created), as people entered it.
+    #[serde(with = "tool_core::authored::stored")]
+    pub old: Authored<Value>,
     /// Its value after.
-    pub new: Value,
+    #[serde(with = "tool_core::authored::stored")]
+    pub new: Authored<Value>,
 }
 
 /// One change of one record.

@@ -2,6 +2,7 @@
 //! winner.
 
 use std::sync::{Arc, Barrier};
+use tool_core::Authored;
 
 use futures_executor::block_on;
 use serde_json::{Value, json};
@@ -35,8 +36,8 @@ fn entry(target: &Target, field: &str, old: Value, new: Value) -> HistoryEntry {
         action: HistoryAction::Updated,
         changes: vec![FieldChange {
             field: field.into(),
-            old,
-            new,
+            old: Authored::new(old),
+            new: Authored::new(new),
         }],
         proposed_by: Some("petra".into()),
         approved_by: Some("admin".into()),
@@ -193,14 +194,14 @@ fn a_good_change_set_applies_and_appends_history() {
     block_on(async {
         let record = site.record("news", 1).await.unwrap();
         assert_eq!(
-            record.values["teaser"],
+            record.values.for_host()["teaser"],
             json!("Our 2024 models are in the shops.")
         );
         let moved = site.element(ElementId(2)).await.unwrap();
         assert_eq!((moved.column.0, moved.sorting), (1, 10));
         assert!(site.page(PageId(18)).await.unwrap().deleted);
         assert_eq!(
-            site.record("products", 11).await.unwrap().values["name"],
+            site.record("products", 11).await.unwrap().values.for_host()["name"],
             json!("Bell")
         );
 

@@ -7,7 +7,7 @@ use site_model::{FileQuery, Files, MemorySite, Records, StorageId};
 fn titles(records: &[site_model::Record], field: &str) -> Vec<String> {
     records
         .iter()
-        .map(|record| record.values[field].as_str().unwrap().to_owned())
+        .map(|record| record.values.for_host()[field].as_str().unwrap().to_owned())
         .collect()
 }
 

@@ -69,6 +69,27 @@ impl<T> Authored<T> {
     pub fn for_host(&self) -> &T {
         &self.0
     }
+
+    /// [`for_host`](Self::for_host), to change the value where a host
+    /// stores it (applying a change to a record's fields).
+    pub fn for_host_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}
+
+impl<T> From<T> for Authored<T> {
+    /// [`Authored::new`].
+    fn from(value: T) -> Self {
+        Authored(value)
+    }
+}
+
+/// Collected from what people wrote (a record's fields, read from a
+/// host's storage).
+impl<A, T: FromIterator<A>> FromIterator<A> for Authored<T> {
+    fn from_iter<I: IntoIterator<Item = A>>(items: I) -> Self {
+        Authored(items.into_iter().collect())
+    }
 }
 
 impl<T> fmt::Debug for Authored<T> {

@@ -118,6 +118,7 @@ fn search_never_looks_into_sensitive_tables_or_credentials() {
     table.search_fields.push("token".into());
     data.records[0]
         .values
+        .for_host_mut()
         .insert("token".into(), json!("guessme-1234"));
     let result = json_with(
         "search_records",
@@ -377,8 +378,8 @@ fn history_never_shows_credential_values() {
         action: HistoryAction::Updated,
         changes: vec![FieldChange {
             field: "client_secret".into(),
-            old: json!("DEMO-SECRET-apiclient-erp-5d2f"),
-            new: json!("DEMO-SECRET-apiclient-shop-a71c"),
+            old: json!("DEMO-SECRET-apiclient-erp-5d2f").into(),
+            new: json!("DEMO-SECRET-apiclient-shop-a71c").into(),
         }],
         proposed_by: None,
         approved_by: None,
@@ -437,8 +438,8 @@ fn history_is_capped_with_the_total() {
             action: HistoryAction::Updated,
             changes: vec![FieldChange {
                 field: "stock".into(),
-                old: json!(i),
-                new: json!(i + 1),
+                old: json!(i).into(),
+                new: json!(i + 1).into(),
             }],
             proposed_by: None,
             approved_by: None,

@@ -256,7 +256,7 @@ fn records_data(cases: &[Case]) -> site_model::SiteData {
         data.records.push(Record {
             table: table_name(case.group),
             id: i as u64,
-            values,
+            values: values.into(),
         });
     }
     for (group, fields) in tables {

@@ -8,7 +8,7 @@ use site_model::{
     Timestamp,
 };
 use tool_core::EditedFrom;
-use tool_core::{Proposal, ToolContext, ToolError, ToolOutput};
+use tool_core::{Authored, Proposal, ToolContext, ToolError, ToolOutput};
 
 use crate::access::{Editor, site_failed};
 use crate::words;
@@ -117,8 +117,8 @@ pub(crate) async fn commit(
 fn field_changes(operation: &Operation) -> Vec<FieldChange> {
     let change = |field: &String, old: Value, new: Value| FieldChange {
         field: field.clone(),
-        old,
-        new,
+        old: Authored::new(old),
+        new: Authored::new(new),
     };
     match operation {
         Operation::Update { expected, new, .. } => new
@@ -146,7 +146,9 @@ async fn read(editor: &Editor, target: &Target) -> Result<Fields, ToolError> {
         Target::Element(id) => serde_json::to_value(site.element(*id).await.map_err(site_failed)?),
         Target::File(id) => serde_json::to_value(site.file(*id).await.map_err(site_failed)?),
         Target::Record { table, id } => {
-            serde_json::to_value(site.record(table, *id).await.map_err(site_failed)?.values)
+            // Compared with what was written, not shown.
+            let record = site.record(table, *id).await.map_err(site_failed)?;
+            serde_json::to_value(record.values.for_host())
         }
     };
     match value {

@@ -84,7 +84,10 @@ fn an_edited_approval_is_checked_again_and_both_values_are_kept() {
     block_on(approval.approve_edited(&proposal, edited, &admin, &host.cx())).unwrap();
     assert_eq!(title(&host, 20), "Repairs and servicing");
     let entry = &host.history("pages", 20)[0];
-    assert_eq!(entry.changes[0].new, json!("Repairs and servicing"));
+    assert_eq!(
+        entry.changes[0].new.for_host(),
+        &json!("Repairs and servicing")
+    );
     assert_eq!(
         entry.proposed.as_ref().unwrap()["title"],
         json!("Repair shop")

@@ -141,7 +141,7 @@ pub fn title_written(entry: &HistoryEntry) -> Option<String> {
         .changes
         .iter()
         .find(|change| change.field == "title")
-        .and_then(|change| change.new.as_str())
+        .and_then(|change| change.new.for_host().as_str())
         .map(str::to_owned)
 }
 

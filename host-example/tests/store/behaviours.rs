@@ -282,8 +282,8 @@ pub async fn a_compare_and_set_applies_and_appends_history(url: &str) {
         action: HistoryAction::Updated,
         changes: vec![FieldChange {
             field: "title".into(),
-            old: json!(title),
-            new: json!("Bikes"),
+            old: json!(title).into(),
+            new: json!("Bikes").into(),
         }],
         proposed_by: Some("petra".into()),
         approved_by: Some("admin".into()),

@@ -2,6 +2,7 @@
 //! state under the write lock, and swapped in only when all of it applied.
 
 use async_trait::async_trait;
+use tool_core::Authored;
 
 use super::{MemorySite, integrity};
 use crate::change_rules::{built, check_expected, check_record_fields, soft_delete, updated};
@@ -86,9 +87,13 @@ fn update(
                 .iter_mut()
                 .find(|record| record.table == *table && record.id == *id)
                 .ok_or_else(not_found)?;
-            check_expected(target, |field| record.values.get(field), expected)?;
+            check_expected(
+                target,
+                |field| record.values.for_host().get(field),
+                expected,
+            )?;
             check_record_fields(&schema, target, new)?;
-            record.values.extend(new.clone());
+            record.values.for_host_mut().extend(new.clone());
             Ok(())
         }
     }
@@ -128,7 +133,7 @@ fn insert(data: &mut SiteData, target: &Target, values: &Fields) -> Result<(), S
             data.records.push(Record {
                 table: table.clone(),
                 id: *id,
-                values: values.clone(),
+                values: Authored::new(values.clone()),
             });
         }
     }

@@ -59,7 +59,7 @@ impl Records for MemorySite {
                     if field == "id" {
                         return wanted.as_u64() == Some(record.id);
                     }
-                    record.values.get(field).unwrap_or(&Value::Null) == wanted
+                    record.values.for_host().get(field).unwrap_or(&Value::Null) == wanted
                 })
         });
         Ok(sorted(matches.cloned().collect()))

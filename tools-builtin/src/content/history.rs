@@ -49,7 +49,7 @@ impl Execute for GetRecordHistory {
         let shown: Vec<Value> = entries
             .iter()
             .take(limit)
-            .map(|entry| describe(entry, schema.as_ref()))
+            .map(|entry| describe(entry, schema.as_ref(), cx))
             .collect();
         Ok(ToolOutput::json(json!({
             "record": format!("{}:{}", self.table, self.id),
@@ -88,7 +88,10 @@ async fn reachable(
         _ => {
             let schema = readable_table(viewer, table).await?;
             return match site.record(table, id).await {
-                Ok(record) if viewer.is_admin() || !is_deleted(&record.values) => Ok(Some(schema)),
+                // A flag, not text: read without marking.
+                Ok(record) if viewer.is_admin() || !is_deleted(record.values.for_host()) => {
+                    Ok(Some(schema))
+                }
                 _ => Err(not_found()),
             };
         }
@@ -96,7 +99,7 @@ async fn reachable(
     if allowed { Ok(None) } else { Err(not_found()) }
 }
 
-fn describe(entry: &HistoryEntry, schema: Option<&TableSchema>) -> Value {
+fn describe(entry: &HistoryEntry, schema: Option<&TableSchema>, cx: &ToolContext) -> Value {
     let changes: Vec<Value> = entry
         .changes
         .iter()
@@ -106,8 +109,8 @@ fn describe(entry: &HistoryEntry, schema: Option<&TableSchema>) -> Value {
             } else {
                 json!({
                     "field": change.field,
-                    "old": shown_value(&change.old),
-                    "new": shown_value(&change.new),
+                    "old": shown_value(change.old.read(cx)),
+                    "new": shown_value(change.new.read(cx)),
                 })
             }
         })

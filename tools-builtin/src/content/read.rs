@@ -109,13 +109,16 @@ impl Execute for ReadRecords {
             .await
             .map_err(site_failed)?
             .into_iter()
-            .filter(|record| viewer.is_admin() || !is_deleted(&record.values))
+            .filter(|record| viewer.is_admin() || !is_deleted(record.values.for_host()))
             .collect();
         let limit = limit(self.limit, 20, 50);
         let shown: Vec<Value> = records
             .iter()
             .take(limit)
-            .map(|record| json!({ "id": record.id, "values": record_values(&table, &record.values) }))
+            .map(|record| {
+                let values = record_values(&table, record.values.read(cx));
+                json!({ "id": record.id, "values": values })
+            })
             .collect();
         Ok(ToolOutput::json(json!({
             "table": table.name,

@@ -2,7 +2,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use site_model::{Record, TableSchema, contains_literal};
-use tool_core::{Execute, Tool, ToolContext, ToolError, ToolOutput};
+use tool_core::{Authored, Execute, Tool, ToolContext, ToolError, ToolOutput};
 
 use super::shown::{excerpt_around, field_text};
 use crate::access::{Viewer, limit, shown_of, viewer};
@@ -44,8 +44,9 @@ struct Hit {
     record: Record,
     field: String,
     /// The field's text as the model may see it ([`field_text`]), made
-    /// once for the match and the excerpt.
-    text: String,
+    /// once for the match and the excerpt: people's text until a tool
+    /// reads it.
+    text: Authored<String>,
 }
 
 impl Execute for SearchRecords {
@@ -82,7 +83,7 @@ impl Execute for SearchRecords {
                 json!({
                     "record": format!("{}:{}", hit.record.table, hit.record.id),
                     "field": hit.field,
-                    "excerpt": excerpt_around(&hit.text, &self.query, MAX_EXCERPT_CHARS),
+                    "excerpt": excerpt_around(hit.text.read(cx), &self.query, MAX_EXCERPT_CHARS),
                 })
             })
             .collect();
@@ -114,16 +115,17 @@ async fn search(viewer: &Viewer, table: &TableSchema, query: &str) -> Result<Vec
         .map_err(site_failed)?;
     Ok(found
         .into_iter()
-        .filter(|record| viewer.is_admin() || !is_deleted(&record.values))
+        .filter(|record| viewer.is_admin() || !is_deleted(record.values.for_host()))
         .filter_map(|record| {
             let (field, text) = fields.iter().find_map(|field| {
-                let text = field_text(field, record.values.get(*field)?.as_str()?);
+                // Matched, not shown: shown, it is read through the context.
+                let text = field_text(field, record.values.for_host().get(*field)?.as_str()?);
                 contains_literal(&text, query).then_some((*field, text))
             })?;
             Some(Hit {
                 field: field.to_owned(),
                 record,
-                text,
+                text: Authored::new(text),
             })
         })
         .collect())

@@ -157,9 +157,13 @@ async fn update(
                 .map_err(storage)?
                 .ok_or_else(not_found)?;
             let mut record: Record = decode(&row)?;
-            check_expected(target, |field| record.values.get(field), expected)?;
+            check_expected(
+                target,
+                |field| record.values.for_host().get(field),
+                expected,
+            )?;
             check_record_fields(&schema, target, new)?;
-            record.values.extend(new.clone());
+            record.values.for_host_mut().extend(new.clone());
             rows::update_record(conn, &record).await.map_err(storage)
         }
     }
@@ -214,7 +218,7 @@ async fn insert(
             let record = Record {
                 table: table.clone(),
                 id: *id,
-                values: values.clone(),
+                values: values.clone().into(),
             };
             rows::insert_record(conn, &record).await.map_err(storage)
         }

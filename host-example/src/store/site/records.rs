@@ -55,7 +55,7 @@ impl Records for SqlSite {
                 if field == "id" {
                     return wanted.as_u64() == Some(record.id);
                 }
-                record.values.get(field).unwrap_or(&Value::Null) == wanted
+                record.values.for_host().get(field).unwrap_or(&Value::Null) == wanted
             })
         });
         Ok(records)
