@@ -89,12 +89,15 @@ impl Execute for ReadSource {
                 lines.len()
             ),
         };
+        // Source files are text people wrote (comments, strings): the
+        // result carries it whatever the tool declares.
         Ok(ToolOutput::text(
             std::iter::once(header)
                 .chain(shown)
                 .collect::<Vec<_>>()
                 .join("\n"),
-        ))
+        )
+        .with_authored())
     }
 }
 

@@ -136,7 +136,8 @@ impl Execute for SearchCode {
         } else {
             format!("matching lines: {}", shown_of(hits.len(), total))
         });
-        Ok(ToolOutput::text(out.join("\n")))
+        // Matching lines of source: text people wrote.
+        Ok(ToolOutput::text(out.join("\n")).with_authored())
     }
 }
 

@@ -158,7 +158,8 @@ impl Execute for ProbeUrl {
                 None => text.push_str("no matching error in the log"),
             }
         }
-        Ok(ToolOutput::text(text))
+        // What a site answered is someone else's text.
+        Ok(ToolOutput::text(text).with_authored())
     }
 }
 
