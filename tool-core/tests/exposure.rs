@@ -592,3 +592,54 @@ fn tool_results_reach_the_model_marked_and_cannot_close_the_mark() {
         )
     );
 }
+
+/// A run whose first messages quote others' text (a host's prompt around a
+/// record) starts as having read it: the first offer, the dry run's too,
+/// has no egress, and its first write needs another approver.
+#[test]
+fn a_run_that_starts_having_read_untrusted_text_is_held_from_its_first_call() {
+    let registry = Registry::linked().unwrap();
+    let settings = settings();
+    let (config, actor) = (config(), ada());
+    let mut read = tool_core::exposure::Exposure::default();
+    let _ = read.record(
+        "prompt",
+        "page 20",
+        tool_core::DataClass::Internal,
+        tool_core::Content::Untrusted,
+    );
+    let model = Scripted::new([calls(&[("w1", "publish", json!({"page": "p"}))])]);
+    let agent = Agent::new(&registry, &model).having_read(read);
+    let messages = vec![Message::user("Translate page 20: ...")];
+    let dry = agent.dry_run(messages.clone(), inputs(&settings, &config, &actor));
+    let shown: Vec<String> = dry
+        .tools
+        .iter()
+        .flatten()
+        .map(|tool| tool.to_string())
+        .collect();
+    assert!(
+        !shown.iter().any(|tool| tool.contains("\"send\"")),
+        "{shown:?}"
+    );
+    assert!(
+        shown.iter().any(|tool| tool.contains("\"clock\"")),
+        "{shown:?}"
+    );
+
+    let mut events = Vec::new();
+    let end = block_on(agent.start(
+        messages,
+        inputs(&settings, &config, &actor),
+        &cx(),
+        &mut events,
+    ));
+    assert!(!model.offered()[0].contains(&"send".to_owned()));
+    let RunEnd::Suspended(state) = end else {
+        panic!("the write suspends the run")
+    };
+    assert_eq!(
+        state.proposal().exposure_hold(),
+        Some(&raised("prompt", "page 20"))
+    );
+}
