@@ -60,13 +60,15 @@ pub fn content_of(declaration: &Declaration, carries_authored: bool) -> Content 
 
 /// Whether a call's `outcome` brings in text others wrote: a result that
 /// carries it ([`ToolOutput::carries_authored`](crate::ToolOutput::carries_authored)),
-/// or a proposal whose values hold text its caller did not send
-/// ([`Proposal::carries_text_not_sent`](crate::Proposal::carries_text_not_sent)).
+/// a proposal whose values hold text its caller did not send
+/// ([`Proposal::carries_text_not_sent`](crate::Proposal::carries_text_not_sent)),
+/// or a failure the tool wrote after reading a person's text
+/// ([`ToolError::carries_authored`]).
 pub fn carries_authored(outcome: &Result<Outcome, ToolError>) -> bool {
     match outcome {
         Ok(Outcome::Done(output)) => output.carries_authored(),
         Ok(Outcome::Proposed(proposal)) => proposal.carries_text_not_sent(),
-        Err(_) => false,
+        Err(error) => error.carries_authored(),
     }
 }
 

@@ -466,6 +466,10 @@ pub enum ToolError {
     Failed {
         /// Model-facing text; never secrets, never paths of the host.
         message: String,
+        /// Whether the call read an [`Authored`](crate::Authored) value
+        /// before failing, so that the text may quote what a person wrote
+        /// (stamped by the registry; [`ToolError::carries_authored`]).
+        authored: bool,
     },
     /// The call ran out of time; its future was dropped.
     #[error(
@@ -494,6 +498,8 @@ pub enum ToolError {
     Transient {
         /// Model-facing text; never secrets, never paths of the host.
         message: String,
+        /// As for [`ToolError::Failed`].
+        authored: bool,
     },
     /// The tool declared its output's schema and returned something else.
     /// A fault of the tool, not of the model's call.
@@ -523,6 +529,7 @@ impl ToolError {
     pub fn failed(message: impl Into<String>) -> Self {
         ToolError::Failed {
             message: message.into(),
+            authored: false,
         }
     }
 
@@ -531,7 +538,30 @@ impl ToolError {
     pub fn transient(message: impl Into<String>) -> Self {
         ToolError::Transient {
             message: message.into(),
+            authored: false,
         }
+    }
+
+    /// Whether the tool wrote this failure after reading text a person
+    /// wrote (an [`Authored`](crate::Authored) value): its words may quote
+    /// it, so it raises a run's exposure whatever the tool declared.
+    pub fn carries_authored(&self) -> bool {
+        matches!(
+            self,
+            ToolError::Failed { authored: true, .. } | ToolError::Transient { authored: true, .. }
+        )
+    }
+
+    /// This failure, marked as written after reading a person's text; an
+    /// error the host wrote (a refusal, a timeout) stays as it is.
+    #[must_use]
+    pub fn with_authored(mut self) -> Self {
+        if let ToolError::Failed { authored, .. } | ToolError::Transient { authored, .. } =
+            &mut self
+        {
+            *authored = true;
+        }
+        self
     }
 
     /// The text the model is given for this error.

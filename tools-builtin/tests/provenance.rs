@@ -63,9 +63,11 @@ fn whatever_carries_what_a_person_wrote_raises_the_exposure_whatever_the_tool_de
                         content_of(declaration, output.carries_authored()),
                     ),
                     Ok(Outcome::Proposed(_)) => panic!("{tool} is a read tool"),
-                    Err(error) if tool_wrote(&error) => {
-                        (error.model_text(), false, declaration.content)
-                    }
+                    Err(error) if tool_wrote(&error) => (
+                        error.model_text(),
+                        error.carries_authored(),
+                        content_of(declaration, error.carries_authored()),
+                    ),
                     // The host wrote it (a refusal, bad arguments): nothing
                     // of the site's.
                     Err(_) => continue,

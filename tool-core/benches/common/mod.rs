@@ -147,8 +147,7 @@ pub fn gates<'r>(registry: &'r Registry, skills: &[SkillRef]) -> (Gates<'r>, Gra
 /// arguments with the same serde impl and run the same function, nothing
 /// else.
 pub async fn bare(arguments: Value, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
-    let tool: ReadFile = serde_json::from_value(arguments).map_err(|e| ToolError::Failed {
-        message: e.to_string(),
-    })?;
+    let tool: ReadFile =
+        serde_json::from_value(arguments).map_err(|e| ToolError::failed(e.to_string()))?;
     tool.execute(cx).await
 }

@@ -122,7 +122,9 @@ impl Registry {
                 }
             };
             if last || !matches!(result, Err(ToolError::Transient { .. })) {
-                return result;
+                // A failure the tool wrote after reading a person's text
+                // may quote it, as a result would.
+                return result.map_err(|error| failure_provenance(error, cx, authored_before));
             }
             // Not kept across the wait: the call's future stays small.
             drop(result);
@@ -347,7 +349,9 @@ impl Registry {
             data,
         );
         let authored_before = cx.authored_reads();
-        let output = guarded(tool.name(), || apply(&fresh, cx)).await?;
+        let output = guarded(tool.name(), || apply(&fresh, cx))
+            .await
+            .map_err(|error| failure_provenance(error, cx, authored_before))?;
         let output = provenance(output, cx, authored_before);
         // The result of applying may quote the values written: text among
         // them that the caller did not send is others' (derived from the
@@ -393,6 +397,18 @@ impl Admitted<'_> {
         egress: None,
         held: None,
     };
+}
+
+/// `error`, marked as written after reading a person's text when the call
+/// read an `Authored` value since `before`; out of line, as only a failed
+/// call pays for it.
+#[inline(never)]
+fn failure_provenance(error: ToolError, cx: &ToolContext, before: u64) -> ToolError {
+    if cx.authored_reads() == before {
+        error
+    } else {
+        error.with_authored()
+    }
 }
 
 /// One attempt's future: the tool's call alone, or raced (boxed, as the
