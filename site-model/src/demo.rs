@@ -98,14 +98,7 @@ pub fn source_root() -> PathBuf {
 pub fn marked_data(authored: &str, written: &str, actors: &[&str]) -> SiteData {
     let mut data = SiteData::from_json(DATA).expect("the demo data is valid");
     let both = format!("{authored}{written}");
-    let marked = |text: &mut Authored<String>| {
-        *text = Authored::new(format!("{}{both}", text.for_host()));
-    };
-    let marked_strings = |value: &Authored<Value>| {
-        let mut value = value.for_host().clone();
-        mark_strings(&mut value, &both);
-        Authored::new(value)
-    };
+    let marked = |text: &mut Authored<String>| text.for_host_mut().push_str(&both);
     for page in &mut data.pages {
         marked(&mut page.title);
         page.nav_title.as_mut().map(marked);
@@ -118,11 +111,9 @@ pub fn marked_data(authored: &str, written: &str, actors: &[&str]) -> SiteData {
     for file in &mut data.files {
         file.name.push_str(written);
         file.title.as_mut().map(marked);
-        let mut alternative = file.alternative.for_host().clone();
-        alternative
-            .values_mut()
-            .for_each(|text| text.push_str(&both));
-        file.alternative = Authored::new(alternative);
+        for text in file.alternative.for_host_mut().values_mut() {
+            text.push_str(&both);
+        }
     }
     for record in &mut data.records {
         for value in record.values.for_host_mut().values_mut() {
@@ -137,7 +128,7 @@ pub fn marked_data(authored: &str, written: &str, actors: &[&str]) -> SiteData {
     }
     for entry in &mut data.logs {
         marked(&mut entry.message);
-        entry.payload = marked_strings(&entry.payload);
+        mark_strings(entry.payload.for_host_mut(), &both);
     }
     for user in &mut data.users {
         marked(&mut user.real_name);

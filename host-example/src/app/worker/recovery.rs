@@ -140,7 +140,9 @@ impl Host {
             self.store().decision(proposal).await?,
             Some(Decision::Approved { .. })
         );
-        if !approved {
+        // An outcome the process recorded before it stopped stays, and so
+        // does the exposure it raised with it.
+        if !approved || self.store().call_outcome(proposal).await?.is_some() {
             return Ok(());
         }
         let outcome = match self.store().apply_audited(run, proposal).await? {
