@@ -29,13 +29,15 @@ pub struct Grants {
 pub struct User {
     /// Its id.
     pub id: UserId,
-    /// The login name.
-    pub name: String,
+    /// The login name, as the person or an administrator chose it.
+    #[serde(with = "tool_core::authored::stored")]
+    pub name: Authored<String>,
     /// The person's real name, as they gave it.
     #[serde(with = "tool_core::authored::stored")]
     pub real_name: Authored<String>,
     /// The e-mail address.
-    pub email: String,
+    #[serde(with = "tool_core::authored::stored")]
+    pub email: Authored<String>,
     /// May do and see everything.
     pub admin: bool,
     /// Cannot log in.

@@ -89,18 +89,23 @@ pub fn source_root() -> PathBuf {
 /// The demo's data with markers at the end of what people write there, for
 /// provenance tests (a tool's output that carries a marker carries
 /// person-written text): `authored` then `written` at the end of every
-/// field the site model hands out as [`Authored`] (pages' titles,
-/// navigation titles and descriptions; elements' headers and bodies;
-/// files' titles and alternative texts; every string of every record and
-/// of its history; log messages and payloads; users' real names), `written`
-/// alone at the end of the others (files' names, and the login names of
-/// every user but `actors`, whom a test acts as).
+/// field the site model hands out as [`Authored`] — pages' titles,
+/// navigation titles, slugs and descriptions; elements' headers and bodies;
+/// files' names, titles and alternative texts, and every folder of their
+/// paths; every string of every record and of its history, and who made,
+/// proposed and approved each change; log messages and payloads; users'
+/// login names, real names and e-mail addresses — except the login names
+/// of `actors`, whom a test looks up by name to act as. The two markers
+/// stay apart so a test can tell text the data marks (`authored`) from
+/// text only a tool's declaration would cover (`written` alone), of which
+/// the demo has none left.
 pub fn marked_data(authored: &str, written: &str, actors: &[&str]) -> SiteData {
     let mut data = SiteData::from_json(DATA).expect("the demo data is valid");
     let both = format!("{authored}{written}");
     let marked = |text: &mut Authored<String>| text.for_host_mut().push_str(&both);
     for page in &mut data.pages {
         marked(&mut page.title);
+        marked(&mut page.slug);
         page.nav_title.as_mut().map(marked);
         page.description.as_mut().map(marked);
     }
@@ -109,7 +114,15 @@ pub fn marked_data(authored: &str, written: &str, actors: &[&str]) -> SiteData {
         marked(&mut element.body);
     }
     for file in &mut data.files {
-        file.name.push_str(written);
+        marked(&mut file.name);
+        // Every folder the path names was named by a person too.
+        let path: Vec<String> = file
+            .path
+            .for_host()
+            .split('/')
+            .map(|segment| format!("{segment}{both}"))
+            .collect();
+        file.path = Authored::new(path.join("/"));
         file.title.as_mut().map(marked);
         for text in file.alternative.for_host_mut().values_mut() {
             text.push_str(&both);
@@ -121,6 +134,9 @@ pub fn marked_data(authored: &str, written: &str, actors: &[&str]) -> SiteData {
         }
     }
     for entry in &mut data.history {
+        marked(&mut entry.actor);
+        entry.proposed_by.as_mut().map(marked);
+        entry.approved_by.as_mut().map(marked);
         for change in &mut entry.changes {
             mark_strings(change.old.for_host_mut(), &both);
             mark_strings(change.new.for_host_mut(), &both);
@@ -132,8 +148,9 @@ pub fn marked_data(authored: &str, written: &str, actors: &[&str]) -> SiteData {
     }
     for user in &mut data.users {
         marked(&mut user.real_name);
-        if !actors.contains(&user.name.as_str()) {
-            user.name.push_str(written);
+        marked(&mut user.email);
+        if !actors.contains(&user.name.for_host().as_str()) {
+            marked(&mut user.name);
         }
     }
     data

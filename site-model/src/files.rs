@@ -23,8 +23,10 @@ pub struct Folder {
     /// The storage it is in.
     pub storage: StorageId,
     /// Its path in the storage, without leading or trailing `/`
-    /// (`""` is the storage's top folder).
-    pub path: String,
+    /// (`""` is the storage's top folder). Folder names are chosen by
+    /// whoever made the folder, so the path is authored.
+    #[serde(with = "tool_core::authored::stored")]
+    pub path: Authored<String>,
 }
 
 /// A file.
@@ -34,10 +36,13 @@ pub struct File {
     pub id: FileId,
     /// The storage it is in.
     pub storage: StorageId,
-    /// Its path in the storage, e.g. `images/team.jpg`.
-    pub path: String,
-    /// Its file name, e.g. `team.jpg`.
-    pub name: String,
+    /// Its path in the storage, e.g. `images/team.jpg`: chosen by whoever
+    /// uploaded the file, so authored.
+    #[serde(with = "tool_core::authored::stored")]
+    pub path: Authored<String>,
+    /// Its file name, e.g. `team.jpg`: authored, as the path is.
+    #[serde(with = "tool_core::authored::stored")]
+    pub name: Authored<String>,
     /// Its MIME type.
     pub mime: String,
     /// Its size in bytes.
@@ -53,17 +58,12 @@ pub struct File {
 }
 
 impl File {
-    /// The folder the file is in, e.g. `images` for `images/team.jpg`.
-    pub fn folder_path(&self) -> &str {
-        self.path.rsplit_once('/').map_or("", |(folder, _)| folder)
-    }
-
     /// Whether [`Files::search_files`] finds the file for `text`: its path,
     /// its title or one of its alternative texts contains it
     /// ([`contains_literal`]: case-insensitive, every character literal).
     pub fn matches_text(&self, text: &str) -> bool {
         // Matched by the site, not shown: the texts stay authored.
-        contains_literal(&self.path, text)
+        contains_literal(self.path.for_host(), text)
             || self
                 .title
                 .as_ref()

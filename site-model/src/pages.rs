@@ -36,7 +36,8 @@ pub struct Page {
     #[serde(with = "tool_core::authored::stored_option")]
     pub nav_title: Option<Authored<String>>,
     /// The last segment of its address, e.g. `team`.
-    pub slug: String,
+    #[serde(with = "tool_core::authored::stored")]
+    pub slug: Authored<String>,
     /// Its meta description, when it has one.
     #[serde(with = "tool_core::authored::stored_option")]
     pub description: Option<Authored<String>>,

@@ -171,11 +171,10 @@ where
             kind: SourceKind::File,
             site: site_id,
             language: language_code,
-            title: file
-                .title
-                .clone()
-                .unwrap_or_else(|| Authored::new(file.name.clone())),
-            url: format!("{site_base}{storage}/{}", file.path),
+            title: file.title.clone().unwrap_or_else(|| file.name.clone()),
+            // The URL carries the file's path; every output that shows a
+            // source's URL shows its title too, read through the call.
+            url: format!("{site_base}{storage}/{}", file.path.for_host()),
             text: Authored::new(join_text(text)),
         });
     }
@@ -256,9 +255,11 @@ impl<'a> Tree<'a> {
                 }
                 translated
             };
-            // The root's slug is the site's base address.
-            if depth > 0 && !shown.slug.is_empty() {
-                slugs.push(format!("{}/", shown.slug));
+            // The root's slug is the site's base address. The URL is shown
+            // only beside the source's title, read through the call.
+            let slug = shown.slug.for_host();
+            if depth > 0 && !slug.is_empty() {
+                slugs.push(format!("{slug}/"));
             }
         }
         Some((config, slugs.concat()))

@@ -139,16 +139,20 @@ pub struct HistoryEntry {
     pub record_id: u64,
     /// When.
     pub at: Timestamp,
-    /// Who made the change (a user name, or a service such as `scheduler`).
-    pub actor: String,
+    /// Who made the change (a login name, or a service such as
+    /// `scheduler`): authored, as login names are chosen by people.
+    #[serde(with = "tool_core::authored::stored")]
+    pub actor: Authored<String>,
     /// What the change did.
     pub action: HistoryAction,
     /// The fields it changed.
     pub changes: Vec<FieldChange>,
     /// For a change made through a writing tool: who proposed it.
-    pub proposed_by: Option<String>,
+    #[serde(with = "tool_core::authored::stored_option")]
+    pub proposed_by: Option<Authored<String>>,
     /// For a change made through a writing tool: who approved it.
-    pub approved_by: Option<String>,
+    #[serde(with = "tool_core::authored::stored_option")]
+    pub approved_by: Option<Authored<String>>,
     /// For a change an approver edited before approving it: the values as
     /// they were proposed, by field (`changes` holds what was written).
     /// Absent otherwise.

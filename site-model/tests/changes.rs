@@ -207,7 +207,7 @@ fn a_good_change_set_applies_and_appends_history() {
 
         let history = site.history("news", 1).await.unwrap();
         assert_eq!(history[0].at, Timestamp(1_800_000_000), "newest first");
-        assert_eq!(history[0].approved_by.as_deref(), Some("admin"));
+        assert_eq!(history[0].approved_by, Some("admin".into()));
         assert_eq!(history.last().unwrap().action, HistoryAction::Created);
     });
 }

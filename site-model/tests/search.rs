@@ -86,7 +86,7 @@ fn folders_list_subfolders_and_files() {
         let folders: Vec<_> = top
             .folders
             .iter()
-            .map(|folder| folder.path.as_str())
+            .map(|folder| folder.path.for_host().as_str())
             .collect();
         assert_eq!(folders, ["documents", "images"]);
         assert!(top.files.is_empty());

@@ -41,7 +41,7 @@ use crate::ToolContext;
 /// ```
 ///
 /// [`ToolOutput::carries_authored`]: crate::ToolOutput::carries_authored
-#[derive(Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Authored<T>(T);
 
 impl<T> Authored<T> {
@@ -81,6 +81,13 @@ impl<T> From<T> for Authored<T> {
     /// [`Authored::new`].
     fn from(value: T) -> Self {
         Authored(value)
+    }
+}
+
+impl From<&str> for Authored<String> {
+    /// [`Authored::new`] with the text owned.
+    fn from(text: &str) -> Self {
+        Authored(text.to_owned())
     }
 }
 

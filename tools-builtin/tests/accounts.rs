@@ -90,7 +90,7 @@ fn site_with_users(count: u64) -> Arc<MemorySite> {
     for id in data.users.len() as u64 + 1..=count {
         let mut user = template.clone();
         user.id = UserId(id);
-        user.name = format!("user{id}");
+        user.name = format!("user{id}").into();
         data.users.push(user);
     }
     Arc::new(MemorySite::new(data))

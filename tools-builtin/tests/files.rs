@@ -52,8 +52,8 @@ fn site_with_many_files(extra: u64) -> Arc<MemorySite> {
         data.files.push(File {
             id: FileId(1000 + n),
             storage: StorageId(1),
-            path: format!("bulk/bulk-{n:03}.jpg"),
-            name: format!("bulk-{n:03}.jpg"),
+            path: format!("bulk/bulk-{n:03}.jpg").into(),
+            name: format!("bulk-{n:03}.jpg").into(),
             mime: "image/jpeg".into(),
             size: 1000 + n,
             title: Some(Authored::new(format!("Bulk picture {n}"))),

@@ -42,7 +42,7 @@ fn marked_site() -> MemorySite {
 fn whatever_carries_what_a_person_wrote_raises_the_exposure_whatever_the_tool_declared() {
     let site = Arc::new(marked_site());
     let registry = registry();
-    let calls = arguments();
+    let calls = arguments(&site.data());
     let mut marked = 0;
     let mut authored = 0;
     let mut trusted: Vec<String> = Vec::new();

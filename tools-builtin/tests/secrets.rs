@@ -14,7 +14,7 @@ use common::{EVERYONE, assert_no_secret, call_with, cx, registry};
 
 #[test]
 fn no_tool_ever_shows_a_demo_secret() {
-    let calls = arguments();
+    let calls = arguments(&MemorySite::demo().data());
     let walked: BTreeSet<&str> = calls.iter().map(|(tool, _)| *tool).collect();
     let registry = registry();
     let expected: BTreeSet<&str> = registry

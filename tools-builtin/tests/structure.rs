@@ -114,7 +114,7 @@ fn pagetree_is_capped_with_the_total() {
             parent: Some(PageId(12)),
             title: Authored::new(format!("Extra {i}")),
             nav_title: None,
-            slug: format!("extra-{i}"),
+            slug: Authored::new(format!("extra-{i}")),
             description: None,
             kind: PageKind::Standard,
             hidden: false,

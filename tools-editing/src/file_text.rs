@@ -87,7 +87,8 @@ impl Write for SetFileAlternativeText {
                 "nothing to change: the file already has these values",
             ));
         }
-        let record = format!("file {} ({})", file.id, file.path);
+        // For the approver (words.rs): the path is quoted as the host reads it.
+        let record = format!("file {} ({})", file.id, file.path.for_host());
         let summary = format!(
             "Approving sets the alternative text{} of {record} in language `{code}`.",
             if changes.len() > 1 { " and title" } else { "" }

@@ -88,8 +88,8 @@
 //!
 //! // The history names who proposed and who approved.
 //! let history = site.history("pages", 20).await.unwrap();
-//! assert_eq!(history[0].proposed_by.as_deref(), Some("clara"));
-//! assert_eq!(history[0].approved_by.as_deref(), Some("admin"));
+//! assert_eq!(history[0].proposed_by, Some("clara".into()));
+//! assert_eq!(history[0].approved_by, Some("admin".into()));
 //! # });
 //! ```
 

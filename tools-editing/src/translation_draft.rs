@@ -92,7 +92,7 @@ impl Write for CreateTranslationDraft {
                     ("parent", json!(page.parent)),
                     ("title", json!(title)),
                     ("nav_title", Value::Null),
-                    ("slug", json!(page.slug)),
+                    ("slug", json!(page.slug.read(cx))),
                     ("description", json!(self.body)),
                     ("kind", json!(page.kind)),
                     ("hidden", json!(true)),

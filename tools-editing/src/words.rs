@@ -25,7 +25,7 @@ fn path(rootline: &[Page]) -> String {
     let slugs: Vec<&str> = rootline
         .iter()
         .rev()
-        .map(|page| page.slug.as_str())
+        .map(|page| page.slug.for_host().as_str())
         .filter(|slug| !slug.is_empty())
         .collect();
     format!("/{}", slugs.join("/"))

@@ -47,11 +47,11 @@ pub(crate) async fn commit(
             table: step.operation.target().table().to_owned(),
             record_id: step.operation.target().id(),
             at,
-            actor: proposer.to_owned(),
+            actor: Authored::new(proposer.to_owned()),
             action: step.action,
             changes: field_changes(&step.operation),
-            proposed_by: Some(proposer.to_owned()),
-            approved_by: Some(approver.name.clone()),
+            proposed_by: Some(Authored::new(proposer.to_owned())),
+            approved_by: Some(Authored::new(approver.name.clone())),
             proposed: proposed.clone(),
         })
         .collect();

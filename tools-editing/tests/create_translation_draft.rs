@@ -73,7 +73,7 @@ fn an_existing_translation_is_replaced_and_stays_recoverable() {
     assert_eq!(old.title, "Service");
     let history = host.history("pages", 119);
     assert_eq!(history[0].action, site_model::HistoryAction::Deleted);
-    assert_eq!(history[0].approved_by.as_deref(), Some("admin"));
+    assert_eq!(history[0].approved_by, Some("admin".into()));
     let new = block_on(host.site.page(PageId(129))).unwrap();
     assert!(new.hidden && new.title == "Kundendienst");
 }

@@ -34,7 +34,7 @@ pub(super) async fn run(store: &Store) -> Result<bool, StoreError> {
         sqlx::query(
             "INSERT INTO users (name, admin, password_hash, created_at) VALUES ($1, $2, $3, $4)",
         )
-        .bind(&user.name)
+        .bind(user.name.for_host())
         .bind(i64::from(user.admin))
         .bind(hash_password(DEMO_PASSWORD)?)
         .bind(now())

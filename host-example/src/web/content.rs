@@ -43,7 +43,7 @@ fn branch(children: &BTreeMap<Option<PageId>, Vec<&Page>>, parent: Option<PageId
                 @for page in pages {
                     li data-page=(page.id) {
                         a href={"/content/page/" (page.id)} { (page.title.for_host()) }
-                        " " small { "/" (page.slug) @if page.hidden { " · hidden" } }
+                        " " small { "/" (page.slug.for_host()) @if page.hidden { " · hidden" } }
                         (branch(children, Some(page.id)))
                     }
                 }
@@ -82,7 +82,7 @@ pub(super) async fn page(
         dl.metadata data-page=(page.id) {
             dt { "Title" } dd.title { (page.title.for_host()) }
             dt { "Navigation title" } dd { (page.nav_title.as_ref().map_or("—", |title| title.for_host())) }
-            dt { "Slug" } dd { (page.slug) }
+            dt { "Slug" } dd { (page.slug.for_host()) }
             dt { "Description" } dd.description { (page.description.as_ref().map_or("—", |text| text.for_host())) }
             dt { "Hidden" } dd { (if page.hidden { "yes" } else { "no" }) }
         }
@@ -128,7 +128,7 @@ pub(super) async fn files(State(state): State<WebState>, user: SignedIn) -> Resp
                     @for file in files {
                         tr data-file=(file.id) {
                             td { (file.id) }
-                            td { (file.path) @if file.missing { " (missing)" } }
+                            td { (file.path.for_host()) @if file.missing { " (missing)" } }
                             td { (file.mime) }
                             td { (file.title.as_ref().map_or("—", |title| title.for_host())) }
                             td.alternative { @for (language, text) in file.alternative.for_host() { (language) ": " (text) " " } }

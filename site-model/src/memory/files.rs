@@ -1,6 +1,7 @@
 use std::collections::BTreeSet;
 
 use async_trait::async_trait;
+use tool_core::Authored;
 
 use super::MemorySite;
 use crate::{
@@ -42,7 +43,7 @@ impl Files for MemorySite {
         let mut files = Vec::new();
         let mut exists = path.is_empty();
         for file in data.files.iter().filter(|file| file.storage == storage) {
-            let Some(rest) = file.path.strip_prefix(&prefix) else {
+            let Some(rest) = file.path.for_host().strip_prefix(&prefix) else {
                 continue;
             };
             exists = true;
@@ -59,7 +60,10 @@ impl Files for MemorySite {
         files.sort_by(|a, b| a.name.cmp(&b.name));
         let folders = folders
             .into_iter()
-            .map(|path| Folder { storage, path })
+            .map(|path| Folder {
+                storage,
+                path: Authored::new(path),
+            })
             .collect();
         Ok(FolderListing { folders, files })
     }

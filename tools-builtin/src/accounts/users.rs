@@ -94,9 +94,9 @@ async fn list(
 /// field on [`User`] stays out until someone adds it here.
 fn line(user: &User, groups: &[Group], detail: Detail, cx: &ToolContext) -> String {
     let real_name = user.real_name.read(cx);
-    let mut line = format!("#{} {} ({real_name})", user.id, user.name);
+    let mut line = format!("#{} {} ({real_name})", user.id, user.name.read(cx));
     if detail == Detail::Raw {
-        let _ = write!(line, " <{}>", user.email);
+        let _ = write!(line, " <{}>", user.email.read(cx));
     }
     line.push_str(if user.admin {
         ", administrator"

@@ -117,15 +117,15 @@ fn describe(entry: &HistoryEntry, schema: Option<&TableSchema>, cx: &ToolContext
         .collect();
     let mut shown = json!({
         "at": entry.at.to_string(),
-        "actor": redact_text(&entry.actor),
+        "actor": redact_text(entry.actor.read(cx)),
         "action": action_name(entry.action),
         "changes": changes,
     });
     if let Some(by) = &entry.proposed_by {
-        shown["proposed_by"] = Value::String(redact_text(by).into_owned());
+        shown["proposed_by"] = Value::String(redact_text(by.read(cx)).into_owned());
     }
     if let Some(by) = &entry.approved_by {
-        shown["approved_by"] = Value::String(redact_text(by).into_owned());
+        shown["approved_by"] = Value::String(redact_text(by.read(cx)).into_owned());
     }
     shown
 }

@@ -79,7 +79,7 @@ impl Execute for BrowseFolder {
             .folders
             .iter()
             .take(MAX_ENTRIES)
-            .map(|folder| tool_core::redact::redact_text(&folder.path).into_owned())
+            .map(|folder| tool_core::redact::redact_text(folder.path.read(cx)).into_owned())
             .collect();
         let files: Vec<_> = listing
             .files

@@ -55,7 +55,7 @@ pub(super) fn file_summary(file: &File, storage: &str, cx: &ToolContext) -> Valu
     json!({
         "id": file.id,
         "storage": storage,
-        "path": redact_text(&file.path),
+        "path": redact_text(file.path.read(cx)),
         "title": file.title.as_ref().map(|title| redact_text(title.read(cx))),
         "mime": file.mime,
         "size_bytes": file.size,
@@ -71,12 +71,13 @@ pub(super) fn file_details(file: &File, storage: &str, cx: &ToolContext) -> Valu
         .iter()
         .map(|(language, text)| (language.to_string(), Value::from(redact_text(text))))
         .collect();
+    let path = file.path.read(cx);
     json!({
         "id": file.id,
         "storage": storage,
-        "path": redact_text(&file.path),
-        "folder": redact_text(file.folder_path()),
-        "name": redact_text(&file.name),
+        "path": redact_text(path),
+        "folder": redact_text(path.rsplit_once('/').map_or("", |(folder, _)| folder)),
+        "name": redact_text(file.name.read(cx)),
         "title": file.title.as_ref().map(|title| redact_text(title.read(cx))),
         "alternative_text_by_language_id": alternative,
         "mime": file.mime,

@@ -81,8 +81,8 @@ impl Execute for SearchFiles {
 }
 
 fn matches(file: &File, text: &str) -> bool {
-    contains_literal(&file.name, text)
-        // Matched, not shown: what is shown is read through the context.
+    // Matched, not shown: what is shown is read through the context.
+    contains_literal(file.name.for_host(), text)
         || file
             .title
             .as_ref()

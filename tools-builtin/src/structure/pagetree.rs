@@ -97,7 +97,7 @@ impl Outline<'_> {
                 "  ".repeat(level),
                 page.id,
                 redact_text(page.title.read(self.cx)),
-                redact_text(&page.slug),
+                redact_text(page.slug.read(self.cx)),
                 kind_name(page.kind),
             ));
         }

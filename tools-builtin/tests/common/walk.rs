@@ -1,12 +1,13 @@
 //! Every read tool, with every argument the demo data makes meaningful:
 //! the walk the secrets test and the provenance test share.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
 use futures_executor::block_on;
 use serde_json::{Value, json};
-use site_model::{Site, public_sources};
+use site_model::{Site, SiteData, public_sources};
 use tools_builtin::rag::{PublicIndex, SubstringIndex};
 use tools_builtin::system::Environment;
 
@@ -48,8 +49,9 @@ fn source_files(root: &Path, prefix: &str, out: &mut Vec<String>) {
     }
 }
 
-/// The arguments to try per tool.
-pub fn arguments() -> Vec<(&'static str, Value)> {
+/// The arguments to try per tool; the folders browsed are those `data`'s
+/// files are in.
+pub fn arguments(data: &SiteData) -> Vec<(&'static str, Value)> {
     let tables = ["news", "products", "api_clients", "nope"];
     let mut calls: Vec<(&str, Value)> = vec![
         ("get_system_status", json!({})),
@@ -102,9 +104,17 @@ pub fn arguments() -> Vec<(&'static str, Value)> {
         calls.push(("read_file_meta", json!({"id": file})));
         calls.push(("get_file_references", json!({"id": file})));
     }
+    let folders: BTreeSet<&str> = data
+        .files
+        .iter()
+        .flat_map(|file| {
+            let path = file.path.for_host();
+            path.match_indices('/').map(|(end, _)| &path[..end])
+        })
+        .collect();
     for storage in ["fileadmin", "media", "nope"] {
         calls.push(("browse_folder", json!({"storage": storage})));
-        for folder in ["images", "documents", "videos", "downloads"] {
+        for folder in folders.iter().chain(&["nope"]) {
             calls.push(("browse_folder", json!({"storage": storage, "path": folder})));
         }
     }

@@ -213,8 +213,8 @@ pub fn approving_applies_verifies_and_records_history(case: &Case) {
     assert!((case.written)(&host.site), "the re-read values differ");
     let (table, id) = case.history;
     let entry = &host.history(table, id)[0];
-    assert_eq!(entry.proposed_by.as_deref(), Some(case.proposer));
-    assert_eq!(entry.approved_by.as_deref(), Some("admin"));
+    assert_eq!(entry.proposed_by, Some(case.proposer.into()));
+    assert_eq!(entry.approved_by, Some("admin".into()));
     assert!(!entry.changes.is_empty());
 }
 

@@ -215,7 +215,7 @@ impl Host {
                     name: format!("page {id} \"{}\"", page.title.for_host()),
                     detail: format!(
                         "Its slug is /{}; its description: {}.",
-                        page.slug,
+                        page.slug.for_host(),
                         page.description
                             .as_ref()
                             .map_or("none", |text| text.for_host())
@@ -253,7 +253,7 @@ impl Host {
                 Ok(RecordRef {
                     kind,
                     id,
-                    name: format!("file {id} \"{}\"", file.path),
+                    name: format!("file {id} \"{}\"", file.path.for_host()),
                     detail: format!(
                         "It is a {} file; its title: {}.",
                         file.mime,

@@ -7,6 +7,7 @@ use site_model::{
 
 use super::rows::db_id;
 use super::{SqlSite, storage};
+use tool_core::Authored;
 
 #[async_trait]
 impl Files for SqlSite {
@@ -46,7 +47,7 @@ impl Files for SqlSite {
         let mut files = Vec::new();
         let mut exists = path.is_empty();
         for file in stored {
-            let Some(rest) = file.path.strip_prefix(&prefix) else {
+            let Some(rest) = file.path.for_host().strip_prefix(&prefix) else {
                 continue;
             };
             exists = true;
@@ -65,7 +66,7 @@ impl Files for SqlSite {
             .into_iter()
             .map(|path| Folder {
                 storage: storage_id,
-                path,
+                path: Authored::new(path),
             })
             .collect();
         Ok(FolderListing { folders, files })
