@@ -156,6 +156,7 @@
 //! does when a host configured no site, and stored settings that name
 //! sites are refused as an unknown field rather than read without them.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 // The derive names `::tool_core`; the crate's own tests use it too.
