@@ -18,9 +18,4 @@ pub use tools::*;
 /// The group every fixture tool is in.
 pub const GROUP: &str = "conformance";
 
-/// Keeps this crate, and so its tool registrations, linked. Call it once
-/// before building the registry.
-#[inline(never)]
-pub fn link() {
-    std::hint::black_box(&GROUP);
-}
+tool_core::linkable!();

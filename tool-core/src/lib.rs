@@ -125,10 +125,12 @@
 //!
 //! # Keeping a tool crate linked
 //!
-//! A host that depends on a tool crate but never names an item of it may
-//! have the crate, and its registrations, dropped by the linker. Each tool
-//! crate of this workspace exports a `link()` function; a host calls it once
-//! (`tools_builtin::link();`) before building the registry.
+//! A host that depends on a tool crate but never names an item of it has
+//! the crate, and its registrations, dropped by the linker. A tool crate
+//! writes [`linkable!()`](linkable) once at its root, which generates its
+//! `pub fn link()`; a host calls it once (`tools_builtin::link();`) before
+//! building the registry, and turns on rustc's `unused_crate_dependencies`
+//! lint, which names a tool crate whose `link()` it forgot.
 //!
 //! # Feature flags
 //!
@@ -183,6 +185,7 @@ pub mod export;
 pub mod exposure;
 #[cfg(feature = "host")]
 pub mod gates;
+mod link;
 mod output;
 pub mod redact;
 mod registration;

@@ -3,7 +3,8 @@
 //! tool-core as the README says (`default-features = false`), copied to a
 //! temporary folder with path dependencies on this checkout, builds, and
 //! its own tests call both tools through a registry (tool-core's `host`
-//! as a dev-dependency), the write tool through an approval.
+//! as a dev-dependency), the write tool through an approval; and a host
+//! of it that forgets the crate's `link()` is told so, naming the crate.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -66,6 +67,70 @@ futures-executor = "0.3.31"
         String::from_utf8_lossy(&test.stdout),
         String::from_utf8_lossy(&test.stderr)
     );
+    for (calls_link, tools) in [(false, 0), (true, 2)] {
+        host_links(&folder, &target, calls_link, tools);
+    }
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+/// A host of the author's crate, beside it, that calls its `link()` or
+/// forgets it: forgotten, rustc's `unused_crate_dependencies` names the
+/// crate (the warning `tool_core::linkable!` documents) and the registry
+/// has none of its tools; called, no warning and both tools.
+fn host_links(author: &Path, target: &Path, calls_link: bool, tools: usize) {
+    let folder = author.with_extension(format!("host-{calls_link}"));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(folder.join("src")).unwrap();
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::write(
+        folder.join("Cargo.toml"),
+        format!(
+            r#"[package]
+name = "author-host"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+author-crate = {{ path = "{}" }}
+tool-core = {{ path = "{}", default-features = false, features = ["host"] }}
+
+[workspace]
+"#,
+            author.display(),
+            here.display()
+        ),
+    )
+    .unwrap();
+    let link = if calls_link {
+        "author_crate::link();"
+    } else {
+        ""
+    };
+    std::fs::write(
+        folder.join("src/main.rs"),
+        format!(
+            "#![warn(unused_crate_dependencies)]\n\
+             fn main() {{\n    {link}\n    \
+             println!(\"{{}}\", tool_core::Registry::linked().unwrap().tools().len());\n}}\n"
+        ),
+    )
+    .unwrap();
+    let repository = here.parent().unwrap();
+    std::fs::copy(repository.join("Cargo.lock"), folder.join("Cargo.lock")).unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let run = Command::new(&cargo)
+        .args(["run", "--offline", "--quiet"])
+        .env("CARGO_TARGET_DIR", target)
+        .current_dir(&folder)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "the host does not run:\n{stderr}");
+    let warned = stderr.contains("extern crate `author_crate` is unused");
+    assert_eq!(warned, !calls_link, "calls link: {calls_link}\n{stderr}");
+    let listed = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(listed.trim(), tools.to_string(), "calls link: {calls_link}");
     let _ = std::fs::remove_dir_all(&folder);
 }
 

@@ -65,11 +65,4 @@ pub mod groups {
     pub const RAG: &str = "rag";
 }
 
-/// Keeps this crate, and so its tool registrations, linked into a host that
-/// names no other item of it. Call it once before building the registry.
-#[inline(never)]
-pub fn link() {
-    // Naming a static of this crate is what makes the linker keep the
-    // object file that holds the `inventory` registrations.
-    std::hint::black_box(&groups::SYSTEM);
-}
+tool_core::linkable!();

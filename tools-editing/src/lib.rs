@@ -125,12 +125,7 @@ pub struct ElementTypes(pub Vec<String>);
 /// and images, never raw HTML.
 pub const DEFAULT_ELEMENT_TYPES: &[&str] = &["header", "text", "textpic", "image", "bullets"];
 
-/// Keeps this crate, and so its tool registrations, linked into a host that
-/// names no other item of it. Call it once before building the registry.
-#[inline(never)]
-pub fn link() {
-    std::hint::black_box(&GROUP);
-}
+tool_core::linkable!();
 
 /// A refusal of an invalid argument: the whole call is refused.
 fn invalid(reason: impl Into<String>) -> ToolError {

@@ -73,7 +73,5 @@ impl Write for RenameNote {
     }
 }
 
-/// Keeps this crate's tools linked; hosts call it once.
-pub fn link() {
-    std::hint::black_box(CountWords::DECLARATION.name.len());
-}
+// Generates `pub fn link()`, which a host calls once.
+tool_core::linkable!();
