@@ -9,5 +9,5 @@ fn readme_shows_the_host_quick_start_example_verbatim() {
         readme.contains(&format!("```rust\n{example}```")),
         "README.md's host quick start differs from host-example/examples/host_quick_start.rs"
     );
-    assert!(example.contains("approval.approve("));
+    assert!(example.contains("run.approve("));
 }

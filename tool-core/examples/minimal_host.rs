@@ -15,8 +15,7 @@ use tool_core::agent::{
     ToolCall,
 };
 use tool_core::export::Provider;
-use tool_core::gates::{HostSettings, RunConfig, RunInputs, Selection};
-use tool_core::{Execute, Registry, RunId, Tool, ToolContext, ToolError, ToolOutput};
+use tool_core::{Actor, Execute, Registry, Tool, ToolContext, ToolError, ToolOutput};
 
 /// Add two numbers.
 #[derive(Tool, Deserialize, JsonSchema)]
@@ -68,23 +67,15 @@ impl Model for Scripted {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let registry = Registry::linked()?;
-    // The host's settings as they are now, and this run's configuration.
-    let settings = HostSettings::default();
-    let config = RunConfig::default();
-    let inputs = RunInputs {
-        settings: &settings,
-        actor: None,
-        config: &config,
-        skills: &[],
-        selection: &Selection::All,
-    };
-    let cx = ToolContext::new(RunId("example".into()));
+    // The run on the default settings and configuration; the loop resolves
+    // its grant from the same inputs.
+    let run = registry.run("example", Actor::user("ada")).start();
     let agent = Agent::new(&registry, &Scripted);
     let mut events: Vec<Event> = Vec::new();
     let end = block_on(agent.start(
         vec![Message::user("What is 2 + 3?")],
-        inputs,
-        &cx,
+        run.inputs(),
+        run.context(),
         &mut events,
     ));
     let RunEnd::Finished(finished) = end else {

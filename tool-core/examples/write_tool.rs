@@ -12,11 +12,10 @@ use futures_executor::block_on;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use tool_core::approval::{Approval, MemoryApprovals};
-use tool_core::gates::{HostSettings, RunConfig, RunInputs, Selection};
+use tool_core::approval::MemoryApprovals;
 use tool_core::{
-    Actor, Approver, Change, Outcome, Proposal, Registry, RunId, Tool, ToolContext, ToolError,
-    ToolOutput, Write,
+    Actor, Approver, Change, Outcome, Proposal, Registry, Tool, ToolContext, ToolError, ToolOutput,
+    Write,
 };
 
 /// The host's records: note titles by id.
@@ -77,49 +76,31 @@ impl Write for RenameNote {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let registry = Registry::linked()?;
-    let requester = Actor {
-        id: "ada".into(),
-        admin: false,
-    };
-    let approver = Actor {
-        id: "grace".into(),
-        admin: true,
-    };
     let notes = Notes(Mutex::new(BTreeMap::from([(7, "Untitled".to_owned())])));
-    let cx = ToolContext::new(RunId("example".into()))
-        .with_actor(requester.clone())
-        .with_service(notes);
+    // Write tools ship disabled: the administrator's setting turns it on.
+    let settings = serde_json::from_str(r#"{"tools": {"rename_note": {"state": "enabled"}}}"#)?;
+    let run = registry
+        .run("example", Actor::user("ada"))
+        .settings(settings)
+        .service(notes)
+        .start();
 
-    let outcome =
-        block_on(registry.call_ungated("rename_note", json!({"id": 7, "title": "Plans"}), &cx))?;
+    let outcome = block_on(run.call("rename_note", json!({"id": 7, "title": "Plans"})))?;
     let Outcome::Proposed(proposal) = outcome else {
         return Err("a write tool proposes".into());
     };
     println!("proposed: {} ({})", proposal.summary, proposal.record);
 
-    // Write tools ship disabled: the administrator's setting turns it on.
-    let settings: HostSettings =
-        serde_json::from_str(r#"{"tools": {"rename_note": {"state": "enabled"}}}"#)?;
-    let config = RunConfig::default();
+    // Another person approves, through the one approval path.
+    let approver = Actor::admin("grace");
     let approvals = MemoryApprovals::new();
-    let approval = Approval {
-        registry: &registry,
-        run: RunInputs {
-            settings: &settings,
-            actor: Some(&requester),
-            config: &config,
-            skills: &[],
-            selection: &Selection::All,
-        },
-        grant: None,
-        store: &approvals,
-    };
-    let written = block_on(approval.approve(&proposal, &approver, &cx))?;
+    let written = block_on(run.approve(&proposal, &approver, &approvals))?;
     println!("applied: {}", written.to_model_text());
-    assert_eq!(cx.service::<Notes>()?.0.lock().unwrap()[&7], "Plans");
+    let notes = run.context().service::<Notes>()?;
+    assert_eq!(notes.0.lock().unwrap()[&7], "Plans");
 
     // Decided once: a second approval of the same proposal is refused.
-    assert!(block_on(approval.approve(&proposal, &approver, &cx)).is_err());
+    assert!(block_on(run.approve(&proposal, &approver, &approvals)).is_err());
     Ok(())
 }
 

@@ -36,6 +36,24 @@ pub struct Actor {
     pub admin: bool,
 }
 
+impl Actor {
+    /// An administrator with the host's id `id`.
+    pub fn admin(id: impl Into<String>) -> Actor {
+        Actor {
+            id: id.into(),
+            admin: true,
+        }
+    }
+
+    /// A user who is not an administrator, with the host's id `id`.
+    pub fn user(id: impl Into<String>) -> Actor {
+        Actor {
+            id: id.into(),
+            admin: false,
+        }
+    }
+}
+
 /// The id a host gives a run; it appears in every event of the run.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]

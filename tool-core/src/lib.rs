@@ -192,6 +192,8 @@ mod registration;
 #[cfg(feature = "host")]
 mod registry;
 #[cfg(feature = "host")]
+mod run;
+#[cfg(feature = "host")]
 pub mod skills;
 #[cfg(feature = "host")]
 mod stored_format;
@@ -215,6 +217,8 @@ pub use registry::{
     BuildProblem, DEFAULT_MAX_ARGUMENT_BYTES, RegisteredTool, Registry, RegistryBuilder,
     RegistryError,
 };
+#[cfg(feature = "host")]
+pub use run::{HostRun, RunBuilder};
 pub use tool::{Execute, Tool, Write};
 pub use tool_derive::{Arguments, Tool};
 
