@@ -94,6 +94,30 @@ pub const DEFAULT_PROPOSAL_LIFETIME: Duration = Duration::from_secs(7 * 24 * 60 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProposalLifetime(pub Duration);
 
+impl ProposalLifetime {
+    /// When a proposal made at `created_at` expires undecided (seconds
+    /// since the Unix epoch): the one reckoning of it, for the approval
+    /// path, a host's sweep and what an inbox shows.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tool_core::approval::ProposalLifetime;
+    ///
+    /// let day = ProposalLifetime(Duration::from_secs(86_400));
+    /// assert_eq!(day.expires_at(1_000), 87_400);
+    /// assert!(!day.expired(1_000, 87_399));
+    /// assert!(day.expired(1_000, 87_400)); // as old as its lifetime: expired
+    /// ```
+    pub fn expires_at(self, created_at: u64) -> u64 {
+        created_at.saturating_add(self.0.as_secs())
+    }
+
+    /// Whether a proposal made at `created_at` has expired at `now`.
+    pub fn expired(self, created_at: u64, now: u64) -> bool {
+        now >= self.expires_at(created_at)
+    }
+}
+
 pub use crate::applying::{Approver, EditedFrom};
 
 /// What was decided about one proposal.
@@ -624,9 +648,10 @@ impl Approval<'_> {
     ) -> Result<(), ApprovalError> {
         let lifetime = cx
             .service::<ProposalLifetime>()
-            .map_or(DEFAULT_PROPOSAL_LIFETIME, |lifetime| lifetime.0);
-        let age = crate::output::unix_now().saturating_sub(proposal.created_at());
-        if Duration::from_secs(age) >= lifetime {
+            .map_or(ProposalLifetime(DEFAULT_PROPOSAL_LIFETIME), |lifetime| {
+                *lifetime
+            });
+        if lifetime.expired(proposal.created_at(), crate::output::unix_now()) {
             self.expire(proposal).await?;
             return Err(ApprovalError::Expired);
         }

@@ -29,9 +29,7 @@ impl Host {
             .pending_proposals()
             .await?
             .into_iter()
-            .filter(|stored| {
-                self.expired(i64::try_from(stored.proposal.created_at()).unwrap_or(i64::MAX))
-            })
+            .filter(|stored| self.expired(stored.proposal.created_at()))
             .take(MOST_PER_TURN);
         let mut expired = Vec::new();
         for stored in overdue {
@@ -48,10 +46,16 @@ impl Host {
     }
 
     /// Whether a proposal made at `created_at` is past the host's
-    /// lifetime of proposals: the one reckoning of it.
-    pub(crate) fn expired(&self, created_at: i64) -> bool {
-        let lifetime = i64::try_from(self.lifetime.0.as_secs()).unwrap_or(i64::MAX);
-        now() >= created_at.saturating_add(lifetime)
+    /// lifetime of proposals (`ProposalLifetime::expired`, the one
+    /// reckoning the approval path uses too).
+    pub(crate) fn expired(&self, created_at: u64) -> bool {
+        self.lifetime
+            .expired(created_at, u64::try_from(now()).unwrap_or(0))
+    }
+
+    /// When a proposal made at `created_at` expires undecided.
+    pub(crate) fn expires_at(&self, created_at: u64) -> i64 {
+        i64::try_from(self.lifetime.expires_at(created_at)).unwrap_or(i64::MAX)
     }
 
     /// Decides the overdue proposal `id` expired through the one decision

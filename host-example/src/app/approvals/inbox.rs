@@ -96,12 +96,10 @@ impl Host {
                 continue;
             }
             let (call, queued) = self.queued_writes(&stored).await?;
-            let created = i64::try_from(stored.proposal.created_at()).unwrap_or(i64::MAX);
-            // The host's configured lifetime, which its sweep expires by.
-            let lifetime = i64::try_from(self.lifetime.0.as_secs()).unwrap_or(i64::MAX);
             pending.push(PendingEntry {
                 view: self.proposal(stored.proposal.id().as_str()).await?,
-                expires_at: created.saturating_add(lifetime),
+                // The host's configured lifetime, which its sweep expires by.
+                expires_at: self.expires_at(stored.proposal.created_at()),
                 call,
                 queued,
             });

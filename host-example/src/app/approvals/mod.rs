@@ -266,8 +266,8 @@ impl Host {
         }
         // An approval of a proposal past its lifetime is its expiry,
         // recorded as such (by the host) and told as not applied.
-        let created = i64::try_from(view.stored.proposal.created_at()).unwrap_or(i64::MAX);
-        let expired_approval = verdict.is_approval() && self.expired(created);
+        let expired_approval =
+            verdict.is_approval() && self.expired(view.stored.proposal.created_at());
         let verdict = if expired_approval {
             Verdict::Expire
         } else {

@@ -133,7 +133,7 @@ impl Host {
         let proposal = stored.proposal;
         let created_at = i64::try_from(proposal.created_at()).unwrap_or(i64::MAX);
         let mut decided = self.store().decision_at(&proposal_id).await?;
-        if decided.is_none() && self.expired(created_at) {
+        if decided.is_none() && self.expired(proposal.created_at()) {
             // Decided expired through the one decision path, as the
             // worker's sweep does, so a process with no worker (stdio)
             // tells its caller too.
