@@ -228,7 +228,13 @@ impl Host {
 /// Who may see a run: the user it acts for, and administrators. The one
 /// rule every door's listing and detail follows.
 pub fn may_see_run(viewer: &Actor, run: &StoredRun) -> bool {
-    viewer.admin || viewer.id == run.user
+    may_see_runs_of(viewer, &run.user)
+}
+
+/// [`may_see_run`] for a run known only by whom it acts for (the
+/// playground's live view, before the run is stored).
+pub fn may_see_runs_of(viewer: &Actor, user: &str) -> bool {
+    viewer.admin || viewer.id == user
 }
 
 impl RunRequest {

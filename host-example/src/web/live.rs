@@ -20,10 +20,12 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures_util::stream;
 use tokio::sync::watch;
+use tool_core::Actor;
 
 use super::WebState;
 use super::draft::Draft;
 use super::session::SignedIn;
+use crate::app::runs::may_see_runs_of;
 
 /// How many live runs are kept; the oldest finished ones go first.
 const KEPT: usize = 32;
@@ -38,7 +40,8 @@ struct Steps {
 /// One run started from the playground.
 #[derive(Debug)]
 pub(super) struct LiveRun {
-    /// Who started it: only they may watch it.
+    /// Who started it: they and administrators may watch it
+    /// ([`may_see_runs_of`]).
     pub owner: String,
     /// What they asked, to show the form as it was.
     pub draft: Draft,
@@ -94,12 +97,13 @@ impl LiveRuns {
         (id, run)
     }
 
-    /// The live run `id`, if `user` started it: another's reads as a
-    /// missing one.
-    pub(super) fn get(&self, id: &str, user: &str) -> Option<Arc<LiveRun>> {
+    /// The live run `id`, if `viewer` may see it ([`may_see_runs_of`], the
+    /// rule of every stored run): one they may not see reads as a missing
+    /// one.
+    pub(super) fn get(&self, id: &str, viewer: &Actor) -> Option<Arc<LiveRun>> {
         self.lock()
             .iter()
-            .find(|(key, run)| key == id && run.owner == user)
+            .find(|(key, run)| key == id && may_see_runs_of(viewer, &run.owner))
             .map(|(_, run)| Arc::clone(run))
     }
 }
@@ -112,7 +116,7 @@ pub(super) async fn events(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    let Some(run) = state.live.get(&id, &user.name) else {
+    let Some(run) = state.live.get(&id, &user.actor()) else {
         return (StatusCode::NOT_FOUND, "no such live run").into_response();
     };
     let from = headers

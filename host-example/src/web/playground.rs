@@ -124,7 +124,7 @@ pub(super) async fn live(
     user: SignedIn,
     Path(id): Path<String>,
 ) -> Response {
-    let Some(live) = state.live.get(&id, &user.name) else {
+    let Some(live) = state.live.get(&id, &user.actor()) else {
         let body =
             html! { p { "No such run in this playground: it may be from before a restart." } };
         return (

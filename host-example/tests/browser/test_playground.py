@@ -204,3 +204,27 @@ def test_a_text_result_reads_as_text_with_its_line_breaks(page):
     text = page.inner_text("#steps li.tool pre.result-text")
     assert len(text.splitlines()) > 3, text
     assert "\\n" not in text and '"text"' not in text, text
+
+
+def test_an_administrator_watches_another_users_live_run_and_an_editor_may_not(browser):
+    # The rule of every stored run (may_see_run): the user it acts for and
+    # administrators; anyone else finds no such run.
+    clara = browser.new_context().new_page()
+    sign_in(clara, "clara")
+    clara.goto(url("/playground"))
+    clara.fill("textarea[name=prompt]", "HOLD watched-run\nSAY watched")
+    clara.click("button.run")
+    clara.wait_for_url(url("/playground/live/*"))
+    live = clara.url
+    petra = browser.new_context().new_page()
+    sign_in(petra, "petra")
+    assert petra.goto(live).status == 404
+    admin = browser.new_context().new_page()
+    sign_in(admin, "admin")
+    assert admin.goto(live).status == 200
+    admin.wait_for_selector("#steps li.waiting")
+    release_model(admin, "watched-run")
+    admin.wait_for_selector("#steps li.answer")
+    assert admin.inner_text(".answer-text") == "watched"
+    for page in (clara, petra, admin):
+        page.context.close()
