@@ -26,8 +26,6 @@
 //! `/mcp` also accepts only loopback `Host` headers (rmcp's check); the
 //! pages' forms have the first rule.
 
-use axum::http::{HeaderMap, header};
-
 use crate::app::{Host, HostError};
 use crate::store::WebOrigin;
 
@@ -40,24 +38,45 @@ pub enum OriginVerdict {
     Refused,
 }
 
+/// The two headers the rule reads, as a door received them: each absent,
+/// or its bytes. The app decides what they mean; no HTTP type crosses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RequestOrigin<'a> {
+    /// The `Host` header's value.
+    pub host: Option<&'a [u8]>,
+    /// The `Origin` header's value.
+    pub origin: Option<&'a [u8]>,
+}
+
+/// A header's value as text: visible ASCII (and tabs), as HTTP allows;
+/// `None` for anything else, which is no host and no origin.
+fn text(value: &[u8]) -> Option<&str> {
+    value
+        .iter()
+        .all(|&b| b == b'\t' || (0x20..0x7f).contains(&b))
+        .then(|| std::str::from_utf8(value).ok())
+        .flatten()
+}
+
 impl Host {
-    /// The verdict on a request with `headers`, by its `Origin` and its
+    /// The verdict on a request with these headers, by its `Origin` and its
     /// `Host`. Reads the settings only for an origin that is not the
     /// server's own.
-    pub async fn judge_origin(&self, headers: &HeaderMap) -> Result<OriginVerdict, HostError> {
-        if let Some(host) = headers.get(header::HOST)
-            && !self.host_admitted(host.to_str().ok()).await?
-        {
+    pub async fn judge_origin(
+        &self,
+        request: RequestOrigin<'_>,
+    ) -> Result<OriginVerdict, HostError> {
+        let authority = request.host.and_then(text);
+        if request.host.is_some() && !self.host_admitted(authority).await? {
             return Ok(OriginVerdict::Refused);
         }
-        let Some(origin) = headers.get(header::ORIGIN) else {
+        let Some(origin) = request.origin else {
             return Ok(OriginVerdict::Admitted);
         };
         // A header that is not text is no origin, and no host.
-        let Some(origin) = origin.to_str().ok().and_then(|o| WebOrigin::parse(o).ok()) else {
+        let Some(origin) = text(origin).and_then(|o| WebOrigin::parse(o).ok()) else {
             return Ok(OriginVerdict::Refused);
         };
-        let authority = headers.get(header::HOST).and_then(|h| h.to_str().ok());
         let own = ["http", "https"]
             .into_iter()
             .filter_map(|scheme| WebOrigin::from_authority(scheme, authority?))
@@ -77,17 +96,10 @@ impl Host {
     /// literal, `localhost`, or the host of an allowed origin. A header
     /// that is not an authority is refused.
     async fn host_admitted(&self, authority: Option<&str>) -> Result<bool, HostError> {
-        let Some(host) = authority
-            .and_then(|a| a.parse::<axum::http::uri::Authority>().ok())
-            .map(|a| {
-                a.host()
-                    .trim_start_matches('[')
-                    .trim_end_matches(']')
-                    .to_ascii_lowercase()
-            })
-        else {
+        let Some(request) = authority.and_then(|a| WebOrigin::from_authority("http", a)) else {
             return Ok(false);
         };
+        let host = request.host().trim_start_matches('[').trim_end_matches(']');
         if host == "localhost" || host.parse::<std::net::IpAddr>().is_ok() {
             return Ok(true);
         }
@@ -95,11 +107,6 @@ impl Host {
         Ok(settings
             .allowed_origins
             .iter()
-            .filter_map(|origin| origin.as_str().split_once("://"))
-            .any(|(_, authority)| {
-                authority
-                    .parse::<axum::http::uri::Authority>()
-                    .is_ok_and(|a| a.host().eq_ignore_ascii_case(&host))
-            }))
+            .any(|origin| origin.host().eq_ignore_ascii_case(request.host())))
     }
 }

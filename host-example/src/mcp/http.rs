@@ -20,7 +20,7 @@ use super::hangup;
 use super::server::{Authenticated, McpServer};
 use super::sessions::StoredSessions;
 use crate::app::Host;
-use crate::app::origin::OriginVerdict;
+use crate::app::origin::{OriginVerdict, RequestOrigin};
 
 /// The path the MCP endpoint is served at.
 pub const PATH: &str = "/mcp";
@@ -90,7 +90,13 @@ async fn metadata(State(host): State<Arc<Host>>) -> Response {
 /// Refuses, with `403`, a request from a browser origin the app layer
 /// does not admit.
 async fn origin(State(host): State<Arc<Host>>, request: Request, next: Next) -> Response {
-    let verdict = host.judge_origin(request.headers()).await;
+    let headers = request.headers();
+    let verdict = host
+        .judge_origin(RequestOrigin {
+            host: headers.get(header::HOST).map(|v| v.as_bytes()),
+            origin: headers.get(header::ORIGIN).map(|v| v.as_bytes()),
+        })
+        .await;
     match verdict {
         Ok(OriginVerdict::Admitted) => next.run(request).await,
         Ok(OriginVerdict::Refused) => (

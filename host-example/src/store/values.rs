@@ -171,6 +171,18 @@ impl WebOrigin {
         }))
     }
 
+    /// Its host, lower-case, without the port (an IPv6 address in its
+    /// brackets).
+    pub fn host(&self) -> &str {
+        let authority = self.0.split_once("://").map_or("", |(_, rest)| rest);
+        match authority.strip_prefix('[') {
+            Some(_) => authority
+                .find(']')
+                .map_or(authority, |end| &authority[..=end]),
+            None => authority.split(':').next().unwrap_or(authority),
+        }
+    }
+
     /// Its one written form.
     pub fn as_str(&self) -> &str {
         &self.0

@@ -18,7 +18,7 @@ use super::WebState;
 use super::layout;
 pub(super) use super::user::SignedIn;
 use crate::app::HostError;
-use crate::app::origin::OriginVerdict;
+use crate::app::origin::{OriginVerdict, RequestOrigin};
 
 /// The session cookie's name.
 pub(super) const COOKIE: &str = "host_session";
@@ -144,7 +144,14 @@ pub(super) async fn origin(
     if request.method() != Method::POST {
         return next.run(request).await;
     }
-    let verdict = state.host.judge_origin(request.headers()).await;
+    let headers = request.headers();
+    let verdict = state
+        .host
+        .judge_origin(RequestOrigin {
+            host: headers.get(header::HOST).map(|v| v.as_bytes()),
+            origin: headers.get(header::ORIGIN).map(|v| v.as_bytes()),
+        })
+        .await;
     match verdict {
         Ok(OriginVerdict::Admitted) => next.run(request).await,
         Ok(OriginVerdict::Refused) => (
