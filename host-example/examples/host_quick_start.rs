@@ -54,3 +54,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(block_on(site.page(PageId(2)))?.title, "Bikes and parts");
     Ok(())
 }
+
+#[test]
+fn runs() {
+    main().unwrap();
+}
