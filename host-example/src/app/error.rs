@@ -133,3 +133,20 @@ pub fn describe_exposure(
     }
     text
 }
+
+impl HostError {
+    /// The name asked for, when the error is that no such user exists: a
+    /// door says so in its words without knowing the store's errors.
+    pub fn unknown_user(&self) -> Option<&str> {
+        match self {
+            HostError::Store(StoreError::UnknownUser(name)) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// Whether the database could not be reached at all (a wrong address,
+    /// a server that is down), as opposed to refusing or failing a query.
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, HostError::Store(StoreError::Connect { .. }))
+    }
+}

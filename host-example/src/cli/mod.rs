@@ -46,7 +46,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 use host_example::app::index::{IndexLocation, SearchBackend};
 use host_example::app::skills::SkillsError;
-use host_example::app::{AuditFiles, DEFAULT_DATABASE_URL, StoreError};
+use host_example::app::{AuditFiles, DEFAULT_DATABASE_URL};
 use host_example::{Host, HostError};
 
 const EXIT_CODES: &str = "Exit codes: 0 ok, 1 refused or failed (the reason is one line on stderr, \
@@ -245,12 +245,6 @@ pub fn write_stdout(args: fmt::Arguments<'_>) -> Result<(), Failure> {
     }
 }
 
-impl From<StoreError> for Failure {
-    fn from(error: StoreError) -> Self {
-        Failure::new(error.to_string())
-    }
-}
-
 /// The app layer's error with what to type next, where a command helps.
 impl From<HostError> for Failure {
     fn from(error: HostError) -> Self {
@@ -268,7 +262,7 @@ impl From<HostError> for Failure {
             HostError::Skills(SkillsError::Invalid { .. }) | HostError::Approve(_) => {
                 "; see `host-example skills check DIR`"
             }
-            HostError::Store(StoreError::UnknownUser(_)) => "; see `host-example users list`",
+            _ if error.unknown_user().is_some() => "; see `host-example users list`",
             _ => "",
         };
         Failure::new(format!("{error}{hint}"))
@@ -295,11 +289,10 @@ impl Context {
         Host::open_with(&self.database, self.search_backend, location, &self.audit)
             .await
             .map_err(|error| {
-                let hint = match &error {
-                    HostError::Store(StoreError::Connect { .. }) => {
-                        "; check --database or HOST_DATABASE_URL"
-                    }
-                    _ => "",
+                let hint = if error.is_unreachable() {
+                    "; check --database or HOST_DATABASE_URL"
+                } else {
+                    ""
                 };
                 Failure::new(format!("{error}{hint}"))
             })

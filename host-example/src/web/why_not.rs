@@ -39,10 +39,10 @@ pub(super) async fn section(
     let verdicts = match state.host.tool_verdicts(&user.name, subject).await {
         Ok(verdicts) => Ok(verdicts),
         Err(HostError::NotAdmin { .. }) => return Err(layout::forbidden(user)),
-        Err(HostError::Store(crate::app::StoreError::UnknownUser(name))) => {
-            Err(format!("There is no user `{name}`."))
-        }
-        Err(error) => return Err(layout::failure(&error.to_string())),
+        Err(error) => match error.unknown_user() {
+            Some(name) => Err(format!("There is no user `{name}`.")),
+            None => return Err(layout::failure(&error.to_string())),
+        },
     };
     let people = if user.admin {
         state
