@@ -38,12 +38,11 @@ impl HostState {
     }
 }
 
-/// Every route the host serves over HTTP, in one router, with the host's
-/// background worker started beside it on the current Tokio runtime
-/// ([`Host::start_worker`]: the batches the pages start are its jobs). Cancelling `stop` ends open MCP
-/// sessions and streams, and the worker.
+/// Every route the host serves over HTTP, in one router. Cancelling `stop`
+/// ends open MCP sessions and streams. Building it starts nothing: `serve`
+/// starts the host's background worker beside it ([`Host::start_worker`]:
+/// the batches the pages start are its jobs).
 pub fn router(state: &HostState, stop: CancellationToken) -> Router {
-    let _worker = state.host.start_worker(stop.clone());
     Router::new()
         .merge(mcp::http::router(
             Arc::clone(&state.host),

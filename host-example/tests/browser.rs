@@ -172,8 +172,10 @@ fn browser_pages() {
         }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        // The pages and `/mcp` as `serve` serves them: a token made in
-        // the browser is tried at `/mcp`.
+        // The pages and `/mcp` as `serve` serves them (a token made in
+        // the browser is tried at `/mcp`), and the worker `serve` starts
+        // beside them (the batches' jobs).
+        let _worker = state.host.start_worker(CancellationToken::new());
         let app = host_example::serve::router(&state, CancellationToken::new())
             .into_make_service_with_connect_info::<std::net::SocketAddr>();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });

@@ -59,6 +59,9 @@ async fn serve_until_ctrl_c(context: &Context, command: Command) -> Result<(), F
             on_ctrl_c.cancel();
         }
     });
+    // The worker runs the jobs the pages start (batches, webhooks, the
+    // expiry sweep) until Ctrl-C.
+    let _worker = state.host.start_worker(stop.clone());
     let router = serve::router(&state, stop.clone());
     serve::serve(listener, router, stop)
         .await
