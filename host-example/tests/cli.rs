@@ -653,3 +653,27 @@ fn webhooks_set_shows_the_secret_once_and_never_again() {
     assert_eq!(code, 1);
     assert_one_line_error(&err);
 }
+
+/// The app's rule for every run, at the command line as in the
+/// playground: a prompt, and 1 to 50 rounds; refused before anything is
+/// stored or a model is asked (none is configured here).
+#[test]
+fn a_run_without_a_prompt_or_with_rounds_out_of_range_is_refused_before_it_starts() {
+    let host = Host::new();
+    let (code, _, err) = host.run(&["--user", "admin", "run", "  "]);
+    assert_eq!(code, 1, "{err}");
+    assert_one_line_error(&err);
+    assert!(err.contains("write a prompt first"), "{err}");
+    for rounds in ["0", "51"] {
+        let (code, _, err) = host.run(&["--user", "admin", "run", "hello", "--max-rounds", rounds]);
+        assert_eq!(code, 1, "{err}");
+        assert_one_line_error(&err);
+        assert!(
+            err.contains(&format!("1 to 50 rounds, not {rounds}")),
+            "{err}"
+        );
+    }
+    let (code, runs, err) = host.run(&["--user", "admin", "runs", "list"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(runs.lines().count(), 1, "only the header: {runs}");
+}

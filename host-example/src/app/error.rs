@@ -32,6 +32,17 @@ pub enum HostError {
     /// No model is configured.
     #[error("no model is configured (setting `model`)")]
     NoModel,
+    /// A run asked for with nothing to ask.
+    #[error("write a prompt first: the run has nothing to ask")]
+    EmptyPrompt,
+    /// A run asked for with a rounds cap out of range.
+    #[error("a run offers tools in 1 to {most} rounds, not {asked}")]
+    Rounds {
+        /// The cap asked for.
+        asked: u32,
+        /// The most there may be.
+        most: u32,
+    },
     /// No model configuration has this name.
     #[error("no model configuration `{0}` in the `models` setting")]
     UnknownModel(String),

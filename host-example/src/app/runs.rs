@@ -96,6 +96,7 @@ impl Host {
         request: RunRequest,
         watch: &mut (dyn EventSink + Send),
     ) -> Result<RunReport, HostError> {
+        request.check()?;
         let setup = self.request_setup(user, &request).await?;
         let model = self
             .model_named(request.model.as_deref())
@@ -222,6 +223,27 @@ impl Host {
             events,
             proposals,
         })
+    }
+}
+
+/// The most rounds a run may offer tools in, whichever door starts it.
+pub const MAX_ROUNDS: u32 = 50;
+
+impl RunRequest {
+    /// What every run must be, whichever door asks for it: a prompt, and a
+    /// rounds cap from 1 to [`MAX_ROUNDS`]. [`Host::start_run`] checks it;
+    /// a door may ask first, to answer in its own form.
+    pub fn check(&self) -> Result<(), HostError> {
+        if self.prompt.trim().is_empty() {
+            return Err(HostError::EmptyPrompt);
+        }
+        if !(1..=MAX_ROUNDS).contains(&self.max_rounds) {
+            return Err(HostError::Rounds {
+                asked: self.max_rounds,
+                most: MAX_ROUNDS,
+            });
+        }
+        Ok(())
     }
 }
 

@@ -7,9 +7,7 @@ use tool_core::gates::Selection;
 
 use crate::app::DEFAULT_ROUNDS;
 use crate::app::RunRequest;
-
-/// The largest rounds cap the form takes.
-pub(super) const MAX_ROUNDS: u32 = 50;
+use crate::app::runs::MAX_ROUNDS;
 
 /// The form as sent (`skills`, `groups` and `tools` repeat, so it is read
 /// from the raw pairs).
@@ -55,6 +53,8 @@ impl Draft {
                 "tools" => {
                     draft.tools.insert(value);
                 }
+                // The form's own hint: a number it cannot read or one out
+                // of range becomes the nearest the app takes.
                 "rounds" => {
                     draft.rounds = value
                         .trim()

@@ -19,11 +19,12 @@ use maud::{Markup, html};
 use tool_core::agent::ContextBudget;
 
 use super::WebState;
-use super::draft::{Draft, MAX_ROUNDS};
+use super::draft::Draft;
 use super::inspector::Inspector;
 use super::layout::{self, OrFailure, csrf_field};
 use super::session::SignedIn;
 use super::why_not::{self, ForUser};
+use crate::app::runs::MAX_ROUNDS;
 use crate::app::runs::{DryRunReport, RunEnded};
 use crate::app::{HostError, RunChoices};
 
@@ -74,10 +75,6 @@ pub(super) async fn run(
     Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
     let draft = Draft::read(pairs);
-    if draft.prompt.trim().is_empty() {
-        let problem = Outcome::Problem("Write a prompt first.".into());
-        return render(&state, &user, &ForUser::default(), &draft, problem).await;
-    }
     let (offered, model) = match async {
         Ok::<_, HostError>((
             offered(&state, &user).await?,
@@ -94,6 +91,11 @@ pub(super) async fn run(
         Err(response) => return response,
     };
     let request = draft.request(&offered);
+    // The app's rule for every run, asked first to answer in the form.
+    if let Err(problem) = request.check() {
+        let problem = Outcome::Problem(problem.to_string());
+        return render(&state, &user, &ForUser::default(), &draft, problem).await;
+    }
     let (id, live) = state.live.begin(&user.name, draft);
     let host = state.host.clone();
     let name = user.name.clone();

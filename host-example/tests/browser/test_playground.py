@@ -228,3 +228,13 @@ def test_an_administrator_watches_another_users_live_run_and_an_editor_may_not(b
     assert admin.inner_text(".answer-text") == "watched"
     for page in (clara, petra, admin):
         page.context.close()
+
+
+def test_a_run_without_a_prompt_is_refused_in_the_form_with_the_apps_words(page):
+    # The same rule, and the same words, as the command line's `run`.
+    sign_in(page, "admin")
+    page.goto(url("/playground"))
+    page.fill("textarea[name=prompt]", "   ")
+    page.click("button.run")
+    assert "write a prompt first" in page.inner_text("main")
+    assert "/playground/live/" not in page.url
