@@ -117,7 +117,7 @@ fn users_add_token_and_list() {
     assert_eq!(token.trim().len(), 64, "{token}");
     assert!(err.contains("shown once"), "{err}");
 
-    let (code, list, _) = host.run(&["users", "list"]);
+    let (code, list, _) = host.run(&["--user", "admin", "users", "list"]);
     assert_eq!(code, 0);
     let rows: Vec<Vec<&str>> = list
         .lines()
@@ -150,7 +150,7 @@ fn settings_set_with_a_bad_value_changes_nothing() {
         "\"public\"",
     ]);
     assert_eq!(code, 0, "{err}");
-    let (_, before, _) = host.run(&["settings", "show"]);
+    let (_, before, _) = host.run(&["--user", "admin", "settings", "show"]);
     assert!(before.contains("trust_zone = \"public\"\n"), "{before}");
     assert!(before.contains("model = null (default)"), "{before}");
     for bad in ["{not json", "\"secret\"", "42"] {
@@ -159,9 +159,9 @@ fn settings_set_with_a_bad_value_changes_nothing() {
         assert_one_line_error(&err);
         assert!(err.contains("trust_zone"), "{err}");
     }
-    let (_, after, _) = host.run(&["settings", "show"]);
+    let (_, after, _) = host.run(&["--user", "admin", "settings", "show"]);
     assert_eq!(before, after);
-    let (code, tail, _) = host.run(&["audit", "tail", "-n", "5"]);
+    let (code, tail, _) = host.run(&["--user", "admin", "audit", "tail", "-n", "5"]);
     assert_eq!(code, 0);
     assert_eq!(tail.lines().count(), 2, "{tail}");
     assert!(tail.contains("trust_zone = \"public\""), "{tail}");
@@ -235,7 +235,7 @@ fn skills_approve_list_audit_and_check_names_the_changed_file() {
         .unwrap()
         .to_owned();
     assert_eq!(digest.len(), 64, "{out}");
-    let (code, listed, _) = host.run(&["skills", "approved"]);
+    let (code, listed, _) = host.run(&["--user", "admin", "skills", "approved"]);
     assert_eq!(code, 0);
     let row: Vec<&str> = listed.lines().nth(1).unwrap().split_whitespace().collect();
     assert_eq!(
@@ -243,11 +243,11 @@ fn skills_approve_list_audit_and_check_names_the_changed_file() {
         ["review", digest.as_str(), "1", "admin"],
         "{listed}"
     );
-    let (_, json, _) = host.run(&["skills", "approved", "--format", "json"]);
+    let (_, json, _) = host.run(&["--user", "admin", "skills", "approved", "--format", "json"]);
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(json[0]["sha256"], digest.as_str());
     assert_eq!(json[0]["files"][0]["path"], "SKILL.md");
-    let (_, tail, _) = host.run(&["audit", "tail", "-n", "1"]);
+    let (_, tail, _) = host.run(&["--user", "admin", "audit", "tail", "-n", "1"]);
     assert!(tail.contains("skills approve"), "{tail}");
     assert!(tail.contains(&format!("review sha256:{digest}")), "{tail}");
     let (code, out, err) = host.run(&["skills", "check", "--approvals", dir]);
@@ -435,7 +435,7 @@ fn users_tokens_revoke_password_and_the_last_administrator() {
     });
 
     // Unmake every administrator: the last one stays.
-    let (_, list, _) = host.run(&["users", "list"]);
+    let (_, list, _) = host.run(&["--user", "admin", "users", "list"]);
     let admins: Vec<&str> = list
         .lines()
         .skip(1)
@@ -534,7 +534,7 @@ fn audit_verify_is_green_until_a_row_is_edited_and_then_names_it() {
         let (code, _, err) = host.run(&["--user", "admin", "settings", "set", "trust_zone", zone]);
         assert_eq!(code, 0, "{err}");
     }
-    let (code, out, err) = host.run(&["audit", "verify"]);
+    let (code, out, err) = host.run(&["--user", "admin", "audit", "verify"]);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.starts_with("3 chained rows in 3 chains checked"),
@@ -568,7 +568,7 @@ fn audit_verify_is_green_until_a_row_is_edited_and_then_names_it() {
         pool.close().await;
         seq
     });
-    let (code, out, err) = host.run(&["audit", "verify"]);
+    let (code, out, err) = host.run(&["--user", "admin", "audit", "verify"]);
     assert_eq!(code, 1, "{out}");
     assert_one_line_error(&err);
     assert!(
@@ -579,7 +579,7 @@ fn audit_verify_is_green_until_a_row_is_edited_and_then_names_it() {
 
     // Without its key the database is not opened, and no new key is made.
     std::fs::remove_file(&key).unwrap();
-    let (code, _, err) = host.run(&["audit", "verify"]);
+    let (code, _, err) = host.run(&["--user", "admin", "audit", "verify"]);
     assert_eq!(code, 1);
     assert_one_line_error(&err);
     assert!(err.contains("--audit-key"), "{err}");
@@ -645,7 +645,7 @@ fn webhooks_set_shows_the_secret_once_and_never_again() {
     assert_eq!(code, 0, "{err}");
     assert!(list.contains("proposal.created,run.failed"), "{list}");
     assert!(!list.contains(&secret), "{list}");
-    let (_, settings, _) = host.run(&["settings", "show"]);
+    let (_, settings, _) = host.run(&["--user", "admin", "settings", "show"]);
     assert!(!settings.contains(&secret), "{settings}");
     let (code, dead, err) = host.run(&["--user", "admin", "webhooks", "dead"]);
     assert_eq!((code, dead.as_str()), (0, ""), "{err}");

@@ -134,7 +134,10 @@ fn only_who_may_decide_sees_or_rejects_a_proposal() {
         "{audit:?}"
     );
     // Nothing was decided: it still waits, for petra.
-    let view = fx.runtime.block_on(fx.host.proposal(&proposal)).unwrap();
+    let view = fx
+        .runtime
+        .block_on(fx.host.proposal_for("admin", &proposal))
+        .unwrap();
     assert_eq!(view.decision, None);
     assert_eq!(fx.title(2), "Products");
 }
@@ -205,7 +208,10 @@ fn a_call_unseen_by_the_approver_is_not_decided_with_the_rest() {
         (fx.title(3), fx.title(4)),
         ("Town bikes".into(), "Commuter 500".into())
     );
-    let pending = fx.runtime.block_on(fx.host.pending_proposals()).unwrap();
+    let pending = fx
+        .runtime
+        .block_on(fx.host.pending_proposals("admin"))
+        .unwrap();
     assert_eq!(pending.len(), 1, "w2 waits for its own decision");
 }
 

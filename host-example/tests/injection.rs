@@ -208,7 +208,7 @@ impl World {
 
     fn pending(&self) -> Vec<String> {
         self.host
-            .run(&["approvals", "list"])
+            .run(&["--user", "admin", "approvals", "list"])
             .lines()
             .skip(1)
             .filter_map(|line| line.split_whitespace().next())
@@ -219,7 +219,7 @@ impl World {
     /// Every audit line, oldest first.
     fn audit(&self) -> Vec<String> {
         self.host
-            .run(&["audit", "tail", "-n", "100000"])
+            .run(&["--user", "admin", "audit", "tail", "-n", "100000"])
             .lines()
             .skip(1)
             .map(str::to_owned)

@@ -66,7 +66,7 @@ fn wait_for(notes: &Mutex<Vec<String>>, tag: &str, what: &str) {
 fn audited_cancelled(host: &Host, user: &str, client: &str) {
     let started = Instant::now();
     loop {
-        let tail = host.run(&["audit", "tail", "-n", "50"]);
+        let tail = host.run(&["--user", "admin", "audit", "tail", "-n", "50"]);
         let found = tail.lines().any(|line| {
             line.split_whitespace().any(|word| word == user)
                 && line.contains("wait_for_cancel")

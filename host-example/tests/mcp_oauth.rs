@@ -273,7 +273,7 @@ fn http_accepts_the_issuers_tokens_for_this_server_only() {
         200
     );
 
-    let tail = host.run(&["audit", "tail", "-n", "50"]);
+    let tail = host.run(&["--user", "admin", "audit", "tail", "-n", "50"]);
     assert!(
         tail.lines()
             .any(|line| line.split_whitespace().any(|w| w == "petra")
@@ -309,7 +309,7 @@ fn the_oauth_setting_is_checked_before_it_is_stored() {
         assert!(stderr.contains("oauth"), "{stderr}");
     }
     assert!(
-        host.run(&["settings", "show"])
+        host.run(&["--user", "admin", "settings", "show"])
             .contains("oauth = null (default)")
     );
 }

@@ -69,7 +69,7 @@ fn disabled_between_two_calls(host: &Host, client: &mut Driver, mode: &str) {
 /// The audit trail shows `user`'s refused MCP call with the client and the
 /// revision.
 fn audited(host: &Host, user: &str, protocol: &str) {
-    let tail = host.run(&["audit", "tail", "-n", "200"]);
+    let tail = host.run(&["--user", "admin", "audit", "tail", "-n", "200"]);
     let refused = tail
         .lines()
         .filter(|line| line.split_whitespace().any(|word| word == user))

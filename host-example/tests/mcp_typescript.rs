@@ -21,7 +21,7 @@ async fn stdio_serves_each_user_their_grant() {
     };
     common_checks(&mut clara, "clara", &host.granted("clara").await);
     let id = propose(&mut clara, "Repairs and servicing");
-    let pending = host.run(&["audit", "tail", "-n", "20"]);
+    let pending = host.run(&["--user", "admin", "audit", "tail", "-n", "20"]);
     assert!(pending.contains(&format!("proposal {id}")), "{pending}");
     assert!(
         pending.contains("host-example-typescript-test/1.0.0"),

@@ -222,7 +222,7 @@ async fn approving_an_expired_proposal_records_its_expiry_and_is_told_not_applie
         applied.not_applied().as_deref(),
         Some(format!("Not applied: {EXPIRED_BEFORE_APPROVAL}").as_str())
     );
-    let view = host.proposal(id).await.unwrap();
+    let view = host.proposal_for("admin", id).await.unwrap();
     assert_eq!(view.stored.status, "expired");
     // Audited as the expiry, never as an approval.
     let audit = store.audit_tail(100).await.unwrap();

@@ -49,7 +49,7 @@ impl World {
     /// The ids of the pending proposals.
     fn pending(&self) -> Vec<String> {
         self.host
-            .run(&["approvals", "list"])
+            .run(&["--user", "admin", "approvals", "list"])
             .lines()
             .skip(1)
             .filter_map(|line| line.split_whitespace().next())
@@ -111,7 +111,9 @@ fn one_standing_approval_for_a_kind_applies_ten_proposals_each_decided() {
 
     // Every page retitled, each by a decision of its own naming ops; the
     // run now waits on the file, which is not a page.
-    let audit = world.host.run(&["audit", "tail", "-n", "200"]);
+    let audit = world
+        .host
+        .run(&["--user", "admin", "audit", "tail", "-n", "200"]);
     // The table's columns: at, actor, kind, decision, tool, ….
     let rows: Vec<Vec<&str>> = audit
         .lines()
@@ -134,9 +136,13 @@ fn one_standing_approval_for_a_kind_applies_ten_proposals_each_decided() {
     assert_eq!(by_standing, PAGES.count() - 1, "{audit}");
     let waiting = world.pending();
     assert_eq!(waiting.len(), 1, "{waiting:?}");
-    let shown = world.host.run(&["approvals", "show", &waiting[0]]);
+    let shown = world
+        .host
+        .run(&["--user", "admin", "approvals", "show", &waiting[0]]);
     assert!(shown.contains("set_file_alternative_text"), "{shown}");
-    let decided = world.host.run(&["approvals", "show", &first]);
+    let decided = world
+        .host
+        .run(&["--user", "admin", "approvals", "show", &first]);
     assert!(decided.contains("approved by ops"), "{decided}");
 
     // Revoked by its approver: listed no more.
@@ -190,7 +196,9 @@ fn no_standing_approval_where_two_approvers_are_required_at_either_door() {
     let notice = runtime.block_on(browser_standing(&server.base, "ops", &first));
     assert!(notice.contains(rule), "{notice}");
     // Nothing was decided or counted: it still needs two people.
-    let shown = world.host.run(&["approvals", "show", &first]);
+    let shown = world
+        .host
+        .run(&["--user", "admin", "approvals", "show", &first]);
     assert!(shown.contains("needs:     0 of 2 approvals yet"), "{shown}");
 }
 

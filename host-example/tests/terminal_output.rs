@@ -55,7 +55,7 @@ fn every_command_that_prints_what_others_wrote_escapes_control_characters() {
     };
     let proposed = ran(&propose);
     let answered = ran(&answer);
-    let ids = host.run(&["approvals", "list"]);
+    let ids = host.run(&["--user", "admin", "approvals", "list"]);
     let proposal = ids
         .lines()
         .nth(1)
@@ -87,7 +87,7 @@ fn every_command_that_prints_what_others_wrote_escapes_control_characters() {
         outputs.push(("runs show", shown.stdout, true));
     }
     let shown = host
-        .command(&["approvals", "show", &proposal])
+        .command(&["--user", "admin", "approvals", "show", &proposal])
         .output()
         .unwrap();
     outputs.push(("approvals show", shown.stdout, true));
@@ -111,7 +111,7 @@ fn every_command_that_prints_what_others_wrote_escapes_control_characters() {
     outputs.push(("approvals reject", rejected.stdout, false));
     outputs.push(("an error", rejected.stderr, false));
     let unknown = host
-        .command(&["approvals", "show", FORGERY])
+        .command(&["--user", "admin", "approvals", "show", FORGERY])
         .output()
         .unwrap();
     outputs.push(("an error naming the value", unknown.stderr, true));

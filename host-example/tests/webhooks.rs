@@ -513,7 +513,7 @@ fn webhooks_are_an_administrators_setting_and_the_secret_is_not_shown_again() {
             .iter()
             .all(|e| !e.detail.as_deref().unwrap_or_default().contains(&secret))
     );
-    let settings = fx.runtime.block_on(fx.host.settings()).unwrap();
+    let settings = fx.runtime.block_on(fx.host.settings("admin")).unwrap();
     assert!(
         settings
             .iter()
@@ -738,7 +738,10 @@ fn a_proposal_nobody_decided_in_time_is_expired_by_the_hosts_sweep_and_its_webho
             .is_empty()
     );
     // The run was told and went on to its end; nothing was written.
-    let view = fx.runtime.block_on(fx.host.proposal(&proposal)).unwrap();
+    let view = fx
+        .runtime
+        .block_on(fx.host.proposal_for("admin", &proposal))
+        .unwrap();
     assert_eq!(view.stored.status, "expired");
     let run = fx
         .runtime

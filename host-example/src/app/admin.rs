@@ -74,13 +74,16 @@ impl Host {
         Ok(self.store().audit(&entry).await?)
     }
 
-    /// The gates' settings as they are now.
-    pub async fn host_settings(&self) -> Result<HostSettings, HostError> {
+    /// The gates' settings as they are now, for `viewer`, an administrator.
+    pub async fn host_settings(&self, viewer: &str) -> Result<HostSettings, HostError> {
+        self.require_admin(viewer, "the settings").await?;
         Ok(self.store().host_settings().await?)
     }
 
-    /// Every setting with the value in effect.
-    pub async fn settings(&self) -> Result<Vec<SettingValue>, HostError> {
+    /// Every setting with the value in effect, for `viewer`, an
+    /// administrator.
+    pub async fn settings(&self, viewer: &str) -> Result<Vec<SettingValue>, HostError> {
+        self.require_admin(viewer, "the settings").await?;
         Ok(self.store().settings().await?)
     }
 
@@ -203,8 +206,9 @@ impl Host {
         Ok(added)
     }
 
-    /// Every host user.
-    pub async fn users(&self) -> Result<Vec<HostUser>, HostError> {
+    /// Every host user, for `viewer`, an administrator.
+    pub async fn users(&self, viewer: &str) -> Result<Vec<HostUser>, HostError> {
+        self.require_admin(viewer, "the user list").await?;
         Ok(self.store().users().await?)
     }
 
@@ -283,8 +287,10 @@ impl Host {
         }
     }
 
-    /// The newest `n` entries of the audit trail, oldest first.
-    pub async fn audit_tail(&self, n: usize) -> Result<Vec<AuditEntry>, HostError> {
+    /// The newest `n` entries of the audit trail, oldest first, for
+    /// `viewer`, an administrator.
+    pub async fn audit_tail(&self, viewer: &str, n: usize) -> Result<Vec<AuditEntry>, HostError> {
+        self.require_admin(viewer, "the audit trail").await?;
         Ok(self.store().audit_tail(n).await?)
     }
 

@@ -120,7 +120,9 @@ impl Host {
     /// Checks the audit trail's chains with this host's key and heads
     /// file: every row's keyed hash, no position missing, no row moved, no
     /// tail cut short of the heads file.
-    pub async fn audit_verify(&self) -> Result<AuditVerification, HostError> {
+    /// For `viewer`, an administrator.
+    pub async fn audit_verify(&self, viewer: &str) -> Result<AuditVerification, HostError> {
+        self.require_admin(viewer, "the audit trail").await?;
         Ok(self.store().verify_audit().await?)
     }
 }

@@ -190,8 +190,10 @@ impl Host {
         Ok(all)
     }
 
-    /// Everyone's limits unless their own are set.
-    pub async fn default_budget(&self) -> Result<Limits, HostError> {
+    /// Everyone's limits unless their own are set, for `viewer`, an
+    /// administrator.
+    pub async fn default_budget(&self, viewer: &str) -> Result<Limits, HostError> {
+        self.require_admin(viewer, "the budgets").await?;
         Ok(self.store().budgets().await?.default)
     }
 

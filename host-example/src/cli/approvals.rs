@@ -77,9 +77,10 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
     match command {
         Command::List => {
             let host = context.host().await?;
+            let viewer = context.user("approvals list")?;
             let now = host_example_now();
             let mut table = plain_table(["ID", "TOOL", "RECORD", "REQUESTER", "AGE", "NEEDS"]);
-            for view in host.pending_proposals().await? {
+            for view in host.pending_proposals(viewer).await? {
                 let proposal = &view.stored.proposal;
                 table.add_row([
                     proposal.id().as_str().to_owned(),
@@ -95,7 +96,8 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
         }
         Command::Show { id } => {
             let host = context.host().await?;
-            show(&host.proposal(&id).await?)?;
+            let viewer = context.user("approvals show")?;
+            show(&host.proposal_for(viewer, &id).await?)?;
             Ok(())
         }
         Command::Approve { id, rest_of_run } => {

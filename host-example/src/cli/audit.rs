@@ -113,7 +113,8 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
         "DETAIL",
     ]);
     let dash = |value: Option<String>| value.unwrap_or_else(|| "-".into());
-    for entry in host.audit_tail(n).await? {
+    let viewer = context.user("audit tail")?;
+    for entry in host.audit_tail(viewer, n).await? {
         let client = entry.client.unwrap_or_default();
         // One word, so the columns stay split by whitespace.
         let client_name = client.name.map(|name| {
@@ -143,7 +144,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
 
 async fn verify(context: &Context) -> Result<(), Failure> {
     let host = context.host().await?;
-    let report = host.audit_verify().await?;
+    let report = host.audit_verify(context.user("audit verify")?).await?;
     let heads = match &report.heads_file {
         Some(file) => format!(
             "heads file {}: {} chains recorded",

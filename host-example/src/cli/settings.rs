@@ -35,7 +35,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
     match command {
         Command::Show => {
             let host = context.host().await?;
-            for setting in host.settings().await? {
+            for setting in host.settings(context.user("settings show")?).await? {
                 let default = if setting.is_default { " (default)" } else { "" };
                 outln!("{} = {}{default}", setting.key.name(), setting.value);
             }

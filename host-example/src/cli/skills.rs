@@ -146,7 +146,9 @@ async fn approve(context: &Context, dirs: &[PathBuf]) -> Result<(), Failure> {
 
 async fn approved(context: &Context, format: FormatArg) -> Result<(), Failure> {
     let host = context.host().await?;
-    let approvals = host.skill_approvals().await?;
+    let approvals = host
+        .skill_approvals(context.user("skills approved")?)
+        .await?;
     match format {
         FormatArg::Text => {
             let mut table = plain_table([

@@ -112,7 +112,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
         Command::List => {
             let host = context.host().await?;
             let mut table: Table = plain_table(["NAME", "ADMIN", "PASSWORD", "CREATED"]);
-            for user in host.users().await? {
+            for user in host.users(context.user("users list")?).await? {
                 table.add_row([
                     user.name,
                     yes_no(user.admin),

@@ -5,6 +5,7 @@ use axum::response::{IntoResponse, Response};
 use maud::{DOCTYPE, Markup, html};
 
 use super::user::SignedIn;
+use crate::app::HostError;
 use crate::app::approvals::NOT_APPLIED;
 use crate::app::timestamps::Utc;
 
@@ -67,8 +68,9 @@ pub(super) fn csrf_field(user: &SignedIn) -> Markup {
 }
 
 /// 403: `user` may not open this page.
-pub(super) fn forbidden(user: &SignedIn) -> Response {
-    let body = html! { p { "This page is for administrators." } };
+pub(super) fn forbidden(user: &SignedIn, refusal: &HostError) -> Response {
+    // The app's words too, as the command line says them.
+    let body = html! { p { "This page is for administrators." } p.refusal { (refusal) } };
     (StatusCode::FORBIDDEN, page("Not allowed", Some(user), body)).into_response()
 }
 

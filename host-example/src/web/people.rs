@@ -28,7 +28,7 @@ pub(super) async fn page(State(state): State<WebState>, Admin(user): Admin) -> R
 /// The page, with `made` (a token just made) at the top.
 async fn render(state: &WebState, user: &SignedIn, made: Option<(String, String)>) -> Response {
     let loaded = async {
-        let people = state.host.users().await?;
+        let people = state.host.users(&user.name).await?;
         let locks = state.host.sign_in_locks(&user.name).await?;
         let budgets: BTreeMap<String, UserBudget> = state
             .host
@@ -37,7 +37,7 @@ async fn render(state: &WebState, user: &SignedIn, made: Option<(String, String)
             .into_iter()
             .map(|budget| (budget.name.clone(), budget))
             .collect();
-        let default = state.host.default_budget().await?;
+        let default = state.host.default_budget(&user.name).await?;
         let mut tokens = BTreeMap::new();
         for person in &people {
             let theirs = state.host.tokens(&user.name, &person.name).await?;
@@ -399,7 +399,7 @@ async fn answer(
 ) -> Response {
     let notice = match outcome {
         Ok(()) => done,
-        Err(HostError::NotAdmin { .. }) => return layout::forbidden(user),
+        Err(refusal @ HostError::NotAdmin { .. }) => return layout::forbidden(user, &refusal),
         Err(error) => format!("Not done: {error}"),
     };
     session::notify(state, user, notice).await;

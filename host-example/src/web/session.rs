@@ -100,7 +100,7 @@ impl FromRequestParts<WebState> for Admin {
         let user = SignedIn::from_request_parts(parts, state).await?;
         match state.host.require_admin(&user.name, "this page").await {
             Ok(()) => Ok(Admin(user)),
-            Err(HostError::NotAdmin { .. }) => Err(layout::forbidden(&user)),
+            Err(refusal @ HostError::NotAdmin { .. }) => Err(layout::forbidden(&user, &refusal)),
             Err(error) => Err(layout::failure(&error.to_string())),
         }
     }

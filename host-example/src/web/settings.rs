@@ -203,7 +203,7 @@ async fn render(
         )
             .into_response();
     };
-    let settings = match state.host.settings().await.or_failure() {
+    let settings = match state.host.settings(&user.name).await.or_failure() {
         Ok(settings) => settings,
         Err(response) => return response,
     };
@@ -346,7 +346,7 @@ pub(super) async fn save(
     };
     let notice = match saved {
         Ok(()) => format!("Saved {}.", form.key),
-        Err(HostError::NotAdmin { .. }) => return layout::forbidden(&user),
+        Err(refusal @ HostError::NotAdmin { .. }) => return layout::forbidden(&user, &refusal),
         Err(error) => format!("Not saved: {error}"),
     };
     session::notify(&state, &user, notice).await;
@@ -390,7 +390,7 @@ pub(super) async fn test_model(
     let name = Some(form.model.as_str()).filter(|n| !n.is_empty());
     let outcome = match state.host.test_model(&user.name, name).await {
         Ok(answer) => Ok(answer),
-        Err(HostError::NotAdmin { .. }) => return layout::forbidden(&user),
+        Err(refusal @ HostError::NotAdmin { .. }) => return layout::forbidden(&user, &refusal),
         Err(error) => Err(error.to_string()),
     };
     render(&state, &user, "models", Some((form.model, outcome))).await

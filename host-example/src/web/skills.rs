@@ -76,7 +76,7 @@ pub(super) async fn approve(
 ) -> Response {
     let notice = match state.host.approve_skill(&user.name, &name).await {
         Ok(()) => format!("Skill {name} approved."),
-        Err(HostError::NotAdmin { .. }) => return layout::forbidden(&user),
+        Err(refusal @ HostError::NotAdmin { .. }) => return layout::forbidden(&user, &refusal),
         Err(error) => format!("Not approved: {error}"),
     };
     session::notify(&state, &user, notice).await;

@@ -34,7 +34,7 @@ pub(super) async fn page(
         Ok(section) => section,
         Err(response) => return response,
     };
-    match state.host.host_settings().await.or_failure() {
+    match state.host.host_settings(&user.name).await.or_failure() {
         Ok(settings) => {
             // As the last question (or `serve`'s start) left it: the page
             // builds nothing.
@@ -376,7 +376,7 @@ async fn answer(
 ) -> Response {
     let notice = match saved {
         Ok(()) => done,
-        Err(HostError::NotAdmin { .. }) => return layout::forbidden(user),
+        Err(refusal @ HostError::NotAdmin { .. }) => return layout::forbidden(user, &refusal),
         Err(error) => format!("Not saved: {error}"),
     };
     session::notify(state, user, notice).await;

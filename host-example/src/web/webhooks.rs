@@ -161,7 +161,7 @@ pub(super) async fn save(
             }
             None => back(&state, &user, format!("Saved webhook {name}.")).await,
         },
-        Err(HostError::NotAdmin { .. }) => super::layout::forbidden(&user),
+        Err(refusal @ HostError::NotAdmin { .. }) => super::layout::forbidden(&user, &refusal),
         Err(error) => back(&state, &user, format!("Not saved: {error}")).await,
     }
 }
@@ -174,7 +174,9 @@ pub(super) async fn remove(
 ) -> Response {
     let notice = match state.host.remove_webhook(&user.name, &name).await {
         Ok(()) => format!("Removed webhook {name}."),
-        Err(HostError::NotAdmin { .. }) => return super::layout::forbidden(&user),
+        Err(refusal @ HostError::NotAdmin { .. }) => {
+            return super::layout::forbidden(&user, &refusal);
+        }
         Err(error) => format!("Not removed: {error}"),
     };
     back(&state, &user, notice).await
@@ -188,7 +190,9 @@ pub(super) async fn retry(
 ) -> Response {
     let notice = match state.host.retry_delivery(&user.name, &id).await {
         Ok(()) => "Queued again.".to_owned(),
-        Err(HostError::NotAdmin { .. }) => return super::layout::forbidden(&user),
+        Err(refusal @ HostError::NotAdmin { .. }) => {
+            return super::layout::forbidden(&user, &refusal);
+        }
         Err(error) => format!("Not queued: {error}"),
     };
     back(&state, &user, notice).await

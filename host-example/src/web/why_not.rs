@@ -38,7 +38,7 @@ pub(super) async fn section(
         .unwrap_or(&user.name);
     let verdicts = match state.host.tool_verdicts(&user.name, subject).await {
         Ok(verdicts) => Ok(verdicts),
-        Err(HostError::NotAdmin { .. }) => return Err(layout::forbidden(user)),
+        Err(refusal @ HostError::NotAdmin { .. }) => return Err(layout::forbidden(user, &refusal)),
         Err(error) => match error.unknown_user() {
             Some(name) => Err(format!("There is no user `{name}`.")),
             None => return Err(layout::failure(&error.to_string())),
@@ -47,7 +47,7 @@ pub(super) async fn section(
     let people = if user.admin {
         state
             .host
-            .users()
+            .users(&user.name)
             .await
             .map_err(|e| layout::failure(&e.to_string()))?
     } else {

@@ -86,7 +86,7 @@ impl World {
 
     /// The ids of the proposals waiting now.
     fn pending(&self) -> BTreeSet<String> {
-        let listed = self.host.run(&["approvals", "list"]);
+        let listed = self.host.run(&["--user", "admin", "approvals", "list"]);
         listed
             .lines()
             .skip(1)
@@ -106,7 +106,7 @@ impl World {
     /// The newest audit entries' lines.
     fn audit(&self) -> Vec<String> {
         self.host
-            .run(&["audit", "tail", "-n", "50"])
+            .run(&["--user", "admin", "audit", "tail", "-n", "50"])
             .lines()
             .map(str::to_owned)
             .collect()
@@ -521,7 +521,7 @@ fn an_editor_changing_a_setting_is_refused_and_audited_alike() {
     assert_eq!(answer.status, 403, "{}", answer.body);
 
     // Nothing changed.
-    let settings = world.host.run(&["settings", "show"]);
+    let settings = world.host.run(&["--user", "admin", "settings", "show"]);
     assert!(settings.contains("trust_zone = \"internal\""), "{settings}");
     assert!(!settings.contains("list_tables"), "{settings}");
     // Two refusals in the trail, in the same words.
@@ -604,7 +604,9 @@ fn two_required_approvers_apply_only_after_a_second_different_person() {
     assert!(first.status.success(), "{}", stderr(&first));
     let waiting = "1 of 2 approvals: approved by admin; waiting for another person";
     assert!(stdout(&first).contains(waiting), "{}", stdout(&first));
-    let shown = world.host.run(&["approvals", "show", &id]);
+    let shown = world
+        .host
+        .run(&["--user", "admin", "approvals", "show", &id]);
     assert!(shown.contains(&format!("needs:     {waiting}")), "{shown}");
     // The same person never counts twice, at either door.
     let mut admin = world.browser("admin");
@@ -616,7 +618,9 @@ fn two_required_approvers_apply_only_after_a_second_different_person() {
     // Withdrawn, the count starts over.
     let withdrawn = world.cli("admin", &["approvals", "withdraw", &id]);
     assert!(withdrawn.status.success(), "{}", stderr(&withdrawn));
-    let shown = world.host.run(&["approvals", "show", &id]);
+    let shown = world
+        .host
+        .run(&["--user", "admin", "approvals", "show", &id]);
     assert!(shown.contains("needs:     0 of 2 approvals yet"), "{shown}");
 
     // An edit cannot be approved under four eyes: the second approver
@@ -636,4 +640,53 @@ fn two_required_approvers_apply_only_after_a_second_different_person() {
     let notice = clara.notice_after(&second);
     assert!(notice.contains("Approved and applied"), "{notice}");
     assert!(!world.pending().contains(&id));
+}
+
+/// The reads only administrators may make (the user list, the settings,
+/// the audit trail and its check, the skill approvals), which the command
+/// line once served to anyone: refused to an editor at the command line
+/// and in the browser, in the app's words, and served to an
+/// administrator at both. (MCP offers none of them.)
+#[test]
+fn an_editor_is_refused_the_administrators_reads_at_every_door_alike() {
+    let world = World::new();
+    let refusal = "needs an administrator, and `petra` is not one";
+    let reads: [(&[&str], Option<&str>); 5] = [
+        (&["users", "list"], Some("/users")),
+        (&["settings", "show"], Some("/settings/models")),
+        (&["audit", "tail", "-n", "5"], Some("/audit")),
+        (&["audit", "verify"], None),
+        (&["skills", "approved"], Some("/skills")),
+    ];
+    for (args, page) in reads {
+        let refused = world.cli("petra", args);
+        assert_eq!(refused.status.code(), Some(1), "{args:?}");
+        assert!(
+            stderr(&refused).contains(refusal),
+            "{args:?}: {}",
+            stderr(&refused)
+        );
+        let served = world.cli("admin", args);
+        assert!(served.status.success(), "{args:?}: {}", stderr(&served));
+        if let Some(page) = page {
+            let answer = world.browser("petra").get(page);
+            assert_eq!(answer.status, 403, "{page}");
+            assert!(answer.body.contains(refusal), "{page}: {}", answer.body);
+            assert_eq!(world.browser("admin").get(page).status, 200, "{page}");
+        }
+    }
+    // The pending proposals: each person sees those they may decide (an
+    // administrator all), as in the inbox; an editor's own proposal is
+    // shown to them, another's is missing.
+    let id = clara_proposes(&world, "Parity of reads");
+    assert!(stdout(&world.cli("admin", &["approvals", "list"])).contains(&id));
+    let shown = world.cli("clara", &["approvals", "show", &id]);
+    assert!(shown.status.success(), "{}", stderr(&shown));
+    let hidden = world.cli("petra", &["approvals", "show", &id]);
+    assert_eq!(hidden.status.code(), Some(1));
+    assert!(
+        stderr(&hidden).contains(&format!("no proposal `{id}`")),
+        "{}",
+        stderr(&hidden)
+    );
 }

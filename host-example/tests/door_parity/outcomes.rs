@@ -55,7 +55,9 @@ fn an_approval_that_writes_nothing_is_told_so_alike_at_every_door() {
     assert_eq!(refused.status.code(), Some(1), "{}", stdout(&refused));
     let why = not_applied_why(&stderr(&refused));
     assert!(!stdout(&refused).contains("applied: written"));
-    let shown = world.host.run(&["approvals", "show", &from_cli]);
+    let shown = world
+        .host
+        .run(&["--user", "admin", "approvals", "show", &from_cli]);
     assert!(shown.contains(&format!("Not applied: {why}")), "{shown}");
     // The browser: the same words, as an alert, and the decided table
     // says it.
@@ -94,7 +96,9 @@ fn a_proposal_held_after_untrusted_content_says_why_at_every_door() {
     let ran = world.cli("clara", &["run", &read_then_write("Held")]);
     assert!(ran.status.success(), "{}", stderr(&ran));
     let id = world.new_proposal(&before);
-    let shown = world.host.run(&["approvals", "show", &id]);
+    let shown = world
+        .host
+        .run(&["--user", "admin", "approvals", "show", &id]);
     let held = shown
         .lines()
         .find_map(|line| line.strip_prefix("held:"))
@@ -194,7 +198,9 @@ fn approving_an_expired_proposal_is_told_not_applied_alike_at_every_door() {
         "{}",
         stdout(&refused)
     );
-    let shown = world.host.run(&["approvals", "show", &from_cli]);
+    let shown = world
+        .host
+        .run(&["--user", "admin", "approvals", "show", &from_cli]);
     assert!(shown.contains("status:    expired"), "{shown}");
     let mut admin = world.browser("admin");
     let answer = admin.post(&format!("/approvals/{from_browser}/approve"), &[]);

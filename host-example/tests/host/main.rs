@@ -95,7 +95,7 @@ impl Host {
 
     /// The only pending proposal's id.
     fn pending_id(&self) -> String {
-        let out = self.ok(&["approvals", "list"]);
+        let out = self.ok(&["--user", "admin", "approvals", "list"]);
         let rows: Vec<&str> = out.lines().skip(1).collect();
         assert_eq!(rows.len(), 1, "{out}");
         rows[0].split_whitespace().next().unwrap().to_owned()
@@ -188,7 +188,12 @@ fn first_start_seeds_the_demo_site(host: &Host) {
     let out = host.ok(&["--user", "admin", "runs", "list"]);
     assert_eq!(out.lines().count(), 1, "only the header: {out}");
     assert_eq!(host.page_title(2), "Products");
-    assert_eq!(host.ok(&["approvals", "list"]).lines().count(), 1);
+    assert_eq!(
+        host.ok(&["--user", "admin", "approvals", "list"])
+            .lines()
+            .count(),
+        1
+    );
 }
 
 fn a_run_calls_two_read_tools_and_answers(host: &Host) {
@@ -255,7 +260,7 @@ fn a_proposal_approved_from_a_second_process_is_written(host: &Host) {
     let model = FakeModel::start([propose_title(), answering("Renamed.")]);
     let id = suspended_run(host, &model);
     assert_eq!(host.page_title(2), "Products", "nothing written yet");
-    let shown = host.ok(&["approvals", "show", &id]);
+    let shown = host.ok(&["--user", "admin", "approvals", "show", &id]);
     assert!(shown.contains("status:    pending"), "{shown}");
     assert!(shown.contains("requester: admin"), "{shown}");
 

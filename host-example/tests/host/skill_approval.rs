@@ -190,6 +190,6 @@ pub fn approving_needs_an_administrator_and_a_valid_skill(host: &Host) {
     assert_eq!(code, 1, "{err}");
     assert!(err.starts_with("error: nothing was approved: "), "{err}");
     assert!(err.contains("[S001]"), "{err}");
-    let listed = host.ok(&["skills", "approved"]);
+    let listed = host.ok(&["--user", "admin", "skills", "approved"]);
     assert_eq!(listed.lines().count(), 1, "only the header: {listed}");
 }

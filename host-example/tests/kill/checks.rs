@@ -26,7 +26,7 @@ pub fn after_restart(target: &Target, killed: &Killed) {
     target.ok(&["db", "check"]);
     // The audit chain verifies: a killed write left no linked row behind
     // half-committed, and the heads file names no row that is not there.
-    target.ok(&["audit", "verify"]);
+    target.ok(&["--user", "admin", "audit", "verify"]);
 
     let (rt, store) = target.store();
     let audit = rt.block_on(store.audit_tail(1_000_000)).unwrap();

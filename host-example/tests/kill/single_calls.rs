@@ -160,7 +160,7 @@ pub fn two_deciders_at_once(target: &Target) {
 /// was applied or failed, and the caller's task says which.
 fn invariants(target: &Target, at: &str, settled: bool) {
     target.ok(&["db", "check"]);
-    target.ok(&["audit", "verify"]);
+    target.ok(&["--user", "admin", "audit", "verify"]);
     let (rt, store) = target.store();
     let audit = rt.block_on(store.audit_tail(1_000_000)).unwrap();
     let site = store.site();

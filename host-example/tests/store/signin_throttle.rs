@@ -38,7 +38,7 @@ pub async fn twenty_failures_lock_a_name_in_every_process(url: &str) {
     assert_eq!(locks[0].name, "admin");
     assert!(locks[0].failures >= 20, "{locks:?}");
 
-    let audit = other.audit_tail(100).await.unwrap();
+    let audit = other.audit_tail("admin", 100).await.unwrap();
     let signins: Vec<_> = audit
         .iter()
         .filter(|e| e.tool.as_deref() == Some("signin"))

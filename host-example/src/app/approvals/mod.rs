@@ -80,17 +80,37 @@ pub fn held_words(proposal: &Proposal, read: Option<&Exposure>) -> Option<String
 }
 
 impl Host {
-    /// The proposals waiting for a decision, oldest first.
-    pub async fn pending_proposals(&self) -> Result<Vec<ProposalView>, HostError> {
+    /// The proposals waiting for a decision that `viewer` may decide (an
+    /// administrator: all), oldest first: the inbox's rule.
+    pub async fn pending_proposals(&self, viewer: &str) -> Result<Vec<ProposalView>, HostError> {
+        let viewer = self.actor(viewer).await?;
         let mut views = Vec::new();
         for stored in self.store().pending_proposals().await? {
-            views.push(self.view(stored).await?);
+            if viewer.admin || self.may_decide(&stored, &viewer).await? {
+                views.push(self.view(stored).await?);
+            }
         }
         Ok(views)
     }
 
+    /// One proposal, whatever its status, for `viewer`: an administrator,
+    /// the person who asked for it, or one who may decide it. Anyone else
+    /// is told there is no such proposal, as for a missing one.
+    pub async fn proposal_for(&self, viewer: &str, id: &str) -> Result<ProposalView, HostError> {
+        let viewer = self.actor(viewer).await?;
+        let view = self.proposal(id).await?;
+        if viewer.admin
+            || view.requester == viewer.id
+            || self.may_decide(&view.stored, &viewer).await?
+        {
+            Ok(view)
+        } else {
+            Err(HostError::UnknownProposal(id.to_owned()))
+        }
+    }
+
     /// One proposal, whatever its status.
-    pub async fn proposal(&self, id: &str) -> Result<ProposalView, HostError> {
+    pub(crate) async fn proposal(&self, id: &str) -> Result<ProposalView, HostError> {
         let stored = self
             .store()
             .proposal(&ProposalId::new(id))

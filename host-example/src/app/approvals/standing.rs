@@ -197,7 +197,7 @@ impl Host {
             return Ok(ApprovalPolicy::default());
         };
         let declaration = tool.declaration();
-        let settings = self.host_settings().await?;
+        let settings = self.store().host_settings().await?;
         Ok(ApprovalPolicy::of(
             &settings,
             &declaration.name,

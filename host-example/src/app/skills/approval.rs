@@ -173,8 +173,9 @@ impl Host {
         Ok(())
     }
 
-    /// Every approved skill, by name.
-    pub async fn skill_approvals(&self) -> Result<Vec<SkillApproval>, HostError> {
+    /// Every approved skill, by name, for `viewer`, an administrator.
+    pub async fn skill_approvals(&self, viewer: &str) -> Result<Vec<SkillApproval>, HostError> {
+        self.require_admin(viewer, "the skill approvals").await?;
         Ok(self.store().skill_approvals().await?)
     }
 }
