@@ -172,16 +172,15 @@ impl World {
 
     /// Runs `query` on the host's database with `value` bound to `$1`.
     fn sql(&self, query: &str, value: String) {
-        self.runtime.block_on(async {
-            let store = host_example::store::Store::open(&self.host.url)
-                .await
-                .unwrap();
-            sqlx::query(query)
-                .bind(value)
-                .execute(store.pool())
-                .await
-                .unwrap();
-        });
+        let store = self.store();
+        let query = sqlx::query(query).bind(value).execute(store.pool());
+        self.runtime.block_on(query).unwrap();
+    }
+
+    /// The host's database, opened as another process would.
+    fn store(&self) -> host_example::store::Store {
+        let opened = host_example::store::Store::open(&self.host.url);
+        self.runtime.block_on(opened).unwrap()
     }
 
     /// The text that tells the model to take `way` out, tagged `tag`.
@@ -226,37 +225,42 @@ impl World {
             .collect()
     }
 
+    /// admin's run calls the write `tool` with `arguments`; another
+    /// administrator, ops, approves its proposal and every later change of
+    /// the same kind in the run (a standing approval). What the approval
+    /// printed.
+    fn write_approved_for_the_rest_of_run(&self, tool: &str, arguments: &Value) -> String {
+        let (_, said) = self.cli("admin", &["run", &format!("CALL {tool} {arguments}")]);
+        let pending = self.pending();
+        assert_eq!(pending.len(), 1, "{said}");
+        let (approved, said) = self.cli(
+            "ops",
+            &["approvals", "approve", &pending[0], "--rest-of-run", "kind"],
+        );
+        assert!(approved, "{said}");
+        said
+    }
+
     /// How many pages, deleted or not, have the title `title`.
     fn pages_titled(&self, title: &str) -> i64 {
-        self.runtime.block_on(async {
-            let store = host_example::store::Store::open(&self.host.url)
-                .await
-                .unwrap();
-            sqlx::query_scalar(
-                "SELECT COUNT(*) FROM site_pages WHERE json_extract(data, '$.title') = $1",
-            )
-            .bind(title)
-            .fetch_one(store.pool())
-            .await
-            .unwrap()
-        })
+        let store = self.store();
+        let count = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM site_pages WHERE json_extract(data, '$.title') = $1",
+        )
+        .bind(title)
+        .fetch_one(store.pool());
+        self.runtime.block_on(count).unwrap()
     }
 
     /// Page 2's description and file 1's alternative text, as stored.
     fn public_texts(&self) -> (String, String) {
-        self.runtime.block_on(async {
-            let store = host_example::store::Store::open(&self.host.url)
-                .await
-                .unwrap();
-            let row: (String, String) = sqlx::query_as(
-                "SELECT (SELECT json_extract(data, '$.description') FROM site_pages WHERE id = 2), \
-                        (SELECT json_extract(data, '$.alternative.\"0\"') FROM site_files WHERE id = 1)",
-            )
-            .fetch_one(store.pool())
-            .await
-            .unwrap();
-            row
-        })
+        let store = self.store();
+        let row = sqlx::query_as(
+            "SELECT (SELECT json_extract(data, '$.description') FROM site_pages WHERE id = 2), \
+                    (SELECT json_extract(data, '$.alternative.\"0\"') FROM site_files WHERE id = 1)",
+        )
+        .fetch_one(store.pool());
+        self.runtime.block_on(row).unwrap()
     }
 }
 
@@ -638,19 +642,7 @@ fn an_instruction_in_a_title_does_not_ride_a_writes_result_past_a_standing_appro
     );
     let (before, _) = world.public_texts();
     let arguments = json!({"page": 21, "description": "Ten years on every frame."});
-    let (_, said) = world.cli(
-        "admin",
-        &["run", &format!("CALL update_page_metadata {arguments}")],
-    );
-    let pending = world.pending();
-    assert_eq!(pending.len(), 1, "{said}");
-    // Another administrator approves it, and every later change of the
-    // same kind in this run.
-    let (approved, said) = world.cli(
-        "ops",
-        &["approvals", "approve", &pending[0], "--rest-of-run", "kind"],
-    );
-    assert!(approved, "{said}");
+    let said = world.write_approved_for_the_rest_of_run("update_page_metadata", &arguments);
     assert!(
         said.contains("applied: written and verified: page 21"),
         "{said}"
@@ -685,19 +677,7 @@ fn a_slug_in_a_translations_result(gate_9: bool) -> (usize, i64, Vec<String>) {
         ),
     );
     let first = json!({"kind": "page", "id": 21, "language": "de", "title": "Garantie"});
-    let (_, said) = world.cli(
-        "admin",
-        &["run", &format!("CALL create_translation_draft {first}")],
-    );
-    let pending = world.pending();
-    assert_eq!(pending.len(), 1, "{said}");
-    // Another administrator approves it, and every later translation of a
-    // page in this run.
-    let (approved, said) = world.cli(
-        "ops",
-        &["approvals", "approve", &pending[0], "--rest-of-run", "kind"],
-    );
-    assert!(approved, "{said}");
+    world.write_approved_for_the_rest_of_run("create_translation_draft", &first);
     (
         world.pending().len(),
         world.pages_titled(PUBLISHED),

@@ -27,11 +27,34 @@ impl Registry {
         RunBuilder {
             registry: self,
             cx: ToolContext::new(id).with_actor(actor.clone()),
-            actor,
-            settings: HostSettings::default(),
-            config: RunConfig::default(),
-            skills: Vec::new(),
-            selection: Selection::All,
+            parts: Parts {
+                actor,
+                settings: HostSettings::default(),
+                config: RunConfig::default(),
+                skills: Vec::new(),
+                selection: Selection::All,
+            },
+        }
+    }
+}
+
+/// What the gates read of a run, owned.
+struct Parts {
+    actor: Actor,
+    settings: HostSettings,
+    config: RunConfig,
+    skills: Vec<SkillRef>,
+    selection: Selection,
+}
+
+impl Parts {
+    fn inputs(&self) -> RunInputs<'_> {
+        RunInputs {
+            settings: &self.settings,
+            actor: Some(&self.actor),
+            config: &self.config,
+            skills: &self.skills,
+            selection: &self.selection,
         }
     }
 }
@@ -40,42 +63,38 @@ impl Registry {
 /// ([`Registry::run`]).
 pub struct RunBuilder<'r> {
     registry: &'r Registry,
-    actor: Actor,
     cx: ToolContext,
-    settings: HostSettings,
-    config: RunConfig,
-    skills: Vec<SkillRef>,
-    selection: Selection,
+    parts: Parts,
 }
 
 impl<'r> RunBuilder<'r> {
     /// The host's settings (what an administrator stored).
     pub fn settings(mut self, settings: HostSettings) -> Self {
-        self.settings = settings;
+        self.parts.settings = settings;
         self
     }
 
     /// The run's configuration.
     pub fn config(mut self, config: RunConfig) -> Self {
-        self.config = config;
+        self.parts.config = config;
         self
     }
 
     /// The most sensitive data the run's model may be shown (gate 8).
     pub fn trust_zone(mut self, zone: DataClass) -> Self {
-        self.config.trust_zone = zone;
+        self.parts.config.trust_zone = zone;
         self
     }
 
     /// The run's skills, whose `allowed-tools` gate 6 applies.
     pub fn skills(mut self, skills: Vec<SkillRef>) -> Self {
-        self.skills = skills;
+        self.parts.skills = skills;
         self
     }
 
     /// The tools the run asked for (gate 1); every tool by default.
     pub fn selection(mut self, selection: Selection) -> Self {
-        self.selection = selection;
+        self.parts.selection = selection;
         self
     }
 
@@ -87,23 +106,12 @@ impl<'r> RunBuilder<'r> {
 
     /// Runs every gate for every tool and keeps the grant.
     pub fn start(self) -> HostRun<'r> {
-        let inputs = RunInputs {
-            settings: &self.settings,
-            actor: Some(&self.actor),
-            config: &self.config,
-            skills: &self.skills,
-            selection: &self.selection,
-        };
-        let gates = Gates::new(self.registry, inputs);
+        let gates = Gates::new(self.registry, self.parts.inputs());
         let resolution = gates.resolve();
         HostRun {
             registry: self.registry,
-            actor: self.actor,
             cx: self.cx,
-            settings: self.settings,
-            config: self.config,
-            skills: self.skills,
-            selection: self.selection,
+            parts: self.parts,
             gates,
             resolution,
         }
@@ -114,12 +122,8 @@ impl<'r> RunBuilder<'r> {
 /// gates and the one approval path ([`Registry::run`]).
 pub struct HostRun<'r> {
     registry: &'r Registry,
-    actor: Actor,
     cx: ToolContext,
-    settings: HostSettings,
-    config: RunConfig,
-    skills: Vec<SkillRef>,
-    selection: Selection,
+    parts: Parts,
     gates: Gates<'r>,
     resolution: Resolution<'r>,
 }
@@ -144,13 +148,7 @@ impl<'r> HostRun<'r> {
     /// The inputs the gates read, for a host that builds its own
     /// [`Gates`] or [`Approval`].
     pub fn inputs(&self) -> RunInputs<'_> {
-        RunInputs {
-            settings: &self.settings,
-            actor: Some(&self.actor),
-            config: &self.config,
-            skills: &self.skills,
-            selection: &self.selection,
-        }
+        self.parts.inputs()
     }
 
     /// `tool` called with `arguments` through the gates
