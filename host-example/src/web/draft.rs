@@ -1,13 +1,11 @@
 //! The playground's form as it was sent, kept with a live run so its page
 //! shows the form again.
 
-use std::collections::{BTreeMap, BTreeSet};
-
-use tool_core::gates::Selection;
+use std::collections::BTreeSet;
 
 use crate::app::DEFAULT_ROUNDS;
-use crate::app::RunRequest;
 use crate::app::runs::MAX_ROUNDS;
+use crate::app::{Offer, RunRequest};
 
 /// The form as sent (`skills`, `groups` and `tools` repeat, so it is read
 /// from the raw pairs).
@@ -69,22 +67,14 @@ impl Draft {
         draft
     }
 
-    /// The run it asks for; `offered` is every tool the gates offer now,
-    /// by group. A ticked group stands for all its tools; nothing ticked
-    /// offers every tool.
-    pub(super) fn request(&self, offered: &BTreeMap<String, Vec<String>>) -> RunRequest {
-        let mut picked = self.tools.clone();
-        for group in &self.groups {
-            picked.extend(offered.get(group).into_iter().flatten().cloned());
-        }
+    /// The run it asks for; `offered` is what the gates offer now, which
+    /// turns the ticked groups and tools into the run's selection
+    /// ([`Offer::selection`]).
+    pub(super) fn request(&self, offered: &Offer) -> RunRequest {
         RunRequest {
             skills: self.skills.iter().cloned().collect(),
             max_rounds: self.rounds,
-            tools: if picked.is_empty() {
-                Selection::All
-            } else {
-                Selection::Only(picked)
-            },
+            tools: offered.selection(&self.groups, &self.tools),
             capture_raw: self.capture_raw,
             model: self.model.clone(),
             ..RunRequest::new(self.prompt.clone())

@@ -9,8 +9,6 @@
 //! [`super::inspector`]). Below it, why the tools not offered are not
 //! ([`super::why_not`]).
 
-use std::collections::BTreeMap;
-
 use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
@@ -26,7 +24,7 @@ use super::session::SignedIn;
 use super::why_not::{self, ForUser};
 use crate::app::runs::MAX_ROUNDS;
 use crate::app::runs::{DryRunReport, RunEnded};
-use crate::app::{HostError, RunChoices};
+use crate::app::{HostError, Offer, RunChoices};
 
 /// What the page shows below the form.
 enum Outcome {
@@ -146,11 +144,8 @@ pub(super) async fn live(
 }
 
 /// Every tool the gates offer `user` now, by group.
-async fn offered(
-    state: &WebState,
-    user: &SignedIn,
-) -> Result<BTreeMap<String, Vec<String>>, HostError> {
-    Ok(state.host.offer(&user.actor()).await?.by_group)
+async fn offered(state: &WebState, user: &SignedIn) -> Result<Offer, HostError> {
+    state.host.offer(&user.actor()).await
 }
 
 async fn render(
@@ -204,8 +199,8 @@ async fn render(
                 }
             }
             fieldset.tools {
-                legend { "Tools offered to a run of yours now (" (offered.values().map(Vec::len).sum::<usize>()) "; none ticked: all)" }
-                @for (group, tools) in &offered {
+                legend { "Tools offered to a run of yours now (" (offered.tools().count()) "; none ticked: all)" }
+                @for (group, tools) in &offered.by_group {
                     fieldset.group data-group=(group) {
                         legend {
                             label { input.group-box type="checkbox" name="groups" value=(group) checked[draft.groups.contains(group)]; " " strong { (group) } }
