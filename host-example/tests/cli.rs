@@ -677,3 +677,97 @@ fn a_run_without_a_prompt_or_with_rounds_out_of_range_is_refused_before_it_start
     assert_eq!(code, 0, "{err}");
     assert_eq!(runs.lines().count(), 1, "only the header: {runs}");
 }
+
+/// Every file of the database at `dir` but the WAL index (`-shm`, shared
+/// memory readers write their read marks to), by name, with a hash of its
+/// bytes.
+fn files_of(dir: &std::path::Path) -> Vec<(String, u64)> {
+    use std::hash::{Hash, Hasher};
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap())
+        .filter(|entry| !entry.file_name().to_string_lossy().ends_with("-shm"))
+        .map(|entry| {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            std::fs::read(entry.path()).unwrap().hash(&mut hasher);
+            (
+                entry.file_name().to_string_lossy().into_owned(),
+                hasher.finish(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// The read-only commands on a database opened read-only (`mode=ro`,
+/// which SQLite enforces whoever runs them; the file's write permission is
+/// taken away too): each answers and not a byte changes, as nothing is
+/// migrated, seeded or written. A database older than this build, opened
+/// so, is named, not migrated.
+#[test]
+fn read_only_commands_answer_on_a_read_only_database_and_change_nothing() {
+    use std::os::unix::fs::PermissionsExt;
+    let host = Host::new();
+    let (code, _, err) = host.run(&["db", "migrate"]);
+    assert_eq!(code, 0, "{err}");
+    let file = host._dir.path().join("host.db");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let read_only = format!("sqlite://{}?mode=ro", file.display());
+    let run = |command: &[&str]| {
+        Command::cargo_bin("host-example")
+            .unwrap()
+            .env_remove("HOST_DATABASE_URL")
+            .args(["--database", &read_only, "--user", "admin"])
+            .args(command)
+            .output()
+            .unwrap()
+    };
+    // Counted from a first reading: the migrating process may leave its
+    // write-ahead log to be settled by the next opener.
+    assert!(run(&["users", "list"]).status.success());
+    let before = files_of(host._dir.path());
+    for command in [
+        &["users", "list"][..],
+        &["settings", "show"],
+        &["audit", "tail"],
+        &["runs", "list"],
+    ] {
+        let output = run(command);
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{command:?}: {err}");
+        assert!(!output.stdout.is_empty(), "{command:?}");
+    }
+    let after = files_of(host._dir.path());
+    let changed: Vec<&String> = after
+        .iter()
+        .filter(|file| !before.contains(file))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(changed.is_empty(), "changed: {changed:?}");
+
+    let empty = host._dir.path().join("empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    let output = Command::cargo_bin("host-example")
+        .unwrap()
+        .env_remove("HOST_DATABASE_URL")
+        .args([
+            "--database",
+            &format!("sqlite://{}?mode=ro", empty.display()),
+        ])
+        .args(["--user", "admin", "users", "list"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert_one_line_error(&err);
+    assert!(
+        err.contains("run `host-example db migrate` on it first"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(&empty).unwrap(),
+        b"",
+        "the old database was not migrated"
+    );
+}

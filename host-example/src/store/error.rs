@@ -31,6 +31,17 @@ pub enum StoreError {
         /// The newest version this build has.
         known: i64,
     },
+    /// The database, opened read-only, was not migrated to this build's
+    /// schema; nothing was changed.
+    #[error(
+        "the database's schema is at version {found}, older than this build's ({known}), and it is opened read-only: run `host-example db migrate` on it first"
+    )]
+    OlderSchema {
+        /// The version recorded in the database (0: never migrated).
+        found: i64,
+        /// The newest version this build has.
+        known: i64,
+    },
     /// A migration failed; it was rolled back.
     #[error("migration {version} ({name}) failed: {reason}")]
     Migration {

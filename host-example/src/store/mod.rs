@@ -175,6 +175,9 @@ impl Store {
         let backend = Backend::of(url)?;
         sqlx::any::install_default_drivers();
         let durability = match backend {
+            // Switching to WAL writes; a database opened read-only is read
+            // in whatever mode it has, and writes nothing to need durability.
+            Backend::Sqlite if is_read_only(url) => Durability::default(),
             Backend::Sqlite => durability::prepare_sqlite(url).await?,
             Backend::Postgres => Durability::default(),
         };
@@ -230,8 +233,23 @@ impl Store {
                 .ok()
                 .and_then(|url| url.password().map(Arc::from)),
         };
-        migrate::run(&store).await?;
-        seed::run(&store).await?;
+        if is_read_only(url) {
+            // A database opened read-only is read as it is: nothing is
+            // migrated or seeded, and a schema this build does not have
+            // is named rather than met with a failed write.
+            let found = store.schema_version().await.unwrap_or(0);
+            let known = LATEST_VERSION;
+            match found.cmp(&known) {
+                std::cmp::Ordering::Less => return Err(StoreError::OlderSchema { found, known }),
+                std::cmp::Ordering::Greater => {
+                    return Err(StoreError::NewerSchema { found, known });
+                }
+                std::cmp::Ordering::Equal => {}
+            }
+        } else {
+            migrate::run(&store).await?;
+            seed::run(&store).await?;
+        }
         store.direct = store.open_direct(url).await?.map(Arc::new);
         store.chain = Some(Arc::new(
             audit_chain::AuditChain::open(&store, audit).await?,
@@ -302,9 +320,7 @@ impl Store {
     /// if one may be used: not on PostgreSQL, with `durability = "full"`,
     /// for an in-memory database, or one opened read-only or immutable.
     async fn open_direct(&self, url: &str) -> Result<Option<direct::Direct>, StoreError> {
-        let read_only = ["mode=ro", "immutable=", "vfs="]
-            .iter()
-            .any(|option| url.contains(option));
+        let read_only = is_read_only(url) || url.contains("vfs=");
         if self.backend != Backend::Sqlite || self.durability != Durability::Normal || read_only {
             return Ok(None);
         }
@@ -362,6 +378,14 @@ pub(crate) fn from_json<T: DeserializeOwned>(
 /// `text` on one line, for messages.
 pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether `url` opens a SQLite database read-only (`mode=ro`, or
+/// `immutable=`): a command that only reads may be pointed at one.
+fn is_read_only(url: &str) -> bool {
+    ["mode=ro", "immutable="]
+        .iter()
+        .any(|option| url.contains(option))
 }
 
 /// Whether a SQLite URL names an in-memory database.
