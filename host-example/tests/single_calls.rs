@@ -19,6 +19,25 @@ use tool_core::calls::CancelToken;
 use tool_core::gates::{Denial, Toggle};
 use tool_core::{Outcome, RunId, ToolError};
 
+/// `caller`'s single call of `tool` with `arguments`, outside any session.
+async fn stateless(
+    host: &host_example::Host,
+    caller: &tool_core::Actor,
+    tool: &str,
+    arguments: serde_json::Value,
+) -> Result<Outcome, CallError> {
+    let scope = CallScope::Stateless;
+    host.call(
+        caller,
+        tool,
+        arguments,
+        RunId("r".into()),
+        &scope,
+        CancelToken::new(),
+    )
+    .await
+}
+
 #[tokio::test]
 async fn the_grant_is_cached_until_the_settings_change() {
     let demo = Demo::new().await;
@@ -37,15 +56,7 @@ async fn the_grant_is_cached_until_the_settings_change() {
     assert!(!Arc::ptr_eq(&first, &second));
     assert!(second.allowance("list_tables").is_none());
 
-    let refused = host
-        .call(
-            &petra,
-            "list_tables",
-            json!({}),
-            RunId("r".into()),
-            &CallScope::Stateless,
-            CancelToken::new(),
-        )
+    let refused = stateless(host, &petra, "list_tables", json!({}))
         .await
         .unwrap_err();
     let CallError::Tool(ToolError::Refused { denial, .. }) = refused else {
@@ -59,17 +70,14 @@ async fn a_proposal_is_stored_and_approved_once() {
     let demo = Demo::new().await;
     let host = &demo.host;
     let clara = actor("clara");
-    let outcome = host
-        .call(
-            &clara,
-            "update_page_metadata",
-            json!({"page": 20, "title": "Workshop"}),
-            RunId("r".into()),
-            &CallScope::Stateless,
-            CancelToken::new(),
-        )
-        .await
-        .unwrap();
+    let outcome = stateless(
+        host,
+        &clara,
+        "update_page_metadata",
+        json!({"page": 20, "title": "Workshop"}),
+    )
+    .await
+    .unwrap();
     let Outcome::Proposed(proposal) = outcome else {
         panic!("{outcome:?}")
     };
@@ -189,18 +197,14 @@ async fn what_a_caller_read_follows_it_into_every_session_of_its_own() {
 async fn approving_an_expired_proposal_records_its_expiry_and_is_told_not_applied() {
     let demo = Demo::new().await;
     let clara = actor("clara");
-    let outcome = demo
-        .host
-        .call(
-            &clara,
-            "update_page_metadata",
-            json!({"page": 20, "title": "Too late"}),
-            RunId("r".into()),
-            &CallScope::Stateless,
-            CancelToken::new(),
-        )
-        .await
-        .unwrap();
+    let outcome = stateless(
+        &demo.host,
+        &clara,
+        "update_page_metadata",
+        json!({"page": 20, "title": "Too late"}),
+    )
+    .await
+    .unwrap();
     let Outcome::Proposed(proposal) = outcome else {
         panic!("{outcome:?}")
     };
@@ -244,17 +248,14 @@ async fn an_applied_single_calls_result_raises_its_callers_exposure() {
     let demo = Demo::new().await;
     let host = &demo.host;
     let admin = actor("admin");
-    let outcome = host
-        .call(
-            &admin,
-            "create_translation_draft",
-            json!({"kind": "page", "id": 20, "language": "de", "title": "Reparaturen"}),
-            RunId("r".into()),
-            &CallScope::Stateless,
-            CancelToken::new(),
-        )
-        .await
-        .unwrap();
+    let outcome = stateless(
+        host,
+        &admin,
+        "create_translation_draft",
+        json!({"kind": "page", "id": 20, "language": "de", "title": "Reparaturen"}),
+    )
+    .await
+    .unwrap();
     let Outcome::Proposed(proposal) = outcome else {
         panic!("{outcome:?}")
     };

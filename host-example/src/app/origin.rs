@@ -51,11 +51,11 @@ pub struct RequestOrigin<'a> {
 /// A header's value as text: visible ASCII (and tabs), as HTTP allows;
 /// `None` for anything else, which is no host and no origin.
 fn text(value: &[u8]) -> Option<&str> {
-    value
-        .iter()
-        .all(|&b| b == b'\t' || (0x20..0x7f).contains(&b))
-        .then(|| std::str::from_utf8(value).ok())
-        .flatten()
+    let visible = |b: &u8| *b == b'\t' || (0x20..0x7f).contains(b);
+    // Visible ASCII is UTF-8, so the conversion cannot fail once checked.
+    std::str::from_utf8(value)
+        .ok()
+        .filter(|_| value.iter().all(visible))
 }
 
 impl Host {
