@@ -26,27 +26,10 @@
 //! `/mcp` also accepts only loopback `Host` headers (rmcp's check); the
 //! pages' forms have the first rule.
 
+pub use tool_mcp::{OriginVerdict, RequestOrigin};
+
 use crate::app::{Host, HostError};
 use crate::store::WebOrigin;
-
-/// Whether a request may act, by its `Origin`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OriginVerdict {
-    /// No origin, the server's own, or one the settings allow.
-    Admitted,
-    /// Any other origin, `null`, or a malformed one.
-    Refused,
-}
-
-/// The two headers the rule reads, as a door received them: each absent,
-/// or its bytes. The app decides what they mean; no HTTP type crosses.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct RequestOrigin<'a> {
-    /// The `Host` header's value.
-    pub host: Option<&'a [u8]>,
-    /// The `Origin` header's value.
-    pub origin: Option<&'a [u8]>,
-}
 
 /// A header's value as text: visible ASCII (and tabs), as HTTP allows;
 /// `None` for anything else, which is no host and no origin.

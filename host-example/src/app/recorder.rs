@@ -16,10 +16,10 @@ use tool_core::agent::{CallResult, Event, EventSink};
 use tool_core::approval::Decision;
 use tool_core::{Actor, Proposal, RunId};
 
-use crate::app::calls::PROGRESS_INTERVAL;
 use crate::app::killpoint::{self, points};
 use crate::app::webhooks::events;
 use crate::store::{AuditEntry, AuditKind, Store, StoreError};
+use tool_mcp::PROGRESS_INTERVAL;
 
 /// How much of a call's arguments an audit row keeps.
 const AUDIT_ARGUMENTS_CHARS: usize = 300;

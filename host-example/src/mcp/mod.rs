@@ -1,43 +1,35 @@
-//! The MCP door: the host's tools, as each user's grant allows them, to
-//! MCP clients over stdio and Streamable HTTP (docs/mcp.md). It parses
-//! what rmcp hands it, asks the app layer ([`Host`]), and answers in
-//! JSON-RPC's shape; no rule lives here.
+//! The MCP door: tool-mcp's server over the app layer. tool-mcp owns what
+//! is MCP's (the revisions, the transports, the lists, the results, the
+//! tasks' wire form, where a caller's reads are kept); this door hands it
+//! the host ([`door::HostDoor`]: each of tool-mcp's questions answered by
+//! one [`Host`] method) and nothing else. No rule lives here.
 //!
 //! | file | concern |
 //! | --- | --- |
-//! | `server.rs` | [`McpServer`], rmcp's `ServerHandler`: `tools/list`, `tools/call` (with progress), `prompts/list` and `prompts/get`, `list_changed` |
-//! | `listing.rs` | `Listings`: each user's `tools/list` pages, built once per grant and dropped when the grant changes |
-//! | `results.rs` | an outcome as a `tools/call` result |
-//! | `http.rs` | [`http::router`]: `/mcp` behind an `Origin` check and a bearer-token check, a session's `DELETE` answered `204`, the protected-resource metadata |
+//! | `door.rs` | `HostDoor`: tool-mcp's `McpHost`, `Authenticate`, `Proposals` and `Skills` over [`Host`] |
 //! | `sessions.rs` | rmcp's session store over the database, so any process takes over a 2025-11-25 session another began |
-//! | `hangup.rs` | noticing a client went away (an HTTP answer dropped, stdin ended), to cancel its call |
-//! | `stdio.rs` | stdin and stdout: a pipe read and written through the runtime's poller, anything else through tokio's threads |
 
-mod hangup;
-pub mod http;
-mod listing;
-mod results;
-mod server;
+mod door;
 mod sessions;
-mod skills;
-mod stdio;
-mod tasks;
 
 use std::sync::Arc;
 
-pub use server::{DEFAULT_PAGE_SIZE, McpServer};
-
-use rmcp::ServiceExt as _;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio_util::sync::CancellationToken;
 use tool_core::Actor;
+pub use tool_mcp::DEFAULT_PAGE_SIZE;
+use tool_mcp::McpServer;
 
 use crate::app::Host;
+
+/// The server over `host`, `page_size` tools a `tools/list` page.
+fn server(host: Arc<Host>, page_size: usize) -> McpServer {
+    McpServer::from_host(door::HostDoor(host)).with_page_size(page_size)
+}
 
 /// Serves MCP on this process's stdin and stdout, acting for `actor`, until
 /// the client closes the connection.
 pub async fn serve_stdio(host: Arc<Host>, actor: Actor) -> Result<(), std::io::Error> {
-    serve_io(host, actor, stdio::input(), stdio::output()).await
+    server(host, DEFAULT_PAGE_SIZE).serve_stdio(actor).await
 }
 
 /// Serves MCP as stdio does, on any reader and writer: one JSON-RPC
@@ -62,15 +54,29 @@ pub async fn serve_io_with_page_size(
     input: impl AsyncRead + Send + Unpin + 'static,
     output: impl AsyncWrite + Send + Unpin + 'static,
 ) -> Result<(), std::io::Error> {
-    let hangup = CancellationToken::new();
-    let server = McpServer::for_user(host, actor, hangup.clone()).with_page_size(page_size);
-    let input = hangup::HangupOnEof::new(input, hangup);
-    let running = server
-        .clone()
-        .serve((input, output))
-        .await
-        .map_err(std::io::Error::other)?;
-    running.waiting().await.map_err(std::io::Error::other)?;
-    server.finish_calls().await;
-    Ok(())
+    server(host, page_size).serve_io(actor, input, output).await
+}
+
+/// Streamable HTTP at [`http::PATH`].
+pub mod http {
+    use std::sync::Arc;
+
+    use axum::Router;
+    use tokio_util::sync::CancellationToken;
+    pub use tool_mcp::http::{METADATA_PATH, PATH};
+
+    use crate::app::Host;
+
+    /// An axum router serving the host at [`PATH`] (tool-mcp's
+    /// [`McpServer::router`](tool_mcp::McpServer::router)): every request
+    /// carries a bearer token of a known user (a host token, or an OAuth
+    /// access token where the settings name an issuer); a browser `Origin`
+    /// the app layer refuses ([`crate::app::origin`]) is answered `403`;
+    /// a 2025-11-25 session is stored in the database, so another process
+    /// sharing it takes it over. rmcp accepts only loopback `Host`
+    /// headers: serve it on a loopback address. Cancelling `stop` ends
+    /// every open session and stream.
+    pub fn router(host: Arc<Host>, page_size: usize, stop: CancellationToken) -> Router {
+        super::server(host, page_size).router(stop)
+    }
 }

@@ -4,12 +4,11 @@
 //! they are now, a write tool's proposal kept for the one approval path,
 //! settings changes announced to whoever listens, and every call in the
 //! audit trail (`audit_writer.rs`: calls finishing together share one
-//! commit), and a call's progress forwarded, rate-limited, to whoever
-//! watches it (`progress.rs`); a proposal followed to its end for the
-//! caller who made it (`tasks.rs`).
+//! commit), and a call's progress fed to whoever watches it (tool-mcp's
+//! `ProgressFeed`); a proposal followed to its end for the caller who made
+//! it (`tasks.rs`).
 
 mod audit_writer;
-mod progress;
 pub mod tasks;
 pub mod verdicts;
 
@@ -26,9 +25,7 @@ use tool_core::gates::{Denial, Gates, Grant, HostSettings, RunConfig, RunInputs,
 use tool_core::{Actor, Outcome, ProposalId, RunId, ToolError};
 
 use audit_writer::AuditWriter;
-pub use progress::{
-    PROGRESS_INTERVAL, ProgressFeed, ProgressReport, ProgressWatch, progress_channel,
-};
+pub use tool_mcp::{CallControl, CallScope, Caller};
 
 use crate::app::oauth::{OAuthSettings, OAuthVerifier, looks_like_jwt};
 use crate::app::webhooks::events;
@@ -62,46 +59,6 @@ pub struct Settings {
 /// is one conversation, kept like a run, but sessions are not told to the
 /// host when they end, so an idle one is let go after a day.
 pub const SESSION_EXPOSURE_IDLE: Duration = Duration::from_secs(24 * 60 * 60);
-
-/// Where one caller's reads are kept, as the server decided it (never as
-/// a client claims it): always the caller's identity over the
-/// `exposure_window`, on every revision; a session the server itself
-/// issued (a stdio connection, an HTTP session rmcp validated) adds its
-/// own on top, so a session's exposure is never lower than its caller's.
-/// Every key names the caller: two callers presenting one session id
-/// share nothing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CallScope {
-    /// A session the server issued: a stdio connection, or an HTTP
-    /// session it created and still keeps.
-    Session(String),
-    /// No session (2026-07-28), or none the server issued: the caller's
-    /// calls over the window.
-    Stateless,
-}
-
-/// How a caller steers a call under way: the token that cancels it, and
-/// where the tool's progress reports go (none: nowhere).
-#[derive(Debug)]
-pub struct CallControl {
-    /// Cancelling it tells the tool and ends the call.
-    pub cancel: CancelToken,
-    /// The tool's progress reports, when someone watches them.
-    pub progress: Option<ProgressFeed>,
-}
-
-/// Who made a call, with what client, over which protocol revision.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Caller {
-    /// The authenticated user.
-    pub actor: Actor,
-    /// The client's name, from `initialize` or the request's `_meta`.
-    pub client_name: Option<String>,
-    /// The client's version, likewise.
-    pub client_version: Option<String>,
-    /// The protocol revision of the request (`2025-11-25`, `2026-07-28`).
-    pub protocol: Option<String>,
-}
 
 /// What became of one call.
 #[derive(Debug, Clone, PartialEq, Serialize)]

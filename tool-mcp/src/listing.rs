@@ -2,8 +2,8 @@
 //! reused until the grant changes.
 //!
 //! A listing is keyed by the grant it was built from, compared by identity
-//! ([`Arc::ptr_eq`]): [`Host::grant`](crate::app::Host::grant) hands out a
-//! new `Arc` whenever the settings generation moves, so a listing built
+//! ([`Arc::ptr_eq`]): [`McpHost::grant`](crate::McpHost::grant) hands out
+//! a new `Arc` whenever the grant may have changed, so a listing built
 //! before a change can never match the grant after it. The listing holds
 //! its grant, so the address cannot be reused while the comparison
 //! depends on it. Whatever made a new grant (a tool or group switched off,

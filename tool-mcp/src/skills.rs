@@ -1,4 +1,4 @@
-//! The offered skills (`app::skills::prompts`) in the MCP Skills
+//! The offered skills ([`Skills`](crate::Skills)) in the MCP Skills
 //! extension's form (`io.modelcontextprotocol/skills`, SEP-2640, as rmcp
 //! 3.11 models it): `skills/list` and `skills/get` give each skill's
 //! front matter and the manifest of its files (SHA-256 and size, as
@@ -16,15 +16,15 @@ use rmcp::model::{
     ErrorData, Resource, ResourceContents, Skill, SkillFrontmatter, SkillResource, SkillResources,
 };
 
-use crate::app::skills::prompts::{SkillFile, SkillPrompt};
+use crate::host::{OfferedSkill, SkillFile};
 
 /// The skills as the extension lists them, in name order.
-pub(crate) fn skills(offered: &[SkillPrompt]) -> Vec<Skill> {
+pub(crate) fn skills(offered: &[OfferedSkill]) -> Vec<Skill> {
     offered.iter().map(skill).collect()
 }
 
 /// The skill whose `SKILL.md` is at `uri`, if offered.
-pub(crate) fn skill_at(offered: &[SkillPrompt], uri: &str) -> Result<Skill, ErrorData> {
+pub(crate) fn skill_at(offered: &[OfferedSkill], uri: &str) -> Result<Skill, ErrorData> {
     offered
         .iter()
         .find(|s| file_uri(&s.name, "SKILL.md") == uri)
@@ -33,7 +33,7 @@ pub(crate) fn skill_at(offered: &[SkillPrompt], uri: &str) -> Result<Skill, Erro
 }
 
 /// Each skill's `SKILL.md`, for `resources/list`.
-pub(crate) fn resources(offered: &[SkillPrompt]) -> Vec<Resource> {
+pub(crate) fn resources(offered: &[OfferedSkill]) -> Vec<Resource> {
     offered
         .iter()
         .map(|s| {
@@ -46,9 +46,9 @@ pub(crate) fn resources(offered: &[SkillPrompt]) -> Vec<Resource> {
 
 /// The skill and the file `uri` names, if an offered skill has it.
 pub(crate) fn file_at<'s>(
-    offered: &'s [SkillPrompt],
+    offered: &'s [OfferedSkill],
     uri: &str,
-) -> Result<(&'s SkillPrompt, &'s SkillFile), ErrorData> {
+) -> Result<(&'s OfferedSkill, &'s SkillFile), ErrorData> {
     offered
         .iter()
         .find_map(|s| {
@@ -80,7 +80,7 @@ pub(crate) fn contents(uri: &str, path: &str, bytes: Vec<u8>) -> ResourceContent
     }
 }
 
-fn skill(offered: &SkillPrompt) -> Skill {
+fn skill(offered: &OfferedSkill) -> Skill {
     let files = offered
         .files
         .iter()

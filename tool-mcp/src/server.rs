@@ -1,6 +1,6 @@
-//! [`McpServer`]: rmcp's [`ServerHandler`] over the app layer ([`Host`]),
-//! built once per process and shared by every session and request. It
-//! parses what rmcp hands it, asks [`Host`], and answers in MCP's form.
+//! [`McpServer`]: rmcp's [`ServerHandler`] over an [`McpHost`], built once
+//! per process and shared by every session and request. It parses what
+//! rmcp hands it, asks the host, and answers in MCP's form.
 
 use std::sync::Arc;
 
@@ -13,35 +13,36 @@ use rmcp::model::{
     ServerCapabilities, ServerConfig, SubscriptionFilter, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::transport::streamable_http_server::session::SessionManager as _;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tool_core::calls::CancelToken;
-use tool_core::{Actor, Outcome, RunId};
+use tool_core::{Actor, Outcome, Registry, RunId};
 
-use super::hangup::Hangup;
-use super::listing::Listings;
-use super::{results, skills, tasks};
-use crate::app::calls::tasks::CallTask;
-use crate::app::calls::{
-    CallControl, CallError, CallScope, Caller, ProgressReport, ProgressWatch,
-    SETTINGS_POLL_INTERVAL, progress_channel,
+use crate::changes::ListChanged;
+use crate::gated::Gated;
+use crate::hangup::Hangup;
+use crate::host::{
+    Call, CallControl, CallError, CallScope, Caller, McpHost, OfferedSkill, Withdrawal,
 };
-use crate::app::skills::prompts::SkillPrompt;
-use crate::app::{Host, HostError};
+use crate::listing::Listings;
+use crate::progress::{ProgressReport, ProgressWatch, progress_channel};
+use crate::{results, skills, tasks};
 
 /// How many tools one `tools/list` page holds unless set otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 50;
 
 /// The user the HTTP layer authenticated for this request. Only
-/// [`super::http`] creates it, so no client-supplied value can pose as one.
+/// [`crate::http`] creates it, so no client-supplied value can pose as one.
 #[derive(Debug, Clone)]
 pub(crate) struct Authenticated(pub(crate) Actor);
 
 /// Who a request acts for.
 #[derive(Debug, Clone)]
-enum Identity {
+pub(crate) enum Identity {
     /// stdio: the local user the process was started for, the token
     /// cancelled when the client closes the connection, and the
     /// connection's own id: one connection is one session.
@@ -50,46 +51,43 @@ enum Identity {
     PerRequest,
 }
 
-/// The MCP server: `tools/list` and `tools/call` over [`Host`].
-/// Cloning shares it (two reference counts).
+/// An MCP server over a host's registry: `tools/list` as each caller's
+/// grant allows it, `tools/call` through the host's gated call, and what
+/// else the host hands over (tasks, prompts and skills, tokens, sessions).
+/// Served with [`serve_stdio`](Self::serve_stdio),
+/// [`serve_io`](Self::serve_io) or [`router`](Self::router). Cloning
+/// shares it.
+#[derive(Clone)]
 pub struct McpServer {
-    host: Arc<Host>,
-    identity: Identity,
+    pub(crate) host: Arc<dyn McpHost>,
+    pub(crate) identity: Identity,
+    /// The HTTP sessions this process holds.
+    pub(crate) local_sessions: Arc<LocalSessionManager>,
     /// Each user's `tools/list` pages, built once per grant.
-    listings: Arc<Listings>,
+    pub(crate) listings: Arc<Listings>,
     /// The calls under way, so a closing connection waits for their audit.
-    calls: TaskTracker,
-}
-
-impl Clone for McpServer {
-    fn clone(&self) -> Self {
-        McpServer {
-            host: Arc::clone(&self.host),
-            identity: self.identity.clone(),
-            listings: Arc::clone(&self.listings),
-            calls: self.calls.clone(),
-        }
-    }
+    pub(crate) calls: TaskTracker,
 }
 
 impl McpServer {
-    /// A server acting for `actor` on every request (stdio). Cancelling
-    /// `hangup` (the client went away) cancels the calls under way.
-    pub fn for_user(host: Arc<Host>, actor: Actor, hangup: CancellationToken) -> Self {
-        McpServer {
-            host,
-            identity: Identity::Fixed(actor, hangup, stdio_session_id()),
-            listings: Arc::new(Listings::new(DEFAULT_PAGE_SIZE)),
-            calls: TaskTracker::new(),
-        }
+    /// A server over `registry` on the default settings (write tools off
+    /// until switched on, gate 8's default trust zone): [`Gated`], for a
+    /// server that needs nothing else.
+    pub fn new(registry: Registry) -> Self {
+        McpServer::from_host(Gated::new(registry))
     }
 
-    /// A server acting for each request's authenticated user (HTTP,
-    /// behind [`super::http::router`]'s bearer check).
-    pub(crate) fn per_request(host: Arc<Host>) -> Self {
+    /// A server over `host`.
+    pub fn from_host(host: impl McpHost) -> Self {
+        McpServer::from_shared(Arc::new(host))
+    }
+
+    /// A server over a host shared with the rest of the process.
+    pub fn from_shared(host: Arc<dyn McpHost>) -> Self {
         McpServer {
             host,
             identity: Identity::PerRequest,
+            local_sessions: Arc::new(LocalSessionManager::default()),
             listings: Arc::new(Listings::new(DEFAULT_PAGE_SIZE)),
             calls: TaskTracker::new(),
         }
@@ -99,6 +97,16 @@ impl McpServer {
     pub fn with_page_size(mut self, page_size: usize) -> Self {
         self.listings = Arc::new(Listings::new(page_size));
         self
+    }
+
+    /// This server acting for `actor` on every request of one connection
+    /// (stdio). Cancelling `hangup` (the client went away) cancels the
+    /// calls under way.
+    pub(crate) fn for_user(&self, actor: Actor, hangup: CancellationToken) -> Self {
+        McpServer {
+            identity: Identity::Fixed(actor, hangup, stdio_session_id()),
+            ..self.clone()
+        }
     }
 
     fn actor(&self, cx: &RequestContext<RoleServer>) -> Result<Actor, ErrorData> {
@@ -112,7 +120,7 @@ impl McpServer {
     }
 
     /// Ready once the client of this request went away: rmcp's token for
-    /// the request, or the connection's own signal ([`super::hangup`]).
+    /// the request, or the connection's own signal ([`crate::hangup`]).
     async fn gone(&self, cx: &RequestContext<RoleServer>) {
         let hangup = match &self.identity {
             Identity::Fixed(_, hangup, _) => Some(hangup.clone()),
@@ -129,9 +137,10 @@ impl McpServer {
 
     /// Where this request's reads are kept, as the server decides it: the
     /// stdio connection, or an HTTP session (`Mcp-Session-Id`) only when
-    /// this server issued it and keeps it still; a header it did not issue
-    /// (rmcp's stateless path checks none) changes nothing. The caller's
-    /// own exposure applies in every case ([`CallScope`]).
+    /// this server issued it and keeps it still (in the host's session
+    /// store, or in this process); a header it did not issue (rmcp's
+    /// stateless path checks none) changes nothing. The caller's own
+    /// exposure applies in every case ([`CallScope`]).
     async fn scope(&self, cx: &RequestContext<RoleServer>) -> CallScope {
         match &self.identity {
             Identity::Fixed(_, _, session) => CallScope::Session(session.clone()),
@@ -144,21 +153,33 @@ impl McpServer {
                 let Some(id) = claimed else {
                     return CallScope::Stateless;
                 };
-                match self.host.mcp_session(id).await {
-                    Ok(Some(_)) => CallScope::Session(id.to_owned()),
-                    _ => CallScope::Stateless,
+                let kept = match self.host.sessions() {
+                    Some(store) => matches!(store.load(id).await, Ok(Some(_))),
+                    None => matches!(
+                        self.local_sessions.has_session(&Arc::from(id)).await,
+                        Ok(true)
+                    ),
+                };
+                if kept {
+                    CallScope::Session(id.to_owned())
+                } else {
+                    CallScope::Stateless
                 }
             }
         }
     }
 
-    /// The skills offered to this request's caller.
+    /// The skills offered to this request's caller (none when the host
+    /// offers no skills).
     async fn offered_skills(
         &self,
         cx: &RequestContext<RoleServer>,
-    ) -> Result<Vec<SkillPrompt>, ErrorData> {
+    ) -> Result<Vec<OfferedSkill>, ErrorData> {
         let actor = self.actor(cx)?;
-        self.host.skill_prompts(&actor).await.map_err(host_failed)
+        match self.host.skills() {
+            Some(skills) => skills.offered(&actor).await.map_err(host_failed),
+            None => Ok(Vec::new()),
+        }
     }
 
     /// Stops taking calls and waits for those under way (each ends with
@@ -168,99 +189,15 @@ impl McpServer {
         self.calls.wait().await;
     }
 
-    /// Announces each change of what this stream's client may list to
-    /// `send`, until it fails (the client went away) or `stop` resolves:
-    /// every settings change as [`ListChanged::Tools`], and a change of the
-    /// prompts `actor` is offered (a skill approved, edited, removed, or a
-    /// grant that changed) as [`ListChanged::Prompts`]. While it runs, the
-    /// store and the skills folders are polled for changes another process
-    /// or an editor made.
-    async fn forward_changes<F, Fut>(
-        &self,
-        actor: Option<Actor>,
-        send: F,
-        stop: impl Future<Output = ()>,
-    ) where
-        F: Fn(ListChanged) -> Fut,
-        Fut: Future<Output = bool>,
-    {
-        let mut changes = self.host.changes();
-        // The generation this stream starts from, if no request read it yet.
-        if let Err(error) = self.host.poll_settings().await {
-            tracing::error!(target: "host_example::mcp", %error, "could not read the settings");
-        }
-        let mut prompts = Prompts::new(actor);
-        prompts.changed(&self.host).await;
-        let mut poll = tokio::time::interval(SETTINGS_POLL_INTERVAL);
-        poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        tokio::pin!(stop);
-        loop {
-            let mut announce = Vec::new();
-            tokio::select! {
-                changed = changes.changed() => {
-                    if changed.is_err() {
-                        return;
-                    }
-                    announce.push(ListChanged::Tools);
-                }
-                _ = poll.tick() => {
-                    if let Err(error) = self.host.poll_settings().await {
-                        tracing::error!(target: "host_example::mcp", %error, "could not read the settings");
-                    }
-                }
-                () = &mut stop => return,
-            }
-            if prompts.changed(&self.host).await {
-                announce.push(ListChanged::Prompts);
-            }
-            for change in announce {
-                if !send(change).await {
-                    return;
-                }
-            }
-        }
-    }
-}
-
-/// A list a client is told has changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ListChanged {
-    /// `notifications/tools/list_changed`.
-    Tools,
-    /// `notifications/prompts/list_changed`.
-    Prompts,
-}
-
-/// The prompts one stream's user was last offered, to notice a change.
-struct Prompts {
-    actor: Option<Actor>,
-    offered: Option<Vec<SkillPrompt>>,
-}
-
-impl Prompts {
-    fn new(actor: Option<Actor>) -> Prompts {
-        Prompts {
-            actor,
-            offered: None,
-        }
-    }
-
-    /// Whether the prompts offered now differ from those offered at the
-    /// last look (the first look only remembers them). A look that fails
-    /// changes nothing: the next one tries again.
-    async fn changed(&mut self, host: &Host) -> bool {
-        let Some(actor) = &self.actor else {
-            return false;
+    /// The task of a proposal just made, when the host follows proposals.
+    fn waiting_task(&self, actor: &Actor, outcome: &Outcome) -> Option<CallToolResponse> {
+        let Outcome::Proposed(proposal) = outcome else {
+            return None;
         };
-        let offered = match host.skill_prompts(actor).await {
-            Ok(offered) => offered,
-            Err(error) => {
-                tracing::error!(target: "host_example::mcp", %error, "could not read the skills");
-                return false;
-            }
-        };
-        let before = self.offered.replace(offered);
-        before.is_some_and(|before| Some(&before) != self.offered.as_ref())
+        let proposals = self.host.proposals()?;
+        Some(CallToolResponse::Task(tasks::created(
+            &proposals.waiting(actor, proposal),
+        )))
     }
 }
 
@@ -314,25 +251,32 @@ fn stdio_session_id() -> String {
     format!("stdio-{}-{nanos}", std::process::id())
 }
 
-fn host_failed(error: impl std::fmt::Display) -> ErrorData {
-    tracing::error!(target: "host_example::mcp", %error, "the host failed");
+pub(crate) fn host_failed(error: impl std::fmt::Display) -> ErrorData {
+    tracing::error!(target: "tool_mcp", %error, "the host failed");
     ErrorData::internal_error("the host could not answer; try again later", None)
 }
 
 impl ServerHandler for McpServer {
+    /// Tools, prompts and resources always (the lists are empty when the
+    /// host offers no skills); the Skills extension and tasks only when the
+    /// host hands over what serves them.
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tool_list_changed()
-                .enable_prompts()
-                .enable_prompts_list_changed()
-                .enable_resources()
-                .enable_skills()
-                .enable_tasks()
-                .build(),
-        )
-        .with_server_info(Implementation::new(
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_prompts()
+            .enable_prompts_list_changed()
+            .enable_resources();
+        let capabilities = match (
+            self.host.skills().is_some(),
+            self.host.proposals().is_some(),
+        ) {
+            (true, true) => capabilities.enable_skills().enable_tasks().build(),
+            (true, false) => capabilities.enable_skills().build(),
+            (false, true) => capabilities.enable_tasks().build(),
+            (false, false) => capabilities.build(),
+        };
+        ServerConfig::new(capabilities).with_server_info(Implementation::new(
             env!("CARGO_PKG_NAME"),
             env!("CARGO_PKG_VERSION"),
         ))
@@ -363,18 +307,16 @@ impl ServerHandler for McpServer {
         let actor = self.actor(&cx)?;
         let client = cx.client_info();
         let caller = Caller {
-            actor,
+            actor: actor.clone(),
             client_name: client.as_ref().map(|c| c.name.clone()),
             client_version: client.map(|c| c.version),
             protocol: cx.protocol_version().map(|v| v.to_string()),
         };
         // A client that speaks the tasks extension follows a write call's
-        // proposal to its end (`super::tasks`); the others are told it waits.
+        // proposal to its end (`crate::tasks`); the others are told it waits.
         let as_task = cx
             .client_capabilities()
             .is_some_and(|capabilities| capabilities.supports_tasks());
-        let tool = request.name.to_string();
-        let arguments = Value::Object(request.arguments.unwrap_or_default());
         let run = RunId(format!("mcp-{}-{}", caller.actor.id, cx.id));
         let cancel = CancelToken::new();
         // A client that sent a progress token hears the tool's progress.
@@ -386,21 +328,18 @@ impl ServerHandler for McpServer {
             }
             None => (None, None),
         };
-        let scope = self.scope(&cx).await;
-        // Boxed: the call's future is kilobytes, and the handler's future
-        // (the largest of every method's, as rmcp spawns it for each
-        // request) is copied whole into its task and again as it runs.
-        let call = Box::pin(self.host.call_watched(
-            &caller,
-            &tool,
-            arguments,
+        let call = Call {
+            caller,
+            tool: request.name.to_string(),
+            arguments: Value::Object(request.arguments.unwrap_or_default()),
             run,
-            &scope,
-            CallControl {
+            scope: self.scope(&cx).await,
+            control: CallControl {
                 cancel: cancel.clone(),
                 progress: feed,
             },
-        ));
+        };
+        let call = self.host.call(call);
         // A client that cancels, or whose connection drops, cancels the
         // call: the tool is told through its context's token and the call
         // path stops waiting for it. The call still ends here, so a
@@ -419,10 +358,10 @@ impl ServerHandler for McpServer {
         // report is sent: every notification precedes the answer.
         let (outcome, ()) = tokio::join!(call, notify_progress(&cx, token, watch));
         match outcome {
-            Ok(Outcome::Proposed(proposal)) if as_task => Ok(CallToolResponse::Task(
-                tasks::created(&CallTask::waiting(proposal)),
-            )),
-            Ok(outcome) => Ok(results::answer(Ok(outcome)).into()),
+            Ok(outcome) => Ok(as_task
+                .then(|| self.waiting_task(&actor, &outcome))
+                .flatten()
+                .unwrap_or_else(|| results::answer(Ok(outcome)).into())),
             Err(CallError::Tool(error)) => Ok(results::answer(Err(error)).into()),
             Err(CallError::Host(error)) => Err(host_failed(error)),
         }
@@ -435,30 +374,31 @@ impl ServerHandler for McpServer {
         cx: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
         let actor = self.actor(&cx)?;
-        match Box::pin(self.host.call_task(&actor, &request.task_id)).await {
-            Ok(task) => Ok(tasks::detailed(&task)),
-            Err(HostError::UnknownProposal(_)) => Err(tasks::unknown(&request.task_id)),
+        let Some(proposals) = self.host.proposals() else {
+            return Err(tasks::unknown(&request.task_id));
+        };
+        match proposals.task(&actor, &request.task_id).await {
+            Ok(Some(task)) => Ok(tasks::detailed(&task)),
+            Ok(None) => Err(tasks::unknown(&request.task_id)),
             Err(error) => Err(host_failed(error)),
         }
     }
 
     /// The caller withdraws their proposal (a rejection by them, through
-    /// the one approval path); a decided one stays as decided.
+    /// the host's approval path); a decided one stays as decided.
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let actor = self.actor(&cx)?;
-        // Boxed: deciding is the largest future of any method here (see
-        // `call_tool`), and rmcp copies the largest into every request's
-        // task.
-        match Box::pin(self.host.withdraw_call(&actor, &request.task_id)).await {
-            Ok(()) => Ok(()),
-            Err(HostError::UnknownProposal(_)) => Err(tasks::unknown(&request.task_id)),
-            Err(error @ HostError::MayNotDecide) => {
-                Err(ErrorData::invalid_request(error.to_string(), None))
-            }
+        let Some(proposals) = self.host.proposals() else {
+            return Err(tasks::unknown(&request.task_id));
+        };
+        match proposals.withdraw(&actor, &request.task_id).await {
+            Ok(Withdrawal::Done) => Ok(()),
+            Ok(Withdrawal::Unknown) => Err(tasks::unknown(&request.task_id)),
+            Ok(Withdrawal::Refused(why)) => Err(ErrorData::invalid_request(why, None)),
             Err(error) => Err(host_failed(error)),
         }
     }
@@ -478,16 +418,15 @@ impl ServerHandler for McpServer {
         ))
     }
 
-    /// The approved skills the caller is granted every tool of, as prompts
-    /// (the app layer's rule: `app::skills::prompts`).
+    /// The skills offered to the caller, as prompts.
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
         cx: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let actor = self.actor(&cx)?;
-        let skills = self.host.skill_prompts(&actor).await.map_err(host_failed)?;
-        let prompts = skills
+        let prompts = self
+            .offered_skills(&cx)
+            .await?
             .into_iter()
             .map(|skill| Prompt::new(skill.name, Some(skill.description), None))
             .collect();
@@ -502,9 +441,8 @@ impl ServerHandler for McpServer {
         request: GetPromptRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let actor = self.actor(&cx)?;
-        let skills = self.host.skill_prompts(&actor).await.map_err(host_failed)?;
-        let Some(skill) = skills.into_iter().find(|s| s.name == request.name) else {
+        let offered = self.offered_skills(&cx).await?;
+        let Some(skill) = offered.into_iter().find(|s| s.name == request.name) else {
             return Err(ErrorData::invalid_params(
                 format!("no prompt `{}`", request.name),
                 None,
@@ -556,17 +494,22 @@ impl ServerHandler for McpServer {
         cx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let actor = self.actor(&cx)?;
-        let offered = self.host.skill_prompts(&actor).await.map_err(host_failed)?;
+        let (Some(host_skills), offered) = (self.host.skills(), self.offered_skills(&cx).await?)
+        else {
+            return Err(skills::not_found(&request.uri));
+        };
         let (skill, file) = skills::file_at(&offered, &request.uri)?;
-        let bytes = skill
-            .read_file(file)
+        let bytes = host_skills
+            .read(&actor, &skill.name, &file.path)
+            .await
+            .map_err(host_failed)?
             .ok_or_else(|| skills::not_found(&request.uri))?;
         let contents = skills::contents(&request.uri, &file.path, bytes);
         Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
-    /// Sessions of 2025-11-25 and older: announce every settings change on
-    /// the session's stream until the client goes away.
+    /// Sessions of 2025-11-25 and older: announce every change on the
+    /// session's stream until the client goes away.
     async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
         let server = self.clone();
         let actor = match &self.identity {
@@ -604,7 +547,7 @@ impl ServerHandler for McpServer {
         if requested.tools_list_changed == Some(true) {
             accepted = accepted.tools_list_changed();
         }
-        if requested.prompts_list_changed == Some(true) {
+        if requested.prompts_list_changed == Some(true) && self.host.skills().is_some() {
             accepted = accepted.prompts_list_changed();
         }
         let accepted = accepted.build();

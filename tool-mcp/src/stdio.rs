@@ -27,7 +27,7 @@ use tokio::net::unix::pipe;
 
 /// Stdin: the pipe through the runtime's poller, or tokio's `stdin()`.
 /// Inside the runtime (the pipe is registered with it).
-pub(super) fn input() -> Box<dyn AsyncRead + Send + Unpin> {
+pub(crate) fn input() -> Box<dyn AsyncRead + Send + Unpin> {
     match duplicate(io::stdin().as_fd()).and_then(pipe::Receiver::from_file) {
         Ok(pipe) => Box::new(pipe),
         Err(_) => Box::new(tokio::io::stdin()),
@@ -36,7 +36,7 @@ pub(super) fn input() -> Box<dyn AsyncRead + Send + Unpin> {
 
 /// Stdout: the pipe through the runtime's poller unless stderr shares it,
 /// or tokio's `stdout()`. Inside the runtime.
-pub(super) fn output() -> Box<dyn AsyncWrite + Send + Unpin> {
+pub(crate) fn output() -> Box<dyn AsyncWrite + Send + Unpin> {
     if !same_file(io::stdout().as_fd(), io::stderr().as_fd())
         && let Ok(pipe) = duplicate(io::stdout().as_fd()).and_then(pipe::Sender::from_file)
     {

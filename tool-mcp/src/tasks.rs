@@ -1,12 +1,12 @@
 //! A write call's proposal as an MCP task (the `io.modelcontextprotocol/tasks`
-//! extension, SEP-2663): the app layer's [`CallTask`] in MCP's form.
+//! extension, SEP-2663): the host's [`Task`] in MCP's form.
 //!
-//! `working` while a person decides (the status message names the change
-//! and the values it replaces); then `completed` with the applied result
-//! (or, when approving wrote nothing, a result with `isError`), `failed`
-//! with the rejection or the expiry, or `cancelled` when the caller
-//! withdrew it. `input_required` is never used: it would ask the client
-//! to answer, and the requester must not approve their own change.
+//! `working` while a person decides (the host's status message names the
+//! change and the values it replaces); then `completed` with the applied
+//! result (or, when approving wrote nothing, a result with `isError`),
+//! `failed` with the rejection or the expiry, or `cancelled` when the
+//! caller withdrew it. `input_required` is never used: it would ask the
+//! client to answer, and the requester must not approve their own change.
 
 use rmcp::model::{
     CallToolResult, ContentBlock, CreateTaskResult, DetailedTask, ErrorData, GetTaskResult,
@@ -14,9 +14,8 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 
-use super::results;
-use crate::app::calls::tasks::{CallTask, CallTaskState};
-use crate::app::timestamps::Utc;
+use crate::host::{Task as HostTask, TaskState};
+use crate::results;
 
 /// How often a client is asked to poll: a person decides in minutes, not
 /// milliseconds.
@@ -27,26 +26,26 @@ const POLL_INTERVAL_MS: u64 = 2_000;
 const NOT_APPLIED: i32 = -32_000;
 
 /// The task a write call returns in place of its result.
-pub(crate) fn created(task: &CallTask) -> CreateTaskResult {
+pub(crate) fn created(task: &HostTask) -> CreateTaskResult {
     CreateTaskResult::new(base(task))
 }
 
 /// `tasks/get`'s answer.
-pub(crate) fn detailed(task: &CallTask) -> GetTaskResult {
+pub(crate) fn detailed(task: &HostTask) -> GetTaskResult {
     let payload = match &task.state {
-        CallTaskState::Waiting | CallTaskState::Applying { .. } => TaskPayload::Working,
-        CallTaskState::Applied(output) => TaskPayload::Completed {
+        TaskState::Working => TaskPayload::Working,
+        TaskState::Applied(output) => TaskPayload::Completed {
             result: object(results::done(output)),
         },
-        CallTaskState::NotApplied(reason) => TaskPayload::Completed {
+        TaskState::NotApplied(reason) => TaskPayload::Completed {
             result: object(CallToolResult::error(vec![ContentBlock::text(format!(
                 "approved, but nothing was written: {reason}"
             ))])),
         },
-        CallTaskState::Rejected { .. } | CallTaskState::Expired => TaskPayload::Failed {
+        TaskState::Failed => TaskPayload::Failed {
             error: failure(task),
         },
-        CallTaskState::Withdrawn => TaskPayload::Cancelled,
+        TaskState::Withdrawn => TaskPayload::Cancelled,
     };
     GetTaskResult::new(DetailedTask::new(base(task), payload))
 }
@@ -56,7 +55,7 @@ pub(crate) fn unknown(id: &str) -> ErrorData {
     ErrorData::invalid_params(format!("no task `{id}`"), None)
 }
 
-fn base(task: &CallTask) -> Task {
+fn base(task: &HostTask) -> Task {
     let status = if task.state.is_final() {
         // `DetailedTask::new` sets the final status from the payload.
         TaskStatus::Completed
@@ -64,23 +63,23 @@ fn base(task: &CallTask) -> Task {
         TaskStatus::Working
     };
     let mut base = Task::new(
-        task.proposal.id().as_str(),
+        task.id.as_str(),
         status,
-        Utc::from_epoch(task.created_at).iso8601(),
-        Utc::from_epoch(task.updated_at).iso8601(),
+        task.created_at.clone(),
+        task.updated_at.clone(),
     )
-    .with_status_message(task.status_message());
+    .with_status_message(task.message.clone());
     if !task.state.is_final() {
         base = base.with_poll_interval_ms(POLL_INTERVAL_MS);
     }
     base
 }
 
-fn failure(task: &CallTask) -> JsonObject {
+fn failure(task: &HostTask) -> JsonObject {
     let mut error = JsonObject::new();
     error.insert("code".into(), NOT_APPLIED.into());
-    error.insert("message".into(), task.status_message().into());
-    error.insert("data".into(), json!({ "proposal": task.proposal.id() }));
+    error.insert("message".into(), task.message.clone().into());
+    error.insert("data".into(), json!({ "proposal": task.id }));
     error
 }
 
