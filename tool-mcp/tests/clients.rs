@@ -1,9 +1,10 @@
-//! The official Python MCP client (pinned in host-example/tests/mcp_clients,
+//! The official MCP clients (pinned in host-example/tests/mcp_clients,
 //! installed by its install.sh) against tool-mcp's example server, built on
-//! tool-mcp alone: over stdio and over Streamable HTTP, both revisions
-//! (`auto` negotiates 2026-07-28, `legacy` uses `initialize`). The client
-//! lists the built-in tools, calls one, and is refused a tool that does not
-//! exist and, over HTTP, a wrong token.
+//! tool-mcp alone. The Python client over stdio and over Streamable HTTP,
+//! both revisions (`auto` negotiates 2026-07-28, `legacy` uses
+//! `initialize`); the TypeScript SDK (2025-11-25) over both transports.
+//! Each lists the built-in tools, calls one, and is refused a tool that
+//! does not exist; over HTTP a wrong token is refused.
 //!
 //! The example binary is built by `cargo test --workspace` (examples are
 //! built to check they compile); a run of this file alone builds it first
@@ -34,28 +35,55 @@ fn example() -> PathBuf {
     path
 }
 
-/// The clients' virtual environment's Python: required under CI, skipped
-/// with a note elsewhere.
-fn python() -> Option<PathBuf> {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let dir = std::env::var_os("MCP_CLIENTS_DIR").map_or_else(
+/// The clients' scripts, beside host-example's tests.
+fn scripts() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../host-example/tests/mcp_clients")
+}
+
+/// Where install.sh put the clients.
+fn clients_dir() -> PathBuf {
+    std::env::var_os("MCP_CLIENTS_DIR").map_or_else(
         || target_debug().parent().unwrap().join("mcp-clients"),
         PathBuf::from,
-    );
-    let python = dir.join("venv/bin/python");
-    if python.exists() {
-        return Some(python);
+    )
+}
+
+/// `path` when it exists: required under CI, skipped with a note
+/// elsewhere.
+fn installed(path: PathBuf, what: &str) -> Option<PathBuf> {
+    if path.exists() {
+        return Some(path);
     }
     let message = format!(
-        "the Python MCP client is not installed at {}: run {}",
-        python.display(),
-        workspace
-            .join("host-example/tests/mcp_clients/install.sh")
-            .display()
+        "{what} is not installed at {}: run {}",
+        path.display(),
+        scripts().join("install.sh").display()
     );
     assert!(std::env::var_os("CI").is_none(), "{message}");
     eprintln!("skipped: {message}");
     None
+}
+
+/// The Python client: its interpreter and script.
+fn python() -> Option<Vec<PathBuf>> {
+    let python = installed(
+        clients_dir().join("venv/bin/python"),
+        "the Python MCP client",
+    )?;
+    Some(vec![python, scripts().join("client.py")])
+}
+
+/// The TypeScript client: node and the script, copied beside the SDK's
+/// `node_modules` so node resolves it.
+fn typescript() -> Option<Vec<PathBuf>> {
+    let node = clients_dir().join("node");
+    installed(
+        node.join("node_modules/@modelcontextprotocol/sdk/package.json"),
+        "the TypeScript MCP SDK",
+    )?;
+    let script = node.join("client.mjs");
+    std::fs::copy(scripts().join("client.mjs"), &script).unwrap();
+    Some(vec![PathBuf::from("node"), script])
 }
 
 /// The client script, driven one JSON line at a time.
@@ -66,11 +94,10 @@ struct Client {
 }
 
 impl Client {
-    fn start(python: &Path, args: &[&str]) -> Client {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../host-example/tests/mcp_clients/client.py");
-        let mut child = Command::new(python)
-            .arg(script)
+    /// `client` (a program and its script) with `args`.
+    fn start(client: &[PathBuf], args: &[&str]) -> Client {
+        let mut child = Command::new(&client[0])
+            .args(&client[1..])
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -105,10 +132,9 @@ fn text(result: &Value) -> &str {
     result["content"][0]["text"].as_str().unwrap_or_default()
 }
 
-/// What every client checks: the revision, the built-in tools listed, a
-/// read answered, an unknown tool refused as a tool error.
-fn lists_and_calls(client: &mut Client, protocol: &str) {
-    assert_eq!(client.send(json!({"op": "info"}))["protocol"], protocol);
+/// What every client checks: the built-in tools listed, a read answered,
+/// an unknown tool refused as a tool error.
+fn lists_and_calls(client: &mut Client) {
     let listed = client.send(json!({"op": "list"}));
     let names: Vec<&str> = listed["tools"]
         .as_array()
@@ -132,8 +158,23 @@ fn the_python_client_lists_and_calls_over_stdio() {
     let server = example();
     for (mode, protocol) in MODES {
         let mut client = Client::start(&python, &["stdio", mode, server.to_str().unwrap()]);
-        lists_and_calls(&mut client, protocol);
+        assert_eq!(client.send(json!({"op": "info"}))["protocol"], protocol);
+        lists_and_calls(&mut client);
     }
+}
+
+#[test]
+fn the_typescript_client_lists_and_calls_over_stdio_and_http() {
+    let Some(typescript) = typescript() else {
+        return;
+    };
+    lists_and_calls(&mut Client::start(
+        &typescript,
+        &[example().to_str().unwrap()],
+    ));
+    let server = HttpServer::start("another-token");
+    let mut client = Client::start(&typescript, &["--http", &server.url, "another-token"]);
+    lists_and_calls(&mut client);
 }
 
 /// The example serving HTTP on a free loopback port.
@@ -177,7 +218,8 @@ fn the_python_client_lists_and_calls_over_http_with_its_token_only() {
     let server = HttpServer::start("s3cret-token");
     for (mode, protocol) in MODES {
         let mut client = Client::start(&python, &["http", mode, &server.url, "s3cret-token"]);
-        lists_and_calls(&mut client, protocol);
+        assert_eq!(client.send(json!({"op": "info"}))["protocol"], protocol);
+        lists_and_calls(&mut client);
         let mut refused = Client::start(&python, &["http", mode, &server.url, "wrong"]);
         let answer = refused.send(json!({"op": "info"}));
         assert!(
