@@ -74,9 +74,15 @@ async fn approved_skills_are_served_with_their_files_to_users_granted_their_tool
 
     let skill = &listed["result"]["skills"][0];
     assert_eq!(skill["uri"], "skill://table-report/SKILL.md");
+    // The front matter whole, as the SKILL.md holds it (the extension's
+    // entry carries every field, `allowed-tools` included).
     assert_eq!(
-        skill["frontmatter"]["description"],
-        "Lists the site's tables and their record counts. Use when asked about data."
+        skill["frontmatter"],
+        json!({
+            "name": "table-report",
+            "description": "Lists the site's tables and their record counts. Use when asked about data.",
+            "allowed-tools": "list_tables",
+        })
     );
     assert_eq!(
         skill["resources"],

@@ -24,6 +24,25 @@ fn valid_skill_has_no_diagnostics() {
 }
 
 #[test]
+fn the_front_matter_is_kept_whole_as_json_by_the_core_schema() {
+    let r = read(
+        "name: demo\ndescription: Reads a demo skill for the tests. Use when testing the reader.\nallowed-tools: Read Grep(src/**)\nmetadata:\n  author: me\n  version: \"1.0\"\nx-plain: [1, -0x10, 2.5, .inf, true, null, 'quoted']\nx-map: {a: 1}\n",
+    );
+    let m = r.manifest.expect("manifest");
+    assert_eq!(
+        serde_json::Value::Object(m.front_matter),
+        serde_json::json!({
+            "name": "demo",
+            "description": "Reads a demo skill for the tests. Use when testing the reader.",
+            "allowed-tools": "Read Grep(src/**)",
+            "metadata": {"author": "me", "version": "1.0"},
+            "x-plain": [1, -16, 2.5, ".inf", true, null, "quoted"],
+            "x-map": {"a": 1},
+        })
+    );
+}
+
+#[test]
 fn missing_front_matter_is_error() {
     let r = read_skill("# Title\n", "demo");
     assert_eq!(codes(&r), [Code::MissingFrontMatter]);

@@ -277,6 +277,9 @@ pub struct OfferedSkill {
     pub description: String,
     /// Its instructions: the prompt's one user message.
     pub text: String,
+    /// Its `SKILL.md` front matter whole (`name` and `description`
+    /// included), as the Skills extension lists it.
+    pub front_matter: serde_json::Map<String, serde_json::Value>,
     /// Its files as approved, in path order.
     pub files: Vec<SkillFile>,
 }

@@ -1,7 +1,7 @@
 //! The offered skills ([`Skills`](crate::Skills)) in the MCP Skills
 //! extension's form (`io.modelcontextprotocol/skills`, SEP-2640, as rmcp
 //! 3.11 models it): `skills/list` and `skills/get` give each skill's
-//! front matter and the manifest of its files (SHA-256 and size, as
+//! front matter (whole) and the manifest of its files (SHA-256 and size, as
 //! approved), `resources/list` each skill's `SKILL.md`, and
 //! `resources/read` a file's bytes.
 //!
@@ -92,9 +92,17 @@ fn skill(offered: &OfferedSkill) -> Skill {
             )
         })
         .collect();
+    // The front matter whole: the extension's entry carries every field
+    // of the `SKILL.md`, not only the two it names.
+    let mut front_matter = SkillFrontmatter::new(offered.name.clone(), offered.description.clone());
+    for (key, value) in &offered.front_matter {
+        if key != "name" && key != "description" {
+            front_matter = front_matter.with_field(key.clone(), value.clone());
+        }
+    }
     Skill::new(
         file_uri(&offered.name, "SKILL.md"),
-        SkillFrontmatter::new(offered.name.clone(), offered.description.clone()),
+        front_matter,
         SkillResources::Files(files),
     )
 }

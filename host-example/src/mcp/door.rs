@@ -179,6 +179,7 @@ fn offered_skill(skill: &SkillPrompt) -> OfferedSkill {
         name: skill.name.clone(),
         description: skill.description.clone(),
         text: skill.text.clone(),
+        front_matter: skill.front_matter.clone(),
         files: skill
             .files
             .iter()

@@ -10,7 +10,9 @@ use crate::skills::description::check_description;
 use crate::skills::diagnostic::{Code, Diagnostic, Position};
 use crate::skills::distance::distance;
 use crate::skills::examples::{self, CallExamples};
-use crate::skills::yaml::{FrontMatter, Node, NodeKind, ScalarKind, read_front_matter};
+use crate::skills::yaml::{
+    FrontMatter, Node, NodeKind, ScalarKind, read_front_matter, to_json_object,
+};
 
 const MAX_NAME_CHARS: usize = 64;
 const MAX_DESCRIPTION_CHARS: usize = 1024;
@@ -54,6 +56,10 @@ pub struct SkillManifest {
     pub examples: CallExamples,
     /// The Markdown after the front matter.
     pub body: String,
+    /// The front matter whole, as JSON (what the MCP Skills extension
+    /// lists): every field as written, the ones above and any other.
+    #[serde(default)]
+    pub front_matter: serde_json::Map<String, serde_json::Value>,
 }
 
 /// The outcome of reading a `SKILL.md`.
@@ -280,6 +286,7 @@ impl Reader {
             allowed_tools,
             examples,
             body: fm.body.to_owned(),
+            front_matter: to_json_object(&fm.entries),
         }
     }
 

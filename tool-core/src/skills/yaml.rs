@@ -126,6 +126,68 @@ impl Scalar {
     }
 }
 
+impl Node {
+    /// The value as JSON, read by the YAML 1.2 core schema as a YAML
+    /// library reads it: null, booleans, numbers (a number JSON cannot
+    /// hold, `.inf` or `.nan`, as its text), text, sequences as arrays,
+    /// mappings as objects keyed by each key's text (the first of a
+    /// repeated key kept).
+    pub(crate) fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value;
+        match &self.kind {
+            NodeKind::Scalar(scalar) => match scalar.kind() {
+                ScalarKind::Null => Value::Null,
+                ScalarKind::Bool => Value::Bool(scalar.text.eq_ignore_ascii_case("true")),
+                ScalarKind::Number => number(&scalar.text),
+                ScalarKind::Text => Value::String(scalar.text.clone()),
+            },
+            NodeKind::Sequence(items) => Value::Array(items.iter().map(Node::to_json).collect()),
+            NodeKind::Mapping(entries) => Value::Object(to_json_object(entries)),
+        }
+    }
+}
+
+/// A mapping's entries as a JSON object (see [`Node::to_json`]).
+pub(crate) fn to_json_object(
+    entries: &[(Node, Node)],
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut object = serde_json::Map::new();
+    for (key, value) in entries {
+        let key = match &key.kind {
+            NodeKind::Scalar(scalar) => scalar.text.clone(),
+            _ => key.to_json().to_string(),
+        };
+        object.entry(key).or_insert_with(|| value.to_json());
+    }
+    object
+}
+
+/// A core-schema number as JSON: an integer (decimal, `0x`, `0o`) when it
+/// is one, else a float; its text when JSON has no such number.
+fn number(text: &str) -> serde_json::Value {
+    let (negative, unsigned) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let integer = if let Some(hex) = unsigned.strip_prefix("0x") {
+        i64::from_str_radix(hex, 16).ok()
+    } else if let Some(oct) = unsigned.strip_prefix("0o") {
+        i64::from_str_radix(oct, 8).ok()
+    } else {
+        unsigned.parse::<i64>().ok()
+    };
+    if let Some(integer) = integer {
+        return serde_json::Value::from(if negative { -integer } else { integer });
+    }
+    text.parse::<f64>()
+        .ok()
+        .and_then(serde_json::Number::from_f64)
+        .map_or_else(
+            || serde_json::Value::String(text.to_owned()),
+            serde_json::Value::Number,
+        )
+}
+
 fn is_number(t: &str) -> bool {
     let unsigned = t.strip_prefix(['-', '+']).unwrap_or(t);
     if let Some(hex) = unsigned.strip_prefix("0x") {

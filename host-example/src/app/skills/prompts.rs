@@ -38,6 +38,8 @@ pub struct SkillPrompt {
     pub description: String,
     /// The skill's instructions (the file's body, after the front matter).
     pub text: String,
+    /// The front matter whole, as JSON.
+    pub front_matter: serde_json::Map<String, serde_json::Value>,
     /// Every file of the skill as approved: path, SHA-256 and size, in
     /// path order.
     pub files: Vec<SkillFile>,
@@ -110,6 +112,7 @@ impl Host {
                 name,
                 description: manifest.description.unwrap_or_default(),
                 text: manifest.body,
+                front_matter: manifest.front_matter,
                 files,
                 folder,
             });
