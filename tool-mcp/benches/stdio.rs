@@ -3,15 +3,20 @@
 //! reads kept) against a plain rmcp server serving the same tool with none
 //! of that (a hand-written `ServerHandler`, rmcp's leanest form), both in
 //! this optimized binary, driven by the same client loop: one JSON-RPC
-//! line written, its answer line read.
+//! line written, its answer line read. rmcp's `stdio()` reads and writes
+//! through tokio's blocking pool; tool-mcp reads a pipe through the
+//! runtime's poller; the third server is the plain one on that transport,
+//! so the difference between it and tool-mcp is the gating alone.
 //!
 //! Both serve `get_pagetree` (`{"root": 19, "depth": 1}`) as `admin` over
 //! the demo site in memory. Each server is this bench binary started
-//! again with `TOOL_MCP_BENCH_SERVER=toolkit|plain`.
+//! again with `TOOL_MCP_BENCH_SERVER=toolkit|plain|plain-pipe`.
 //!
 //! `cargo bench -p tool-mcp --bench stdio`
 
+use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 
@@ -24,6 +29,7 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, ServiceExt as _};
 use serde_json::{Value, json};
 use site_model::{MemorySite, Site};
+use tokio::net::unix::pipe;
 use tool_core::{Actor, Execute as _, Registry, RunId, ToolContext};
 use tool_mcp::{Gated, McpServer};
 use tools_builtin::structure::GetPagetree;
@@ -96,9 +102,21 @@ fn serve(which: &str) {
                     .unwrap();
                 running.waiting().await.unwrap();
             }
-            other => panic!("{SERVER} must be toolkit or plain, not {other}"),
+            "plain-pipe" => {
+                // stdin and stdout through the runtime's poller, as
+                // tool-mcp reads a pipe: the same transport as `toolkit`.
+                let input = pipe::Receiver::from_file(duplicate(std::io::stdin().as_fd())).unwrap();
+                let output = pipe::Sender::from_file(duplicate(std::io::stdout().as_fd())).unwrap();
+                let running = Plain { site }.serve((input, output)).await.unwrap();
+                running.waiting().await.unwrap();
+            }
+            other => panic!("{SERVER} must be toolkit, plain or plain-pipe, not {other}"),
         }
     });
+}
+
+fn duplicate(fd: BorrowedFd<'_>) -> File {
+    File::from(fd.try_clone_to_owned().unwrap())
 }
 
 /// A server on the other end of two pipes, spoken to one line at a time.
@@ -178,13 +196,18 @@ fn round_trip(c: &mut Criterion) {
     let mut group = c.benchmark_group("tools/call over stdio");
     let mut toolkit = Client::start("toolkit");
     let mut plain = Client::start("plain");
-    // Alternating warm-ups, so neither runs on a colder cache.
+    let mut plain_pipe = Client::start("plain-pipe");
+    // Alternating warm-ups, so none runs on a colder cache.
     for _ in 0..50 {
         toolkit.call();
         plain.call();
+        plain_pipe.call();
     }
     group.bench_function("tool-mcp (Gated)", |b| b.iter(|| toolkit.call()));
     group.bench_function("plain rmcp", |b| b.iter(|| plain.call()));
+    group.bench_function("plain rmcp, pipe transport", |b| {
+        b.iter(|| plain_pipe.call())
+    });
     group.finish();
 }
 
