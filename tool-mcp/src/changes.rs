@@ -8,7 +8,6 @@ use std::time::Duration;
 use tool_core::Actor;
 
 use crate::host::{McpHost, OfferedSkill};
-use crate::server::McpServer;
 
 /// How often open streams ask the host to look for changes another
 /// process made ([`McpHost::poll_changes`](crate::McpHost::poll_changes)).
@@ -23,54 +22,51 @@ pub(crate) enum ListChanged {
     Prompts,
 }
 
-impl McpServer {
-    /// Announces each change of what this stream's client may list to
-    /// `send`, until it fails (the client went away) or `stop` resolves:
-    /// every change of the host's generation as [`ListChanged::Tools`],
-    /// and a change of the prompts `actor` is offered as
-    /// [`ListChanged::Prompts`]. While it runs, the host is asked every
-    /// [`POLL_INTERVAL`] to look for changes made elsewhere.
-    pub(crate) async fn forward_changes<F, Fut>(
-        &self,
-        actor: Option<Actor>,
-        send: F,
-        stop: impl Future<Output = ()>,
-    ) where
-        F: Fn(ListChanged) -> Fut,
-        Fut: Future<Output = bool>,
-    {
-        let host = &*self.host;
-        let Some(mut changes) = host.changes() else {
-            // Nothing ever changes: hold the stream open until it ends.
-            stop.await;
-            return;
-        };
-        // The generation this stream starts from, if no request read it yet.
-        poll(host).await;
-        let mut prompts = Prompts::new(actor);
-        prompts.changed(host).await;
-        let mut ticks = tokio::time::interval(POLL_INTERVAL);
-        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        tokio::pin!(stop);
-        loop {
-            let mut announce = Vec::new();
-            tokio::select! {
-                changed = changes.changed() => {
-                    if changed.is_err() {
-                        return;
-                    }
-                    announce.push(ListChanged::Tools);
-                }
-                _ = ticks.tick() => poll(host).await,
-                () = &mut stop => return,
-            }
-            if prompts.changed(host).await {
-                announce.push(ListChanged::Prompts);
-            }
-            for change in announce {
-                if !send(change).await {
+/// Announces each change of what one stream's client may list to
+/// `send`, until it fails (the client went away) or `stop` resolves:
+/// every change of `host`'s generation as [`ListChanged::Tools`], and a
+/// change of the prompts `actor` is offered as [`ListChanged::Prompts`].
+/// While it runs, the host is asked every [`POLL_INTERVAL`] to look for
+/// changes made elsewhere.
+pub(crate) async fn forward_changes<F, Fut>(
+    host: &dyn McpHost,
+    actor: Option<Actor>,
+    send: F,
+    stop: impl Future<Output = ()>,
+) where
+    F: Fn(ListChanged) -> Fut,
+    Fut: Future<Output = bool>,
+{
+    let Some(mut changes) = host.changes() else {
+        // Nothing ever changes: hold the stream open until it ends.
+        stop.await;
+        return;
+    };
+    // The generation this stream starts from, if no request read it yet.
+    poll(host).await;
+    let mut prompts = Prompts::new(actor);
+    prompts.changed(host).await;
+    let mut ticks = tokio::time::interval(POLL_INTERVAL);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tokio::pin!(stop);
+    loop {
+        let mut announce = Vec::new();
+        tokio::select! {
+            changed = changes.changed() => {
+                if changed.is_err() {
                     return;
                 }
+                announce.push(ListChanged::Tools);
+            }
+            _ = ticks.tick() => poll(host).await,
+            () = &mut stop => return,
+        }
+        if prompts.changed(host).await {
+            announce.push(ListChanged::Prompts);
+        }
+        for change in announce {
+            if !send(change).await {
+                return;
             }
         }
     }

@@ -22,7 +22,7 @@ use tokio_util::task::TaskTracker;
 use tool_core::calls::CancelToken;
 use tool_core::{Actor, Outcome, Registry, RunId};
 
-use crate::changes::ListChanged;
+use crate::changes::{ListChanged, forward_changes};
 use crate::gated::Gated;
 use crate::hangup::Hangup;
 use crate::host::{
@@ -511,6 +511,10 @@ impl ServerHandler for McpServer {
     /// Sessions of 2025-11-25 and older: announce every change on the
     /// session's stream until the client goes away.
     async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
+        if self.host.changes().is_none() {
+            // Nothing ever changes: no task to hold the session's stream.
+            return;
+        }
         let server = self.clone();
         let actor = match &self.identity {
             Identity::Fixed(actor, ..) => Some(actor.clone()),
@@ -518,22 +522,22 @@ impl ServerHandler for McpServer {
         };
         tokio::spawn(async move {
             let peer = cx.peer;
-            server
-                .forward_changes(
-                    actor,
-                    |change| {
-                        let peer = peer.clone();
-                        async move {
-                            match change {
-                                ListChanged::Tools => peer.notify_tool_list_changed().await,
-                                ListChanged::Prompts => peer.notify_prompt_list_changed().await,
-                            }
-                            .is_ok()
+            forward_changes(
+                &*server.host,
+                actor,
+                |change| {
+                    let peer = peer.clone();
+                    async move {
+                        match change {
+                            ListChanged::Tools => peer.notify_tool_list_changed().await,
+                            ListChanged::Prompts => peer.notify_prompt_list_changed().await,
                         }
-                    },
-                    std::future::pending(),
-                )
-                .await;
+                        .is_ok()
+                    }
+                },
+                std::future::pending(),
+            )
+            .await;
         });
     }
 
@@ -562,7 +566,8 @@ impl ServerHandler for McpServer {
             Some(true) => Some(self.actor(subscription.request_context())?),
             _ => None,
         };
-        self.forward_changes(
+        forward_changes(
+            &*self.host,
             actor,
             |change| {
                 let sink = sink.clone();

@@ -1,7 +1,7 @@
 //! The MCP door: tool-mcp's server over the app layer. tool-mcp owns what
 //! is MCP's (the revisions, the transports, the lists, the results, the
 //! tasks' wire form, where a caller's reads are kept); this door hands it
-//! the host ([`door::HostDoor`]: each of tool-mcp's questions answered by
+//! the host (`door::HostDoor`: each of tool-mcp's questions answered by
 //! one [`Host`] method) and nothing else. No rule lives here.
 //!
 //! | file | concern |

@@ -318,7 +318,7 @@ impl Host {
 
     /// [`call`](Self::call) by `caller` (whose client is kept in the audit
     /// trail), with the tool's progress reports fed to `control`'s feed
-    /// (watched through its [`ProgressWatch`]).
+    /// (watched through its [`ProgressWatch`](tool_mcp::ProgressWatch)).
     ///
     /// Every call, whatever became of it, is audited; its audit row and
     /// the proposal it made are committed together (calls finishing
