@@ -13,9 +13,33 @@
 
 mod tools;
 
+use axum::Router;
+use axum::extract::Request;
+use axum::http::{HeaderValue, header};
+use axum::middleware::{self, Next};
 pub use tools::*;
 
 /// The group every fixture tool is in.
 pub const GROUP: &str = "conformance";
 
 tool_core::linkable!();
+
+/// `router` with `token` added as `Authorization: Bearer TOKEN` to every
+/// request that carries none: the suite sends no token, and both servers
+/// refuse a request without one. The server's own bearer check then
+/// judges it like any other.
+pub fn with_token(
+    router: Router,
+    token: &str,
+) -> Result<Router, axum::http::header::InvalidHeaderValue> {
+    let bearer = HeaderValue::from_str(&format!("Bearer {token}"))?;
+    Ok(router.layer(middleware::from_fn(
+        move |mut request: Request, next: Next| {
+            request
+                .headers_mut()
+                .entry(header::AUTHORIZATION)
+                .or_insert(bearer.clone());
+            next.run(request)
+        },
+    )))
+}

@@ -97,12 +97,8 @@ async fn metadata(State(host): State<Host>) -> Response {
 /// Refuses, with `403`, a request from a browser origin the host does
 /// not admit.
 async fn origin(State(host): State<Host>, request: Request, next: Next) -> Response {
-    let headers = request.headers();
     let verdict = host
-        .judge_origin(RequestOrigin {
-            host: headers.get(header::HOST).map(|v| v.as_bytes()),
-            origin: headers.get(header::ORIGIN).map(|v| v.as_bytes()),
-        })
+        .judge_origin(RequestOrigin::of(request.headers()))
         .await;
     match verdict {
         Ok(OriginVerdict::Admitted) => next.run(request).await,

@@ -26,7 +26,17 @@ pub struct RequestOrigin<'a> {
     pub origin: Option<&'a [u8]>,
 }
 
-impl RequestOrigin<'_> {
+impl<'a> RequestOrigin<'a> {
+    /// The two headers of a request as it arrived.
+    pub fn of(headers: &'a axum::http::HeaderMap) -> Self {
+        RequestOrigin {
+            host: headers.get(axum::http::header::HOST).map(|v| v.as_bytes()),
+            origin: headers
+                .get(axum::http::header::ORIGIN)
+                .map(|v| v.as_bytes()),
+        }
+    }
+
     /// Whether the request carries no `Origin`, or the one of the server
     /// it was sent to: `http://HOST` or `https://HOST` with its own `Host`
     /// header, byte for byte but for ASCII case.

@@ -14,10 +14,6 @@
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
-use axum::extract::Request;
-use axum::http::{HeaderValue, header};
-use axum::middleware::{self, Next};
-use axum::response::Response;
 use host_example::serve::{self, HostState};
 use tokio_util::sync::CancellationToken;
 
@@ -45,7 +41,6 @@ async fn run(database: &str, addr: &str) -> Result<(), Box<dyn std::error::Error
     let addr: SocketAddr = addr.parse()?;
     let host = host_example::Host::open(database).await?;
     let token = host.new_token("admin", USER).await?;
-    let bearer = HeaderValue::from_str(&format!("Bearer {token}"))?;
     let state = HostState::new(host);
     let listener = tokio::net::TcpListener::bind(addr).await?;
     println!("listening on http://{}", listener.local_addr()?);
@@ -56,18 +51,7 @@ async fn run(database: &str, addr: &str) -> Result<(), Box<dyn std::error::Error
             on_ctrl_c.cancel();
         }
     });
-    let router = serve::router(&state, stop.clone()).layer(middleware::from_fn(
-        move |request: Request, next: Next| with_token(bearer.clone(), request, next),
-    ));
+    let router = conformance_fixtures::with_token(serve::router(&state, stop.clone()), &token)?;
     serve::serve(listener, router, stop).await?;
     Ok(())
-}
-
-/// Adds the suite's bearer token to a request that carries none.
-async fn with_token(bearer: HeaderValue, mut request: Request, next: Next) -> Response {
-    request
-        .headers_mut()
-        .entry(header::AUTHORIZATION)
-        .or_insert(bearer);
-    next.run(request).await
 }

@@ -6,17 +6,13 @@
 //!
 //! The suite sends no `Authorization` header, and tool-mcp answers every
 //! request without a known token `401`. So this server registers a token
-//! and adds it to a request that carries none; the server's own bearer
-//! check then judges it like any other.
+//! and adds it to a request that carries none
+//! ([`conformance_fixtures::with_token`]).
 //!
 //! Prints `listening on http://ADDR` first, and serves until Ctrl-C.
 
 use std::process::ExitCode;
 
-use axum::extract::Request;
-use axum::http::{HeaderValue, header};
-use axum::middleware::{self, Next};
-use axum::response::Response;
 use tokio_util::sync::CancellationToken;
 use tool_core::{Actor, Registry};
 use tool_mcp::{Gated, McpServer};
@@ -43,12 +39,8 @@ async fn run(addr: &str) -> Result<(), Box<dyn std::error::Error>> {
     println!("listening on http://{}", listener.local_addr()?);
     let stop = CancellationToken::new();
     let on_ctrl_c = stop.clone();
-    let bearer = HeaderValue::from_str(&format!("Bearer {TOKEN}"))?;
-    let router = McpServer::from_host(host)
-        .router(stop.clone())
-        .layer(middleware::from_fn(move |request: Request, next: Next| {
-            with_token(bearer.clone(), request, next)
-        }));
+    let router =
+        conformance_fixtures::with_token(McpServer::from_host(host).router(stop.clone()), TOKEN)?;
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
             let _ = tokio::signal::ctrl_c().await;
@@ -56,13 +48,4 @@ async fn run(addr: &str) -> Result<(), Box<dyn std::error::Error>> {
         })
         .await?;
     Ok(())
-}
-
-/// Adds the suite's bearer token to a request that carries none.
-async fn with_token(bearer: HeaderValue, mut request: Request, next: Next) -> Response {
-    request
-        .headers_mut()
-        .entry(header::AUTHORIZATION)
-        .or_insert(bearer);
-    next.run(request).await
 }

@@ -144,13 +144,9 @@ pub(super) async fn origin(
     if request.method() != Method::POST {
         return next.run(request).await;
     }
-    let headers = request.headers();
     let verdict = state
         .host
-        .judge_origin(RequestOrigin {
-            host: headers.get(header::HOST).map(|v| v.as_bytes()),
-            origin: headers.get(header::ORIGIN).map(|v| v.as_bytes()),
-        })
+        .judge_origin(RequestOrigin::of(request.headers()))
         .await;
     match verdict {
         Ok(OriginVerdict::Admitted) => next.run(request).await,
