@@ -5,10 +5,11 @@
 # with the suite's fixture tools linked, conformance-fixtures/) and against
 # `toolkit-conformance` (the same tools served by tool-mcp alone). Every
 # scenario the suite has for 2025-11-25 (cumulative: 2025-06-18 too), in
-# every suite (active and pending). The scenarios the host does not serve
-# are listed with their reasons in conformance-fixtures/expected-failures.yml;
-# the suite fails on any other failure, and on a listed scenario that
-# passes; both servers share the file. Results:
+# every suite (active and pending). The scenarios each does not serve are
+# listed with their reasons, the host's in
+# conformance-fixtures/expected-failures.yml, tool-mcp's in
+# expected-failures-toolkit.yml; the suite fails on any other failure, and
+# on a listed scenario that passes. Results:
 # <target>/conformance/results/{host,toolkit}.
 #
 # Usage: .ci/conformance.sh   (from anywhere; CARGO_TARGET_DIR is honoured)
@@ -39,11 +40,12 @@ stop() {
 }
 trap stop EXIT
 
-# Runs the suite against the server the arguments start (it prints
-# `listening on URL` first), results in $dir/results/NAME.
+# Runs the suite against the server the arguments after NAME and the
+# expected-failures FILE start (it prints `listening on URL` first),
+# results in $dir/results/NAME.
 suite_against() {
-    local name="$1"
-    shift
+    local name="$1" expected="$2"
+    shift 2
     "$@" >"$scratch/$name.stdout" &
     server=$!
     for _ in $(seq 1 300); do
@@ -56,7 +58,7 @@ suite_against() {
     [ -n "$base" ] || { echo "$name did not start" >&2; exit 1; }
     echo "== the suite against $name ($base)"
     "$node" "$suite" server --url "$base/mcp" --suite all --spec-version 2025-11-25 \
-        --expected-failures conformance-fixtures/expected-failures.yml \
+        --expected-failures "$expected" \
         --output-dir "$dir/results/$name"
     kill "$server"
     wait "$server" 2>/dev/null || true
@@ -65,6 +67,9 @@ suite_against() {
 
 rm -rf "$dir/results"
 # The host, with its database, users and settings.
-suite_against host "$target/debug/host-conformance" "sqlite://$scratch/host.db?mode=rwc"
-# tool-mcp alone (no host, no database): the same expected failures.
-suite_against toolkit "$target/debug/toolkit-conformance"
+suite_against host conformance-fixtures/expected-failures.yml \
+    "$target/debug/host-conformance" "sqlite://$scratch/host.db?mode=rwc"
+# tool-mcp alone (no host, no database), with the suite's resources,
+# prompts and completions through its API: a shorter list.
+suite_against toolkit conformance-fixtures/expected-failures-toolkit.yml \
+    "$target/debug/toolkit-conformance"

@@ -11,12 +11,14 @@
 //! names them with the reason.
 #![forbid(unsafe_code)]
 
+mod catalog;
 mod tools;
 
 use axum::Router;
 use axum::extract::Request;
 use axum::http::{HeaderValue, header};
 use axum::middleware::{self, Next};
+pub use catalog::{SuiteCompletions, SuitePrompts, SuiteResources};
 pub use tools::*;
 
 /// The group every fixture tool is in.

@@ -44,7 +44,7 @@ pub(crate) async fn forward_changes<F, Fut>(
     };
     // The generation this stream starts from, if no request read it yet.
     poll(host).await;
-    let mut prompts = Prompts::new(actor);
+    let mut prompts = OfferedPrompts::new(actor);
     prompts.changed(host).await;
     let mut ticks = tokio::time::interval(POLL_INTERVAL);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -79,14 +79,14 @@ async fn poll(host: &dyn McpHost) {
 }
 
 /// The prompts one stream's user was last offered, to notice a change.
-struct Prompts {
+struct OfferedPrompts {
     actor: Option<Actor>,
     offered: Option<Vec<OfferedSkill>>,
 }
 
-impl Prompts {
-    fn new(actor: Option<Actor>) -> Prompts {
-        Prompts {
+impl OfferedPrompts {
+    fn new(actor: Option<Actor>) -> OfferedPrompts {
+        OfferedPrompts {
             actor,
             offered: None,
         }

@@ -12,6 +12,7 @@ use tool_core::exposure::{self, Exposure};
 use tool_core::gates::{Gates, Grant, HostSettings, RunConfig, RunInputs, Selection};
 use tool_core::{Actor, Outcome, Registry, RunId, ToolContext};
 
+use crate::catalog::{Completions, Prompts, Resources};
 use crate::host::{Authenticate, Call, CallError, CallScope, Failure, McpHost};
 
 /// Builds each call's [`ToolContext`]: where a host hands its tools their
@@ -31,6 +32,9 @@ pub struct Gated {
     /// What each caller (`caller:ID`) and each of its sessions
     /// (`session:ID:SESSION`) has read.
     read: Mutex<HashMap<String, Exposure>>,
+    resources: Option<Box<dyn Resources>>,
+    prompts: Option<Box<dyn Prompts>>,
+    completions: Option<Box<dyn Completions>>,
 }
 
 impl Gated {
@@ -46,6 +50,9 @@ impl Gated {
             context: Box::new(|run, actor| ToolContext::new(run.clone()).with_actor(actor.clone())),
             grants: Mutex::new(HashMap::new()),
             read: Mutex::new(HashMap::new()),
+            resources: None,
+            prompts: None,
+            completions: None,
         }
     }
 
@@ -76,6 +83,24 @@ impl Gated {
         context: impl Fn(&RunId, &Actor) -> ToolContext + Send + Sync + 'static,
     ) -> Self {
         self.context = Box::new(context);
+        self
+    }
+
+    /// Serves `resources` (and their templates) beside the tools.
+    pub fn resources(mut self, resources: impl Resources + 'static) -> Self {
+        self.resources = Some(Box::new(resources));
+        self
+    }
+
+    /// Serves `prompts` beside the tools.
+    pub fn prompts(mut self, prompts: impl Prompts + 'static) -> Self {
+        self.prompts = Some(Box::new(prompts));
+        self
+    }
+
+    /// Completes prompts' and templates' arguments with `completions`.
+    pub fn completions(mut self, completions: impl Completions + 'static) -> Self {
+        self.completions = Some(Box::new(completions));
         self
     }
 
@@ -182,6 +207,18 @@ impl McpHost for Gated {
 
     fn authenticate(&self) -> Option<&dyn Authenticate> {
         Some(self)
+    }
+
+    fn resources(&self) -> Option<&dyn Resources> {
+        self.resources.as_deref()
+    }
+
+    fn prompts(&self) -> Option<&dyn Prompts> {
+        self.prompts.as_deref()
+    }
+
+    fn completions(&self) -> Option<&dyn Completions> {
+        self.completions.as_deref()
     }
 }
 

@@ -7,8 +7,9 @@
 //! registry and fixed settings. The other concerns are each a small
 //! trait a host hands over or not, and the server offers only what it was
 //! handed: proposals followed as tasks ([`Proposals`]), skills as prompts
-//! and files ([`Skills`]), bearer tokens ([`Authenticate`]), sessions
-//! across processes (rmcp's `SessionStore`).
+//! and files ([`Skills`]), its own resources, prompts and completions
+//! ([`Resources`], [`Prompts`], [`Completions`]), bearer tokens
+//! ([`Authenticate`]), sessions across processes (rmcp's `SessionStore`).
 
 use std::sync::Arc;
 
@@ -19,6 +20,7 @@ use tool_core::calls::CancelToken;
 use tool_core::gates::Grant;
 use tool_core::{Actor, Outcome, Proposal, Registry, RunId, ToolError, ToolOutput};
 
+use crate::catalog::{Completions, Prompts, Resources};
 use crate::origin::{OriginVerdict, RequestOrigin};
 use crate::progress::ProgressFeed;
 
@@ -150,9 +152,24 @@ pub trait McpHost: Send + Sync + 'static {
         None
     }
 
-    /// The skills offered as prompts and files. `None`: no prompts, no
-    /// skills, no resources.
+    /// The skills offered as prompts and files. `None`: no skills.
     fn skills(&self) -> Option<&dyn Skills> {
+        None
+    }
+
+    /// The host's own resources and templates. `None`: only the skills'
+    /// files.
+    fn resources(&self) -> Option<&dyn Resources> {
+        None
+    }
+
+    /// The host's own prompts. `None`: only the skills.
+    fn prompts(&self) -> Option<&dyn Prompts> {
+        None
+    }
+
+    /// Argument completion. `None`: `completion/complete` is not offered.
+    fn completions(&self) -> Option<&dyn Completions> {
         None
     }
 
@@ -293,4 +310,11 @@ pub struct SkillFile {
     pub sha256: String,
     /// Its length in bytes.
     pub size: u64,
+}
+
+/// The JSON-RPC error for a host's failure: the error is logged, the
+/// client told only to try again.
+pub(crate) fn host_failed(error: impl std::fmt::Display) -> rmcp::model::ErrorData {
+    tracing::error!(target: "tool_mcp", %error, "the host failed");
+    rmcp::model::ErrorData::internal_error("the host could not answer; try again later", None)
 }

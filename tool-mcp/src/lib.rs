@@ -23,8 +23,9 @@
 //! The host owns who may do what ([`McpHost`]): the grant, the call
 //! through the gates and its record, and, when it hands them over,
 //! proposals followed as tasks ([`Proposals`]), skills as prompts and
-//! files ([`Skills`]), bearer tokens ([`Authenticate`]) and sessions
-//! across processes. [`Gated`] is a host for a registry on fixed
+//! files ([`Skills`]), its own resources, prompts and completions
+//! ([`Resources`], [`Prompts`], [`Completions`]), bearer tokens
+//! ([`Authenticate`]) and sessions across processes. [`Gated`] is a host for a registry on fixed
 //! settings; host-example's MCP door implements [`McpHost`] over its
 //! database. Nothing here approves a proposal: a person decides through
 //! the host's own approval path.
@@ -34,6 +35,7 @@
 //! | `host.rs` | [`McpHost`] and the smaller traits, the words of a call |
 //! | `gated.rs` | [`Gated`]: a registry on fixed settings |
 //! | `server.rs` | [`McpServer`], rmcp's `ServerHandler` |
+//! | `catalog.rs` | [`Resources`], [`Prompts`], [`Completions`]: what a host serves besides tools, merged with its skills |
 //! | `changes.rs` | `list_changed` for tools and prompts |
 //! | `listing.rs` | each caller's `tools/list` pages, built once per grant |
 //! | `results.rs` | an outcome as a `tools/call` result |
@@ -45,6 +47,7 @@
 //! | `hangup.rs` | noticing a client went away, to cancel its call |
 //! | `origin.rs` | what the `Origin` check reads and decides |
 
+mod catalog;
 mod changes;
 mod gated;
 mod hangup;
@@ -60,6 +63,7 @@ mod skills;
 mod stdio;
 mod tasks;
 
+pub use catalog::{Completions, Prompts, Resources};
 pub use changes::POLL_INTERVAL;
 pub use gated::Gated;
 pub use host::{
@@ -71,3 +75,7 @@ pub use progress::{
     PROGRESS_INTERVAL, ProgressFeed, ProgressReport, ProgressWatch, progress_channel,
 };
 pub use server::{DEFAULT_PAGE_SIZE, McpServer};
+
+/// The MCP SDK this crate serves with: the types [`Resources`],
+/// [`Prompts`] and [`Completions`] answer in, at the version they are.
+pub use rmcp;

@@ -5,12 +5,13 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CancelTaskParams, ErrorData, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult, GetTaskParams,
-    GetTaskResult, Implementation, ListPromptsResult, ListResourcesResult, ListSkillsResult,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, Prompt,
-    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Role,
-    ServerCapabilities, ServerConfig, SubscriptionFilter, UpdateTaskParams,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestMethod,
+    CompleteRequestParams, CompleteResult, ErrorData, GetPromptRequestParams, GetPromptResponse,
+    GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
+    ServerConfig, SubscriptionFilter, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::streamable_http_server::session::SessionManager as _;
@@ -25,12 +26,13 @@ use tool_core::{Actor, Outcome, Registry, RunId};
 use crate::changes::{ListChanged, forward_changes};
 use crate::gated::Gated;
 use crate::hangup::Hangup;
+use crate::host::host_failed;
 use crate::host::{
     Call, CallControl, CallError, CallScope, Caller, McpHost, OfferedSkill, Withdrawal,
 };
 use crate::listing::Listings;
 use crate::progress::{ProgressReport, ProgressWatch, progress_channel};
-use crate::{results, skills, tasks};
+use crate::{catalog, results, skills, tasks};
 
 /// How many tools one `tools/list` page holds unless set otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 50;
@@ -251,15 +253,10 @@ fn stdio_session_id() -> String {
     format!("stdio-{}-{nanos}", std::process::id())
 }
 
-pub(crate) fn host_failed(error: impl std::fmt::Display) -> ErrorData {
-    tracing::error!(target: "tool_mcp", %error, "the host failed");
-    ErrorData::internal_error("the host could not answer; try again later", None)
-}
-
 impl ServerHandler for McpServer {
     /// Tools, prompts and resources always (the lists are empty when the
-    /// host offers no skills); the Skills extension and tasks only when the
-    /// host hands over what serves them.
+    /// host offers none); completion, the Skills extension and tasks only
+    /// when the host hands over what serves them.
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
@@ -267,7 +264,7 @@ impl ServerHandler for McpServer {
             .enable_prompts()
             .enable_prompts_list_changed()
             .enable_resources();
-        let capabilities = match (
+        let mut capabilities = match (
             self.host.skills().is_some(),
             self.host.proposals().is_some(),
         ) {
@@ -276,6 +273,9 @@ impl ServerHandler for McpServer {
             (false, true) => capabilities.enable_tasks().build(),
             (false, false) => capabilities.build(),
         };
+        if self.host.completions().is_some() {
+            capabilities.completions = Some(Default::default());
+        }
         ServerConfig::new(capabilities).with_server_info(Implementation::new(
             env!("CARGO_PKG_NAME"),
             env!("CARGO_PKG_VERSION"),
@@ -418,40 +418,55 @@ impl ServerHandler for McpServer {
         ))
     }
 
-    /// The skills offered to the caller, as prompts.
+    /// The skills offered to the caller, then the host's own prompts.
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
         cx: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let prompts = self
-            .offered_skills(&cx)
-            .await?
-            .into_iter()
-            .map(|skill| Prompt::new(skill.name, Some(skill.description), None))
-            .collect();
+        let actor = self.actor(&cx)?;
+        let offered = self.offered_skills(&cx).await?;
+        let prompts = catalog::prompts(&*self.host, &actor, &offered).await?;
         Ok(ListPromptsResult::with_all_items(prompts))
     }
 
-    /// One of [`list_prompts`](Self::list_prompts)' skills, its
-    /// instructions as one user message. A skill not offered to the caller
-    /// is answered like one that does not exist.
+    /// One of [`list_prompts`](Self::list_prompts)' prompts: a skill's
+    /// instructions as one user message, or the host's prompt. A prompt
+    /// not offered to the caller is answered like one that does not exist.
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        let actor = self.actor(&cx)?;
         let offered = self.offered_skills(&cx).await?;
-        let Some(skill) = offered.into_iter().find(|s| s.name == request.name) else {
-            return Err(ErrorData::invalid_params(
-                format!("no prompt `{}`", request.name),
-                None,
-            ));
+        let result = catalog::prompt(
+            &*self.host,
+            &actor,
+            offered,
+            &request.name,
+            request.arguments,
+        )
+        .await?;
+        Ok(result.into())
+    }
+
+    /// Values for a prompt's or a resource template's argument, where the
+    /// host completes them.
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let actor = self.actor(&cx)?;
+        let Some(completions) = self.host.completions() else {
+            return Err(ErrorData::method_not_found::<CompleteRequestMethod>());
         };
-        let message = PromptMessage::new_text(Role::User, skill.text);
-        Ok(GetPromptResult::new(vec![message])
-            .with_description(skill.description)
-            .into())
+        let completion = completions
+            .complete(&actor, &request.r#ref, &request.argument)
+            .await
+            .map_err(host_failed)?;
+        Ok(CompleteResult::new(completion))
     }
 
     /// The offered skills, in the Skills extension's form.
@@ -475,37 +490,40 @@ impl ServerHandler for McpServer {
         skills::skill_at(&offered, &request.uri).map(GetSkillResult::new)
     }
 
-    /// The `SKILL.md` of each offered skill: the only resources served.
+    /// The `SKILL.md` of each offered skill, then the host's resources.
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
         cx: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        let actor = self.actor(&cx)?;
         let offered = self.offered_skills(&cx).await?;
-        Ok(ListResourcesResult::with_all_items(skills::resources(
-            &offered,
-        )))
+        let resources = catalog::resources(&*self.host, &actor, &offered).await?;
+        Ok(ListResourcesResult::with_all_items(resources))
     }
 
-    /// A file of an offered skill, with the bytes that were approved.
+    /// The host's resource templates.
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let actor = self.actor(&cx)?;
+        let templates = catalog::templates(&*self.host, &actor).await?;
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
+    }
+
+    /// A file of an offered skill, with the bytes that were approved, or
+    /// one of the host's resources.
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let actor = self.actor(&cx)?;
-        let (Some(host_skills), offered) = (self.host.skills(), self.offered_skills(&cx).await?)
-        else {
-            return Err(skills::not_found(&request.uri));
-        };
-        let (skill, file) = skills::file_at(&offered, &request.uri)?;
-        let bytes = host_skills
-            .read(&actor, &skill.name, &file.path)
-            .await
-            .map_err(host_failed)?
-            .ok_or_else(|| skills::not_found(&request.uri))?;
-        let contents = skills::contents(&request.uri, &file.path, bytes);
-        Ok(ReadResourceResult::new(vec![contents]).into())
+        let offered = self.offered_skills(&cx).await?;
+        let contents = catalog::read(&*self.host, &actor, &offered, &request.uri).await?;
+        Ok(ReadResourceResult::new(contents).into())
     }
 
     /// Sessions of 2025-11-25 and older: announce every change on the

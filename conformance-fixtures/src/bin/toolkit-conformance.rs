@@ -1,5 +1,5 @@
-//! `toolkit-conformance [ADDR]`: the conformance fixture tools served by
-//! tool-mcp alone ([`tool_mcp::Gated`] on its default settings, no host,
+//! `toolkit-conformance [ADDR]`: the conformance fixture tools, and the
+//! suite's resources, prompts and completions, served by tool-mcp alone ([`tool_mcp::Gated`] on its default settings, no host,
 //! no database), for the official MCP conformance suite
 //! (`.ci/conformance.sh` runs it against this server and against
 //! `host-conformance` with one expected-failures file).
@@ -13,6 +13,7 @@
 
 use std::process::ExitCode;
 
+use conformance_fixtures::{SuiteCompletions, SuitePrompts, SuiteResources};
 use tokio_util::sync::CancellationToken;
 use tool_core::{Actor, Registry};
 use tool_mcp::{Gated, McpServer};
@@ -34,7 +35,11 @@ async fn main() -> ExitCode {
 }
 
 async fn run(addr: &str) -> Result<(), Box<dyn std::error::Error>> {
-    let host = Gated::new(Registry::linked()?).token(TOKEN, Actor::user("conformance"));
+    let host = Gated::new(Registry::linked()?)
+        .token(TOKEN, Actor::user("conformance"))
+        .resources(SuiteResources)
+        .prompts(SuitePrompts)
+        .completions(SuiteCompletions);
     let listener = tokio::net::TcpListener::bind(addr).await?;
     println!("listening on http://{}", listener.local_addr()?);
     let stop = CancellationToken::new();

@@ -1,0 +1,179 @@
+//! What a host offers besides its tools, each part switched on by the host
+//! that builds the server: resources and resource templates
+//! ([`Resources`]), prompts with arguments, images and embedded resources
+//! ([`Prompts`]), and argument completion ([`Completions`]). Each is in
+//! MCP's own types (rmcp's model), and each is per caller: a host answers
+//! for the actor who asks.
+//!
+//! The server merges them with the skills a host offers ([`Skills`]):
+//! skills come first, and a skill's name or URI wins over the host's own.
+//! It checks what MCP defines before the host is asked: a prompt must be
+//! listed to be got, and its required arguments present.
+//!
+//! [`Skills`]: crate::Skills
+
+use rmcp::model::{
+    ArgumentInfo, CompletionInfo, ErrorData, GetPromptResult, JsonObject, Prompt, Reference,
+    Resource, ResourceContents, ResourceTemplate,
+};
+use tool_core::Actor;
+
+use crate::host::{Failure, McpHost, OfferedSkill, host_failed};
+use crate::skills;
+
+/// Resources a host serves, read by URI.
+#[async_trait::async_trait]
+pub trait Resources: Send + Sync {
+    /// The resources `actor` may list.
+    async fn list(&self, actor: &Actor) -> Result<Vec<Resource>, Failure>;
+
+    /// The resource templates `actor` may list (RFC 6570 URI templates).
+    async fn templates(&self, _actor: &Actor) -> Result<Vec<ResourceTemplate>, Failure> {
+        Ok(Vec::new())
+    }
+
+    /// The contents at `uri` for `actor` (a listed resource or one a
+    /// template names); `None` when there is none, or none `actor` may
+    /// read: the same answer.
+    async fn read(
+        &self,
+        actor: &Actor,
+        uri: &str,
+    ) -> Result<Option<Vec<ResourceContents>>, Failure>;
+}
+
+/// Prompts a host serves.
+#[async_trait::async_trait]
+pub trait Prompts: Send + Sync {
+    /// The prompts `actor` may list, with their arguments.
+    async fn list(&self, actor: &Actor) -> Result<Vec<Prompt>, Failure>;
+
+    /// The prompt `name` with `arguments`: called only for a prompt
+    /// [`list`](Self::list) gave and with every required argument present.
+    async fn get(
+        &self,
+        actor: &Actor,
+        name: &str,
+        arguments: &JsonObject,
+    ) -> Result<GetPromptResult, Failure>;
+}
+
+/// Completion of a prompt's or a resource template's arguments.
+#[async_trait::async_trait]
+pub trait Completions: Send + Sync {
+    /// Values for `argument` of `reference`, best first.
+    async fn complete(
+        &self,
+        actor: &Actor,
+        reference: &Reference,
+        argument: &ArgumentInfo,
+    ) -> Result<CompletionInfo, Failure>;
+}
+
+/// Every prompt offered to `actor`: the skills, then the host's prompts
+/// whose names no skill takes.
+pub(crate) async fn prompts(
+    host: &dyn McpHost,
+    actor: &Actor,
+    offered: &[OfferedSkill],
+) -> Result<Vec<Prompt>, ErrorData> {
+    let mut listed: Vec<Prompt> = offered
+        .iter()
+        .map(|skill| Prompt::new(skill.name.clone(), Some(skill.description.clone()), None))
+        .collect();
+    if let Some(prompts) = host.prompts() {
+        for prompt in prompts.list(actor).await.map_err(host_failed)? {
+            if !offered.iter().any(|skill| skill.name == prompt.name) {
+                listed.push(prompt);
+            }
+        }
+    }
+    Ok(listed)
+}
+
+/// The prompt `name` for `actor`: a skill's instructions, or the host's
+/// prompt once its required arguments are there.
+pub(crate) async fn prompt(
+    host: &dyn McpHost,
+    actor: &Actor,
+    offered: Vec<OfferedSkill>,
+    name: &str,
+    arguments: Option<JsonObject>,
+) -> Result<GetPromptResult, ErrorData> {
+    if let Some(skill) = offered.into_iter().find(|s| s.name == name) {
+        let message = rmcp::model::PromptMessage::new_text(rmcp::model::Role::User, skill.text);
+        return Ok(GetPromptResult::new(vec![message]).with_description(skill.description));
+    }
+    let missing = || ErrorData::invalid_params(format!("no prompt `{name}`"), None);
+    let prompts = host.prompts().ok_or_else(missing)?;
+    let listed = prompts.list(actor).await.map_err(host_failed)?;
+    let prompt = listed.iter().find(|p| p.name == name).ok_or_else(missing)?;
+    let arguments = arguments.unwrap_or_default();
+    for argument in prompt.arguments.iter().flatten() {
+        if argument.required == Some(true) && !arguments.contains_key(&argument.name) {
+            return Err(ErrorData::invalid_params(
+                format!("prompt `{name}` needs the argument `{}`", argument.name),
+                None,
+            ));
+        }
+    }
+    prompts
+        .get(actor, name, &arguments)
+        .await
+        .map_err(host_failed)
+}
+
+/// Every resource offered to `actor`: the skills' `SKILL.md` files, then
+/// the host's resources whose URIs no skill takes.
+pub(crate) async fn resources(
+    host: &dyn McpHost,
+    actor: &Actor,
+    offered: &[OfferedSkill],
+) -> Result<Vec<Resource>, ErrorData> {
+    let mut listed = skills::resources(offered);
+    if let Some(resources) = host.resources() {
+        for resource in resources.list(actor).await.map_err(host_failed)? {
+            if !listed.iter().any(|r| r.uri == resource.uri) {
+                listed.push(resource);
+            }
+        }
+    }
+    Ok(listed)
+}
+
+/// The host's resource templates for `actor`.
+pub(crate) async fn templates(
+    host: &dyn McpHost,
+    actor: &Actor,
+) -> Result<Vec<ResourceTemplate>, ErrorData> {
+    match host.resources() {
+        Some(resources) => resources.templates(actor).await.map_err(host_failed),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// The contents at `uri` for `actor`: a file of an offered skill, with the
+/// bytes that were approved, or the host's resource.
+pub(crate) async fn read(
+    host: &dyn McpHost,
+    actor: &Actor,
+    offered: &[OfferedSkill],
+    uri: &str,
+) -> Result<Vec<ResourceContents>, ErrorData> {
+    if let (Some(host_skills), Ok((skill, file))) = (host.skills(), skills::file_at(offered, uri)) {
+        let bytes = host_skills
+            .read(actor, &skill.name, &file.path)
+            .await
+            .map_err(host_failed)?
+            .ok_or_else(|| skills::not_found(uri))?;
+        return Ok(vec![skills::contents(uri, &file.path, bytes)]);
+    }
+    let Some(resources) = host.resources() else {
+        return Err(skills::not_found(uri));
+    };
+    resources
+        .read(actor, uri)
+        .await
+        .map_err(host_failed)?
+        .ok_or_else(|| skills::not_found(uri))
+}
