@@ -11,9 +11,11 @@
 //! names them with the reason.
 #![forbid(unsafe_code)]
 
+mod asking;
 mod catalog;
 mod tools;
 
+pub use asking::*;
 use axum::Router;
 use axum::extract::Request;
 use axum::http::{HeaderValue, header};

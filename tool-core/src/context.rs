@@ -13,6 +13,9 @@ use crate::ToolError;
 use crate::calls::{CancelToken, Cancelled};
 #[cfg(feature = "host")]
 use crate::calls::{DecisionSink, ProgressSignal, ProgressSink};
+use crate::client::{
+    AskError, Asking, ClientChannel, Elicitation, Elicited, LogLevel, Sampled, Sampling,
+};
 #[cfg(feature = "egress")]
 use crate::egress::EgressGuard;
 #[cfg(feature = "host")]
@@ -117,6 +120,8 @@ struct Shared {
     ///
     /// [`Authored`]: crate::Authored
     authored_reads: Arc<AtomicU64>,
+    /// The client the call came through, when it can be asked.
+    client: Option<Arc<dyn ClientChannel>>,
 }
 
 /// The guard a tool gets when its group may not reach the network.
@@ -137,6 +142,7 @@ impl ToolContext {
                 #[cfg(feature = "host")]
                 progress: None,
                 authored_reads: Arc::new(AtomicU64::new(0)),
+                client: None,
             }),
             #[cfg(feature = "host")]
             egress: None,
@@ -321,6 +327,64 @@ impl ToolContext {
                 sink.report(done, total, message);
             }
         }
+    }
+}
+
+/// Asking the client the call came through ([`client`](crate::client)).
+impl ToolContext {
+    /// Sets the client the calls made with this context came through: an
+    /// MCP server's, for one call. (Feature `host`.)
+    #[cfg(feature = "host")]
+    pub fn with_client(mut self, client: Arc<dyn ClientChannel>) -> Self {
+        Arc::make_mut(&mut self.shared).client = Some(client);
+        self
+    }
+
+    /// Asks the person behind the client to fill in a form. Without a
+    /// client, [`AskError::NoClient`] at once; a cancelled call stops
+    /// waiting. Filled-in values are person-written: the call's result
+    /// counts as carrying such text (gate 9).
+    pub async fn elicit(&self, request: Elicitation) -> Result<Elicited, AskError> {
+        let client = self.shared.client.clone().ok_or(AskError::NoClient)?;
+        let answer = self.unless_cancelled(client.elicit(request)).await?;
+        if matches!(answer, Elicited::Accepted(_)) {
+            self.mark_authored_read();
+        }
+        Ok(answer)
+    }
+
+    /// Asks the client's model. Without a client, [`AskError::NoClient`]
+    /// at once; a cancelled call stops waiting. The answer counts as
+    /// person-written text, as a form's does.
+    pub async fn sample(&self, request: Sampling) -> Result<Sampled, AskError> {
+        let client = self.shared.client.clone().ok_or(AskError::NoClient)?;
+        let answer = self.unless_cancelled(client.sample(request)).await?;
+        self.mark_authored_read();
+        Ok(answer)
+    }
+
+    /// Logs `message` to the client, if it asked for this level, and as a
+    /// `tracing` event (target `tool_core::log`) in any case.
+    pub fn log(&self, level: LogLevel, message: &str) {
+        tracing::debug!(target: "tool_core::log", run = %self.shared.run, ?level, message);
+        if let Some(client) = &self.shared.client {
+            client.log(level, message);
+        }
+    }
+
+    async fn unless_cancelled<T>(&self, asking: Asking<'_, T>) -> Result<T, AskError> {
+        let mut asking = asking;
+        let mut cancelled = std::pin::pin!(self.cancelled());
+        std::future::poll_fn(|cx| {
+            if let std::task::Poll::Ready(answer) = asking.as_mut().poll(cx) {
+                return std::task::Poll::Ready(answer);
+            }
+            if cancelled.as_mut().poll(cx).is_ready() {
+                return std::task::Poll::Ready(Err(AskError::Cancelled));
+            }
+            std::task::Poll::Pending
+        })
+        .await
     }
 }
 

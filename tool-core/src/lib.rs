@@ -173,6 +173,7 @@ pub mod approval;
 pub mod authored;
 pub mod calls;
 mod checks;
+pub mod client;
 mod content;
 mod context;
 mod declaration;

@@ -183,6 +183,9 @@ impl McpHost for Gated {
         if let Some(progress) = call.control.progress {
             cx = cx.with_progress_sink(progress);
         }
+        if let Some(client) = call.control.client {
+            cx = cx.with_client(client);
+        }
         let grant = self.grant_of(actor);
         let outcome = Gates::new(&self.registry, self.inputs(actor))
             .call(&grant, &call.tool, call.arguments, &cx)

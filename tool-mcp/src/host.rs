@@ -17,6 +17,7 @@ use rmcp::transport::streamable_http_server::session::store::SessionStore;
 use serde_json::Value;
 use tokio::sync::watch;
 use tool_core::calls::CancelToken;
+use tool_core::client::ClientChannel;
 use tool_core::gates::Grant;
 use tool_core::{Actor, Outcome, Proposal, Registry, RunId, ToolError, ToolOutput};
 
@@ -57,14 +58,27 @@ pub enum CallScope {
     Stateless,
 }
 
-/// How a caller steers a call under way: the token that cancels it, and
-/// where the tool's progress reports go (none: nowhere).
-#[derive(Debug)]
+/// How a caller steers a call under way: the token that cancels it,
+/// where the tool's progress reports go (none: nowhere), and the client
+/// the tool may ask and log to (none: it is told there is no client).
 pub struct CallControl {
     /// Cancelling it tells the tool and ends the call.
     pub cancel: CancelToken,
     /// The tool's progress reports, when someone watches them.
     pub progress: Option<ProgressFeed>,
+    /// The client, for the context's `elicit`, `sample` and `log`
+    /// (`ToolContext::with_client`).
+    pub client: Option<Arc<dyn ClientChannel>>,
+}
+
+impl std::fmt::Debug for CallControl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallControl")
+            .field("cancel", &self.cancel)
+            .field("progress", &self.progress)
+            .field("client", &self.client.is_some())
+            .finish()
+    }
 }
 
 /// One `tools/call`, as the server hands it to the host.

@@ -35,6 +35,7 @@
 //! | `host.rs` | [`McpHost`] and the smaller traits, the words of a call |
 //! | `gated.rs` | [`Gated`]: a registry on fixed settings |
 //! | `server.rs` | [`McpServer`], rmcp's `ServerHandler` |
+//! | `asking.rs` | a call's questions to its client (elicitation, sampling) and its log messages, as far as the client and its revision allow |
 //! | `catalog.rs` | [`Resources`], [`Prompts`], [`Completions`]: what a host serves besides tools, merged with its skills |
 //! | `changes.rs` | `list_changed` for tools and prompts |
 //! | `listing.rs` | each caller's `tools/list` pages, built once per grant |
@@ -47,6 +48,7 @@
 //! | `hangup.rs` | noticing a client went away, to cancel its call |
 //! | `origin.rs` | what the `Origin` check reads and decides |
 
+mod asking;
 mod catalog;
 mod changes;
 mod gated;
@@ -63,6 +65,7 @@ mod skills;
 mod stdio;
 mod tasks;
 
+pub use asking::ASK_TIMEOUT;
 pub use catalog::{Completions, Prompts, Resources};
 pub use changes::POLL_INTERVAL;
 pub use gated::Gated;

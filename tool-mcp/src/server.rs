@@ -23,6 +23,7 @@ use tokio_util::task::TaskTracker;
 use tool_core::calls::CancelToken;
 use tool_core::{Actor, Outcome, Registry, RunId};
 
+use crate::asking::{LogLevels, McpClient};
 use crate::changes::{ListChanged, forward_changes};
 use crate::gated::Gated;
 use crate::hangup::Hangup;
@@ -67,6 +68,8 @@ pub struct McpServer {
     pub(crate) local_sessions: Arc<LocalSessionManager>,
     /// Each user's `tools/list` pages, built once per grant.
     pub(crate) listings: Arc<Listings>,
+    /// The log level each session asked for.
+    pub(crate) log_levels: Arc<LogLevels>,
     /// The calls under way, so a closing connection waits for their audit.
     pub(crate) calls: TaskTracker,
 }
@@ -91,6 +94,7 @@ impl McpServer {
             identity: Identity::PerRequest,
             local_sessions: Arc::new(LocalSessionManager::default()),
             listings: Arc::new(Listings::new(DEFAULT_PAGE_SIZE)),
+            log_levels: Arc::new(LogLevels::default()),
             calls: TaskTracker::new(),
         }
     }
@@ -264,6 +268,10 @@ impl ServerHandler for McpServer {
             .enable_prompts()
             .enable_prompts_list_changed()
             .enable_resources();
+        // Logging is in every revision this server speaks (rmcp marks it
+        // deprecated for the revisions after).
+        #[allow(deprecated)]
+        let capabilities = capabilities.enable_logging();
         let mut capabilities = match (
             self.host.skills().is_some(),
             self.host.proposals().is_some(),
@@ -328,15 +336,22 @@ impl ServerHandler for McpServer {
             }
             None => (None, None),
         };
+        let scope = self.scope(&cx).await;
+        let session = match &scope {
+            CallScope::Session(id) => Some(id.as_str()),
+            CallScope::Stateless => None,
+        };
+        let client = McpClient::of(&cx, session, &self.log_levels);
         let call = Call {
             caller,
             tool: request.name.to_string(),
             arguments: Value::Object(request.arguments.unwrap_or_default()),
             run,
-            scope: self.scope(&cx).await,
+            scope,
             control: CallControl {
                 cancel: cancel.clone(),
                 progress: feed,
+                client: Some(client),
             },
         };
         let call = self.host.call(call);
@@ -416,6 +431,27 @@ impl ServerHandler for McpServer {
             ),
             None,
         ))
+    }
+
+    /// The session's log level: its calls' log messages of this level and
+    /// above are sent to it. A request outside a session (2026-07-28) has
+    /// no level to keep.
+    #[allow(deprecated)] // Logging is in every revision this server speaks.
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        match self.scope(&cx).await {
+            CallScope::Session(session) => {
+                self.log_levels.set(session, request.level);
+                Ok(())
+            }
+            CallScope::Stateless => Err(ErrorData::invalid_request(
+                "a log level is kept per session, and this request has none",
+                None,
+            )),
+        }
     }
 
     /// The skills offered to the caller, then the host's own prompts.

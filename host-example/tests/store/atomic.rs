@@ -56,6 +56,7 @@ async fn propose(host: &Host, client: &str, n: u64) -> Result<Outcome, CallError
     let control = CallControl {
         cancel: CancelToken::new(),
         progress: None,
+        client: None,
     };
     host.call_watched(
         &caller(client),

@@ -638,6 +638,7 @@ pub async fn the_app_layer_sees_settings_proposals_and_audit_of_other_processes(
     let control = CallControl {
         cancel: CancelToken::new(),
         progress: None,
+        client: None,
     };
     let refused = server
         .call_watched(

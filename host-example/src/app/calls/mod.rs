@@ -311,6 +311,7 @@ impl Host {
         let control = CallControl {
             cancel,
             progress: None,
+            client: None,
         };
         self.call_watched(&caller, tool, arguments, run, scope, control)
             .await
@@ -403,7 +404,11 @@ impl Host {
         scope: &CallScope,
         control: CallControl,
     ) -> Result<(Outcome, Option<CallProposal>), CallError> {
-        let CallControl { cancel, progress } = control;
+        let CallControl {
+            cancel,
+            progress,
+            client,
+        } = control;
         let caller_key = format!("caller:{}", actor.id);
         let session_key = match scope {
             CallScope::Session(id) => Some(format!("session:{}:{id}", actor.id)),
@@ -434,6 +439,9 @@ impl Host {
         }
         if let Some(progress) = progress {
             cx = cx.with_progress_sink(progress);
+        }
+        if let Some(client) = client {
+            cx = cx.with_client(client);
         }
         let outcome = Gates::new(self.registry(), inputs(&settings, actor))
             .call(&grant, tool, arguments, &cx)

@@ -1,0 +1,215 @@
+//! A call's questions to its MCP client ([`ClientChannel`]): a form for
+//! the person (`elicitation/create`), a question for the model
+//! (`sampling/createMessage`), and log messages
+//! (`notifications/message`), each only as far as the client declared it
+//! and its revision carries it. 2026-07-28 forbids requests from the
+//! server inside a call: there a tool is told so
+//! ([`AskError::Unsupported`]), never left waiting.
+//!
+//! rmcp marks logging deprecated (SEP-2577 retires it after 2026-07-28);
+//! the revisions this server speaks all have it, so its types are used
+//! here, and only here, with the deprecation allowed.
+#![allow(deprecated)]
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::RoleServer;
+use rmcp::model::CreateMessageRequestParams;
+use rmcp::model::{
+    ElicitRequestParams, ElicitationAction, LoggingLevel, LoggingMessageNotificationParam,
+    ProtocolVersion, Role,
+};
+use rmcp::service::{Peer, RequestContext};
+use serde_json::{Value, json};
+use tool_core::client::{
+    AskError, Asking, ClientChannel, Elicitation, Elicited, LogLevel, Sampled, Sampling,
+};
+
+/// How long a question waits for its answer: a person fills in a form in
+/// minutes, not hours.
+pub const ASK_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
+/// The level each session asked for (`logging/setLevel`); a session that
+/// asked for none hears no log message.
+#[derive(Debug, Default)]
+pub(crate) struct LogLevels(Mutex<HashMap<String, LogLevel>>);
+
+impl LogLevels {
+    /// `session` asked for messages of `level` and above.
+    pub(crate) fn set(&self, session: String, level: LoggingLevel) {
+        self.lock().insert(session, log_level(level));
+    }
+
+    fn get(&self, session: &str) -> Option<LogLevel> {
+        self.lock().get(session).copied()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, LogLevel>> {
+        // Every write is one insert: a panic elsewhere leaves no half-write.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// One call's client.
+pub(crate) struct McpClient {
+    peer: Peer<RoleServer>,
+    /// Whether the revision carries requests to the client inside a call.
+    requests: bool,
+    elicitation: bool,
+    sampling: bool,
+    /// The level the call's session asked for when the call began.
+    log_level: Option<LogLevel>,
+}
+
+impl McpClient {
+    /// The client of the request `cx`, in the session `session` (none:
+    /// stateless, no log messages).
+    pub(crate) fn of(
+        cx: &RequestContext<RoleServer>,
+        session: Option<&str>,
+        levels: &LogLevels,
+    ) -> Arc<dyn ClientChannel> {
+        let capabilities = cx.client_capabilities();
+        let requests = cx
+            .protocol_version()
+            .is_none_or(|version| version < ProtocolVersion::V_2026_07_28);
+        Arc::new(McpClient {
+            peer: cx.peer.clone(),
+            requests,
+            elicitation: capabilities
+                .as_ref()
+                .is_some_and(|c| c.elicitation.is_some()),
+            sampling: capabilities.as_ref().is_some_and(|c| c.sampling.is_some()),
+            log_level: session.and_then(|session| levels.get(session)),
+        })
+    }
+
+    fn may_ask(&self, declared: bool, capability: &str) -> Result<(), AskError> {
+        if !self.requests {
+            return Err(AskError::Unsupported(
+                "the 2026-07-28 revision carries no request to the client inside a call".into(),
+            ));
+        }
+        if !declared {
+            return Err(AskError::Unsupported(format!(
+                "the client declared no `{capability}` capability"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The answer, or the error: late, refused, or the client gone.
+async fn answered<T, E: std::fmt::Display>(
+    asking: impl Future<Output = Result<T, E>>,
+) -> Result<T, AskError> {
+    match tokio::time::timeout(ASK_TIMEOUT, asking).await {
+        Err(_) => Err(AskError::TimedOut),
+        Ok(Err(error)) => Err(AskError::Failed(error.to_string())),
+        Ok(Ok(answer)) => Ok(answer),
+    }
+}
+
+impl ClientChannel for McpClient {
+    fn elicit(&self, request: Elicitation) -> Asking<'_, Elicited> {
+        Box::pin(async move {
+            self.may_ask(self.elicitation, "elicitation")?;
+            let params: ElicitRequestParams = serde_json::from_value(json!({
+                "mode": "form",
+                "message": request.message,
+                "requestedSchema": Value::Object(request.schema),
+            }))
+            .map_err(|error| {
+                AskError::Failed(format!("the form is not one MCP can carry: {error}"))
+            })?;
+            let result = answered(self.peer.create_elicitation(params)).await?;
+            Ok(match result.action {
+                ElicitationAction::Accept => Elicited::Accepted(match result.content {
+                    Some(Value::Object(values)) => values,
+                    _ => serde_json::Map::new(),
+                }),
+                ElicitationAction::Decline => Elicited::Declined,
+                // Cancelled, or an action added after this was written:
+                // nothing was chosen.
+                _ => Elicited::Cancelled,
+            })
+        })
+    }
+
+    fn sample(&self, request: Sampling) -> Asking<'_, Sampled> {
+        Box::pin(async move {
+            self.may_ask(self.sampling, "sampling")?;
+            let messages: Vec<Value> = request
+                .messages
+                .iter()
+                .map(|message| {
+                    let role = if message.from_user {
+                        Role::User
+                    } else {
+                        Role::Assistant
+                    };
+                    json!({"role": role, "content": {"type": "text", "text": message.text}})
+                })
+                .collect();
+            let mut params = json!({"messages": messages, "maxTokens": request.max_tokens});
+            if let Some(system) = request.system_prompt {
+                params["systemPrompt"] = Value::String(system);
+            }
+            let params: CreateMessageRequestParams = serde_json::from_value(params)
+                .map_err(|error| AskError::Failed(format!("not a sampling request: {error}")))?;
+            let result = answered(self.peer.create_message(params)).await?;
+            let text = serde_json::to_value(&result.message)
+                .ok()
+                .and_then(|message| message["content"]["text"].as_str().map(str::to_owned))
+                .ok_or_else(|| AskError::Failed("the client's model answered no text".into()))?;
+            Ok(Sampled {
+                text,
+                model: result.model,
+            })
+        })
+    }
+
+    fn log(&self, level: LogLevel, message: &str) {
+        if self.log_level.is_none_or(|wanted| level < wanted) {
+            return;
+        }
+        let peer = self.peer.clone();
+        let param = LoggingMessageNotificationParam::new(
+            logging_level(level),
+            Value::String(message.to_owned()),
+        );
+        // Sent on its own task: a tool's log call never waits for the
+        // client, and a client gone away misses its messages.
+        tokio::spawn(async move {
+            let _ = peer.notify_logging_message(param).await;
+        });
+    }
+}
+
+fn logging_level(level: LogLevel) -> LoggingLevel {
+    match level {
+        LogLevel::Debug => LoggingLevel::Debug,
+        LogLevel::Info => LoggingLevel::Info,
+        LogLevel::Notice => LoggingLevel::Notice,
+        LogLevel::Warning => LoggingLevel::Warning,
+        LogLevel::Error => LoggingLevel::Error,
+        LogLevel::Critical => LoggingLevel::Critical,
+        LogLevel::Alert => LoggingLevel::Alert,
+        LogLevel::Emergency => LoggingLevel::Emergency,
+    }
+}
+
+fn log_level(level: LoggingLevel) -> LogLevel {
+    match level {
+        LoggingLevel::Debug => LogLevel::Debug,
+        LoggingLevel::Info => LogLevel::Info,
+        LoggingLevel::Notice => LogLevel::Notice,
+        LoggingLevel::Warning => LogLevel::Warning,
+        LoggingLevel::Error => LogLevel::Error,
+        LoggingLevel::Critical => LogLevel::Critical,
+        LoggingLevel::Alert => LogLevel::Alert,
+        LoggingLevel::Emergency => LogLevel::Emergency,
+    }
+}
