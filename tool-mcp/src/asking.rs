@@ -27,7 +27,8 @@ use tool_core::client::{
     AskError, Asking, ClientChannel, Elicitation, Elicited, LogLevel, Sampled, Sampling,
 };
 
-/// How long a question waits for its answer: a person fills in a form in
+/// How long a question waits for its answer unless the server sets
+/// another (`McpServer::with_ask_timeout`): a person fills in a form in
 /// minutes, not hours.
 pub const ASK_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
@@ -61,6 +62,8 @@ pub(crate) struct McpClient {
     sampling: bool,
     /// The level the call's session asked for when the call began.
     log_level: Option<LogLevel>,
+    /// How long a question waits.
+    timeout: Duration,
 }
 
 impl McpClient {
@@ -70,6 +73,7 @@ impl McpClient {
         cx: &RequestContext<RoleServer>,
         session: Option<&str>,
         levels: &LogLevels,
+        timeout: Duration,
     ) -> Arc<dyn ClientChannel> {
         let capabilities = cx.client_capabilities();
         let requests = cx
@@ -83,6 +87,7 @@ impl McpClient {
                 .is_some_and(|c| c.elicitation.is_some()),
             sampling: capabilities.as_ref().is_some_and(|c| c.sampling.is_some()),
             log_level: session.and_then(|session| levels.get(session)),
+            timeout,
         })
     }
 
@@ -103,9 +108,10 @@ impl McpClient {
 
 /// The answer, or the error: late, refused, or the client gone.
 async fn answered<T, E: std::fmt::Display>(
+    timeout: Duration,
     asking: impl Future<Output = Result<T, E>>,
 ) -> Result<T, AskError> {
-    match tokio::time::timeout(ASK_TIMEOUT, asking).await {
+    match tokio::time::timeout(timeout, asking).await {
         Err(_) => Err(AskError::TimedOut),
         Ok(Err(error)) => Err(AskError::Failed(error.to_string())),
         Ok(Ok(answer)) => Ok(answer),
@@ -124,7 +130,7 @@ impl ClientChannel for McpClient {
             .map_err(|error| {
                 AskError::Failed(format!("the form is not one MCP can carry: {error}"))
             })?;
-            let result = answered(self.peer.create_elicitation(params)).await?;
+            let result = answered(self.timeout, self.peer.create_elicitation(params)).await?;
             Ok(match result.action {
                 ElicitationAction::Accept => Elicited::Accepted(match result.content {
                     Some(Value::Object(values)) => values,
@@ -159,7 +165,7 @@ impl ClientChannel for McpClient {
             }
             let params: CreateMessageRequestParams = serde_json::from_value(params)
                 .map_err(|error| AskError::Failed(format!("not a sampling request: {error}")))?;
-            let result = answered(self.peer.create_message(params)).await?;
+            let result = answered(self.timeout, self.peer.create_message(params)).await?;
             let text = serde_json::to_value(&result.message)
                 .ok()
                 .and_then(|message| message["content"]["text"].as_str().map(str::to_owned))

@@ -3,6 +3,7 @@
 //! rmcp hands it, asks the host, and answers in MCP's form.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestMethod,
@@ -23,7 +24,7 @@ use tokio_util::task::TaskTracker;
 use tool_core::calls::CancelToken;
 use tool_core::{Actor, Outcome, Registry, RunId};
 
-use crate::asking::{LogLevels, McpClient};
+use crate::asking::{ASK_TIMEOUT, LogLevels, McpClient};
 use crate::changes::{ListChanged, forward_changes};
 use crate::gated::Gated;
 use crate::hangup::Hangup;
@@ -70,6 +71,8 @@ pub struct McpServer {
     pub(crate) listings: Arc<Listings>,
     /// The log level each session asked for.
     pub(crate) log_levels: Arc<LogLevels>,
+    /// How long a tool's question waits for the client's answer.
+    pub(crate) ask_timeout: Duration,
     /// The calls under way, so a closing connection waits for their audit.
     pub(crate) calls: TaskTracker,
 }
@@ -95,6 +98,7 @@ impl McpServer {
             local_sessions: Arc::new(LocalSessionManager::default()),
             listings: Arc::new(Listings::new(DEFAULT_PAGE_SIZE)),
             log_levels: Arc::new(LogLevels::default()),
+            ask_timeout: ASK_TIMEOUT,
             calls: TaskTracker::new(),
         }
     }
@@ -102,6 +106,14 @@ impl McpServer {
     /// Sets how many tools a `tools/list` page holds (at least 1).
     pub fn with_page_size(mut self, page_size: usize) -> Self {
         self.listings = Arc::new(Listings::new(page_size));
+        self
+    }
+
+    /// Sets how long a tool's question to the client (a form, a
+    /// question for its model) waits for the answer ([`ASK_TIMEOUT`]
+    /// unless set).
+    pub fn with_ask_timeout(mut self, timeout: Duration) -> Self {
+        self.ask_timeout = timeout;
         self
     }
 
@@ -341,7 +353,7 @@ impl ServerHandler for McpServer {
             CallScope::Session(id) => Some(id.as_str()),
             CallScope::Stateless => None,
         };
-        let client = McpClient::of(&cx, session, &self.log_levels);
+        let client = McpClient::of(&cx, session, &self.log_levels, self.ask_timeout);
         let call = Call {
             caller,
             tool: request.name.to_string(),

@@ -44,8 +44,16 @@ async fn run(addr: &str) -> Result<(), Box<dyn std::error::Error>> {
     println!("listening on http://{}", listener.local_addr()?);
     let stop = CancellationToken::new();
     let on_ctrl_c = stop.clone();
-    let router =
-        conformance_fixtures::with_token(McpServer::from_host(host).router(stop.clone()), TOKEN)?;
+    let mut server = McpServer::from_host(host);
+    // The end-to-end tests wait for a question's timeout in seconds, not
+    // minutes.
+    if let Some(millis) = std::env::var("TOOLKIT_ASK_TIMEOUT_MS")
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+    {
+        server = server.with_ask_timeout(std::time::Duration::from_millis(millis));
+    }
+    let router = conformance_fixtures::with_token(server.router(stop.clone()), TOKEN)?;
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
             let _ = tokio::signal::ctrl_c().await;

@@ -18,6 +18,12 @@ When the client cannot connect (over HTTP, a refused token), every command
 is answered {"connect_error": "...", "http_statuses": [401, ...]}: the
 statuses the HTTP client saw.
 
+The environment variable MCP_TEST_ANSWERS (JSON), when set, makes the
+client answer the server's questions (and declare the capabilities):
+    {"elicit": {"action": "accept", "content": {...}}   the form's answer
+     "sample": "TEXT",                                   the model's answer
+     "delay": SECONDS}                                   wait before answering
+
 Usage:
     client.py stdio MODE COMMAND [ARG...]
     client.py http MODE URL TOKEN
@@ -30,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import sys
 
 import httpx2
@@ -55,6 +62,23 @@ async def main() -> None:
             changes.put_nowait("prompts")
 
     info = types.Implementation(name="host-example-python-test", version="1.0.0")
+    answers = json.loads(os.environ.get("MCP_TEST_ANSWERS", "null"))
+    callbacks: dict[str, object] = {}
+    if answers is not None:
+
+        async def on_elicit(_context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+            await asyncio.sleep(answers.get("delay", 0))
+            return types.ElicitResult(**answers["elicit"])
+
+        async def on_sample(_context: object, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+            await asyncio.sleep(answers.get("delay", 0))
+            return types.CreateMessageResult(
+                role="assistant",
+                content=types.TextContent(type="text", text=answers["sample"]),
+                model="python-test-model",
+            )
+
+        callbacks = {"elicitation_callback": on_elicit, "sampling_callback": on_sample}
     statuses: list[int] = []
 
     async def record_status(response: httpx2.Response) -> None:
@@ -78,7 +102,9 @@ async def main() -> None:
             server = streamable_http_client(url, http_client=http)
         try:
             client = await stack.enter_async_context(
-                Client(server, mode=mode, message_handler=on_message, client_info=info, cache=None)
+                Client(
+                    server, mode=mode, message_handler=on_message, client_info=info, cache=None, **callbacks
+                )
             )
         except Exception as error:  # noqa: BLE001 - reported to the test, which decides
             while await reader.readline():
