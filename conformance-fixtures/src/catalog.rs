@@ -14,9 +14,28 @@ use tool_mcp::{Completions, Failure, Prompts, Resources};
 use crate::tools::RED_PIXEL_PNG;
 
 /// `test://static-text`, `test://static-binary`, `test://watched-resource`
-/// and the template `test://template/{id}/data`.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SuiteResources;
+/// and the template `test://template/{id}/data`; subscriptions hear of the
+/// updates sent on [`SuiteResources::updated`].
+#[derive(Debug, Clone)]
+pub struct SuiteResources {
+    updates: tokio::sync::broadcast::Sender<String>,
+}
+
+impl Default for SuiteResources {
+    fn default() -> Self {
+        SuiteResources {
+            updates: tokio::sync::broadcast::Sender::new(16),
+        }
+    }
+}
+
+impl SuiteResources {
+    /// Announces that the resource at `uri` changed.
+    pub fn updated(&self, uri: &str) {
+        // No subscriber: nobody to tell.
+        let _ = self.updates.send(uri.to_owned());
+    }
+}
 
 const TEMPLATE_PREFIX: &str = "test://template/";
 const TEMPLATE_SUFFIX: &str = "/data";
@@ -75,6 +94,10 @@ impl Resources for SuiteResources {
             }
         };
         Ok(Some(vec![contents]))
+    }
+
+    fn updates(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
+        Some(self.updates.subscribe())
     }
 }
 

@@ -55,7 +55,11 @@ impl Server {
         BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut line)
             .unwrap();
-        let base = line.trim().strip_prefix("listening on ").unwrap().to_owned();
+        let base = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap()
+            .to_owned();
         Server {
             child,
             url: format!("{base}/mcp"),

@@ -40,6 +40,13 @@ pub trait Resources: Send + Sync {
         actor: &Actor,
         uri: &str,
     ) -> Result<Option<Vec<ResourceContents>>, Failure>;
+
+    /// The URIs of resources as they change, for subscriptions
+    /// (`resources/subscribe`). `None`: nothing is announced, and clients
+    /// are not offered subscriptions.
+    fn updates(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
+        None
+    }
 }
 
 /// Prompts a host serves.

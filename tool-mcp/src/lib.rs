@@ -63,6 +63,7 @@ mod serve;
 mod server;
 mod skills;
 mod stdio;
+mod subscriptions;
 mod tasks;
 
 pub use asking::ASK_TIMEOUT;

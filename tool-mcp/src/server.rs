@@ -12,7 +12,8 @@ use rmcp::model::{
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult,
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
-    ServerConfig, SubscriptionFilter, UpdateTaskParams,
+    ServerConfig, SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter,
+    UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::streamable_http_server::session::SessionManager as _;
@@ -34,6 +35,7 @@ use crate::host::{
 };
 use crate::listing::Listings;
 use crate::progress::{ProgressReport, ProgressWatch, progress_channel};
+use crate::subscriptions::Subscriptions;
 use crate::{catalog, results, skills, tasks};
 
 /// How many tools one `tools/list` page holds unless set otherwise.
@@ -73,6 +75,8 @@ pub struct McpServer {
     pub(crate) log_levels: Arc<LogLevels>,
     /// How long a tool's question waits for the client's answer.
     pub(crate) ask_timeout: Duration,
+    /// Each session's resource subscriptions.
+    pub(crate) subscriptions: Arc<Subscriptions>,
     /// The calls under way, so a closing connection waits for their audit.
     pub(crate) calls: TaskTracker,
 }
@@ -99,6 +103,7 @@ impl McpServer {
             listings: Arc::new(Listings::new(DEFAULT_PAGE_SIZE)),
             log_levels: Arc::new(LogLevels::default()),
             ask_timeout: ASK_TIMEOUT,
+            subscriptions: Arc::new(Subscriptions::default()),
             calls: TaskTracker::new(),
         }
     }
@@ -295,6 +300,13 @@ impl ServerHandler for McpServer {
         };
         if self.host.completions().is_some() {
             capabilities.completions = Some(Default::default());
+        }
+        if let Some(resources) = capabilities.resources.as_mut() {
+            resources.subscribe = self
+                .host
+                .resources()
+                .is_some_and(|r| r.updates().is_some())
+                .then_some(true);
         }
         ServerConfig::new(capabilities).with_server_info(Implementation::new(
             env!("CARGO_PKG_NAME"),
@@ -572,6 +584,44 @@ impl ServerHandler for McpServer {
         let offered = self.offered_skills(&cx).await?;
         let contents = catalog::read(&*self.host, &actor, &offered, &request.uri).await?;
         Ok(ReadResourceResult::new(contents).into())
+    }
+
+    /// The session hears of each update of a resource it may read, where
+    /// the host announces updates; a resource nobody serves is not found.
+    #[allow(deprecated)] // resources/subscribe: 2025-11-25 and older.
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let actor = self.actor(&cx)?;
+        let Some(updates) = self.host.resources().and_then(|r| r.updates()) else {
+            return Err(ErrorData::method_not_found::<SubscribeRequestMethod>());
+        };
+        let CallScope::Session(session) = self.scope(&cx).await else {
+            return Err(ErrorData::invalid_request(
+                "a subscription is kept per session, and this request has none",
+                None,
+            ));
+        };
+        let offered = self.offered_skills(&cx).await?;
+        catalog::read(&*self.host, &actor, &offered, &request.uri).await?;
+        self.subscriptions
+            .subscribe(&session, &request.uri, updates, cx.peer.clone());
+        Ok(())
+    }
+
+    /// The session no longer hears of the resource.
+    #[allow(deprecated)] // resources/unsubscribe: 2025-11-25 and older.
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if let CallScope::Session(session) = self.scope(&cx).await {
+            self.subscriptions.unsubscribe(&session, &request.uri);
+        }
+        Ok(())
     }
 
     /// Sessions of 2025-11-25 and older: announce every change on the

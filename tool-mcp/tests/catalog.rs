@@ -44,7 +44,18 @@ impl Prompts for Greeting {
     }
 }
 
-struct Notes;
+#[derive(Clone)]
+struct Notes {
+    updates: tokio::sync::broadcast::Sender<String>,
+}
+
+impl Notes {
+    fn new() -> Notes {
+        Notes {
+            updates: tokio::sync::broadcast::Sender::new(8),
+        }
+    }
+}
 
 #[async_trait::async_trait]
 impl Resources for Notes {
@@ -58,6 +69,10 @@ impl Resources for Notes {
         uri: &str,
     ) -> Result<Option<Vec<ResourceContents>>, Failure> {
         Ok((uri == "note://one").then(|| vec![ResourceContents::text("the first note", uri)]))
+    }
+
+    fn updates(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
+        Some(self.updates.subscribe())
     }
 }
 
@@ -117,6 +132,21 @@ impl Connection {
         self.input.write_all(line.as_bytes()).await.unwrap();
     }
 
+    /// The next notification within a second, if any.
+    async fn notification(&mut self) -> Option<Value> {
+        let wait = std::time::Duration::from_secs(1);
+        loop {
+            let line = tokio::time::timeout(wait, self.output.next_line())
+                .await
+                .ok()?
+                .unwrap()?;
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message.get("id").is_none() {
+                return Some(message);
+            }
+        }
+    }
+
     async fn request(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
         let id = self.next_id;
@@ -133,9 +163,13 @@ impl Connection {
 }
 
 fn server(completes: bool) -> McpServer {
+    server_with(completes, Notes::new())
+}
+
+fn server_with(completes: bool, notes: Notes) -> McpServer {
     let host = Gated::new(Registry::builder().build().unwrap())
         .prompts(Greeting)
-        .resources(Notes);
+        .resources(notes);
     McpServer::from_host(if completes {
         host.completions(Names)
     } else {
@@ -226,4 +260,39 @@ async fn completion_is_offered_only_by_a_host_that_completes() {
         json!(["grace", "guido"]),
         "{completed}"
     );
+}
+
+#[tokio::test]
+async fn a_session_hears_of_the_resources_it_subscribed_to_until_it_unsubscribes() {
+    let notes = Notes::new();
+    // Another listener, so an update is sent whether a session listens.
+    let _elsewhere = notes.updates.subscribe();
+    let mut ada = Connection::open(server_with(false, notes.clone()), "ada").await;
+    let capabilities = &ada.initialized["result"]["capabilities"];
+    assert_eq!(
+        capabilities["resources"]["subscribe"], true,
+        "{capabilities}"
+    );
+    let unknown = ada
+        .request("resources/subscribe", json!({"uri": "note://two"}))
+        .await;
+    assert_eq!(
+        unknown["error"]["message"], "no resource `note://two`",
+        "{unknown}"
+    );
+    let subscribed = ada
+        .request("resources/subscribe", json!({"uri": "note://one"}))
+        .await;
+    assert_eq!(subscribed["result"], json!({}), "{subscribed}");
+
+    notes.updates.send("note://other".into()).unwrap();
+    notes.updates.send("note://one".into()).unwrap();
+    let heard = ada.notification().await.expect("an update");
+    assert_eq!(heard["method"], "notifications/resources/updated");
+    assert_eq!(heard["params"]["uri"], "note://one");
+
+    ada.request("resources/unsubscribe", json!({"uri": "note://one"}))
+        .await;
+    notes.updates.send("note://one".into()).unwrap();
+    assert_eq!(ada.notification().await, None);
 }

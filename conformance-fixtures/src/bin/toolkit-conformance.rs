@@ -37,7 +37,7 @@ async fn main() -> ExitCode {
 async fn run(addr: &str) -> Result<(), Box<dyn std::error::Error>> {
     let host = Gated::new(Registry::linked()?)
         .token(TOKEN, Actor::user("conformance"))
-        .resources(SuiteResources)
+        .resources(SuiteResources::default())
         .prompts(SuitePrompts)
         .completions(SuiteCompletions);
     let listener = tokio::net::TcpListener::bind(addr).await?;
