@@ -3,14 +3,14 @@
 # pinned with the Node 22 it needs in conformance-fixtures/suite; Debian's
 # Node is 20) over HTTP against `host-conformance` (the host's own router
 # with the suite's fixture tools linked, conformance-fixtures/) and against
-# `toolkit-conformance` (the same tools served by tool-mcp alone). Every
-# scenario the suite has for 2025-11-25 (cumulative: 2025-06-18 too), in
-# every suite (active and pending). The scenarios each does not serve are
-# listed with their reasons, the host's in
-# conformance-fixtures/expected-failures.yml, tool-mcp's in
-# expected-failures-toolkit.yml; the suite fails on any other failure, and
-# on a listed scenario that passes. Results:
-# <target>/conformance/results/{host,toolkit}.
+# `toolkit-conformance` (the same tools, and the suite's resources,
+# prompts and completions, served by tool-mcp alone). Every revision the
+# suite knows: 2025-06-18 (every scenario), 2025-11-25 and 2026-07-28 (the
+# frozen requirement sets), and 2026-07-28's every scenario, pending and
+# draft ones too. The scenarios each server does not serve are listed with
+# their reasons per run in conformance-fixtures/expected-failures/; the
+# suite fails on any other failure, and on a listed scenario that passes.
+# Results: <target>/conformance/results/NAME-RUN.
 #
 # Usage: .ci/conformance.sh   (from anywhere; CARGO_TARGET_DIR is honoured)
 set -euo pipefail
@@ -40,12 +40,23 @@ stop() {
 }
 trap stop EXIT
 
-# Runs the suite against the server the arguments after NAME and the
-# expected-failures FILE start (it prints `listening on URL` first),
-# results in $dir/results/NAME.
+# The runs, each as NAME ARGS: the revisions the suite knows, the frozen
+# requirement sets where it has one, and every scenario (pending and draft
+# too) of the newest.
+runs=(
+    "2025-06-18|--suite all --spec-version 2025-06-18"
+    "2025-11-25|--requirements 2025-11-25"
+    "2026-07-28|--requirements 2026-07-28"
+    "2026-07-28-all|--suite all --spec-version 2026-07-28"
+)
+
+# Starts the server the arguments after NAME start (it prints `listening
+# on URL` first) and runs every run against it, each with its
+# expected-failures file conformance-fixtures/expected-failures/NAME-RUN.yml;
+# results in $dir/results/NAME-RUN.
 suite_against() {
-    local name="$1" expected="$2"
-    shift 2
+    local name="$1"
+    shift
     "$@" >"$scratch/$name.stdout" &
     server=$!
     for _ in $(seq 1 300); do
@@ -56,10 +67,15 @@ suite_against() {
     local base
     base="$(sed -n 's/^listening on //p' "$scratch/$name.stdout")"
     [ -n "$base" ] || { echo "$name did not start" >&2; exit 1; }
-    echo "== the suite against $name ($base)"
-    "$node" "$suite" server --url "$base/mcp" --suite all --spec-version 2025-11-25 \
-        --expected-failures "$expected" \
-        --output-dir "$dir/results/$name"
+    local run
+    for run in "${runs[@]}"; do
+        local label="${run%%|*}" args="${run#*|}"
+        echo "== the suite against $name, $label ($base)"
+        # shellcheck disable=SC2086 # the run's arguments, split on purpose
+        "$node" "$suite" server --url "$base/mcp" $args \
+            --expected-failures "conformance-fixtures/expected-failures/$name-$label.yml" \
+            --output-dir "$dir/results/$name-$label"
+    done
     kill "$server"
     wait "$server" 2>/dev/null || true
     server=""
@@ -67,9 +83,7 @@ suite_against() {
 
 rm -rf "$dir/results"
 # The host, with its database, users and settings.
-suite_against host conformance-fixtures/expected-failures.yml \
-    "$target/debug/host-conformance" "sqlite://$scratch/host.db?mode=rwc"
+suite_against host "$target/debug/host-conformance" "sqlite://$scratch/host.db?mode=rwc"
 # tool-mcp alone (no host, no database), with the suite's resources,
-# prompts and completions through its API: a shorter list.
-suite_against toolkit conformance-fixtures/expected-failures-toolkit.yml \
-    "$target/debug/toolkit-conformance"
+# prompts and completions through its API.
+suite_against toolkit "$target/debug/toolkit-conformance"

@@ -62,7 +62,11 @@ pub(crate) fn file_at<'s>(
 
 /// The answer for a URI no offered skill has (or whose file changed).
 pub(crate) fn not_found(uri: &str) -> ErrorData {
-    ErrorData::resource_not_found(format!("no resource `{uri}`"), None)
+    // The URI in the error's data, as SEP-2164 asks.
+    ErrorData::resource_not_found(
+        format!("no resource `{uri}`"),
+        Some(serde_json::json!({ "uri": uri })),
+    )
 }
 
 /// A file's bytes as `resources/read` carries them: text when they are
