@@ -1,8 +1,8 @@
-//! A tool that asks its client, end to end: the official Python MCP
-//! client (pinned in host-example/tests/mcp_clients) against
-//! `toolkit-conformance` over Streamable HTTP. On 2025-11-25 the form's
-//! answer and the model's answer come back to the tool; a declined form
-//! reads as declined; an answer too late is a clear tool error; on
+//! A tool that asks its client, end to end: the official Python and
+//! TypeScript MCP clients (pinned in host-example/tests/mcp_clients)
+//! against `toolkit-conformance` over Streamable HTTP. On 2025-11-25 the
+//! form's answer and the model's answer come back to the tool; a declined
+//! form reads as declined; an answer too late is a clear tool error; on
 //! 2026-07-28 (no request to the client inside a call) the tool is told
 //! so, and nothing waits.
 
@@ -15,7 +15,14 @@ use serde_json::{Value, json};
 /// The token `toolkit-conformance` adds to a request without one.
 const TOKEN: &str = "conformance";
 
-fn python() -> Option<PathBuf> {
+/// The clients' scripts, beside host-example's tests.
+fn scripts() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../host-example/tests/mcp_clients")
+}
+
+/// `path` when install.sh put it there: required under CI, skipped with
+/// a note elsewhere.
+fn installed(relative: &str) -> Option<PathBuf> {
     let target = std::env::current_exe()
         .unwrap()
         .ancestors()
@@ -24,17 +31,46 @@ fn python() -> Option<PathBuf> {
         .to_path_buf();
     let dir = std::env::var_os("MCP_CLIENTS_DIR")
         .map_or_else(|| target.join("mcp-clients"), PathBuf::from);
-    let python = dir.join("venv/bin/python");
-    if python.exists() {
-        return Some(python);
+    let path = dir.join(relative);
+    if path.exists() {
+        return Some(path);
     }
     let message = format!(
-        "the Python MCP client is not installed at {}: run host-example/tests/mcp_clients/install.sh",
-        python.display()
+        "{} is missing: run host-example/tests/mcp_clients/install.sh",
+        path.display()
     );
     assert!(std::env::var_os("CI").is_none(), "{message}");
     eprintln!("skipped: {message}");
     None
+}
+
+/// The Python client over HTTP in `mode`: the command before its answers.
+fn python(mode: &str, url: &str) -> Option<Vec<String>> {
+    let python = installed("venv/bin/python")?;
+    let script = scripts().join("client.py");
+    Some(vec![
+        python.display().to_string(),
+        script.display().to_string(),
+        "http".into(),
+        mode.into(),
+        url.into(),
+        TOKEN.into(),
+    ])
+}
+
+/// The TypeScript client (2025-11-25) over HTTP, its script copied beside
+/// the SDK's `node_modules` so node resolves it.
+fn typescript(url: &str) -> Option<Vec<String>> {
+    let sdk = installed("node/node_modules/@modelcontextprotocol/sdk/package.json")?;
+    let script = sdk.ancestors().nth(3).unwrap().join("client.mjs");
+    std::fs::copy(scripts().join("client.mjs"), &script).unwrap();
+    Some(vec![
+        "node".into(),
+        script.display().to_string(),
+        "--http".into(),
+        url.into(),
+        TOKEN.into(),
+    ])
 }
 
 /// `toolkit-conformance` on a free loopback port, its questions waiting
@@ -82,12 +118,10 @@ struct Client {
 }
 
 impl Client {
-    fn start(python: &Path, mode: &str, url: &str, answers: Value) -> Client {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../host-example/tests/mcp_clients/client.py");
-        let mut child = Command::new(python)
-            .arg(script)
-            .args(["http", mode, url, TOKEN])
+    /// The client `command` starts, answering as `answers` says.
+    fn start(command: &[String], answers: Value) -> Client {
+        let mut child = Command::new(&command[0])
+            .args(&command[1..])
             .env("MCP_TEST_ANSWERS", answers.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -128,11 +162,10 @@ fn answers(action: &str) -> Value {
     })
 }
 
-#[test]
-fn a_tool_gets_the_clients_form_and_its_models_answer() {
-    let Some(python) = python() else { return };
-    let server = Server::start();
-    let mut client = Client::start(&python, "legacy", &server.url, answers("accept"));
+/// The form's answer and the model's answer come back through `command`'s
+/// client; a declined form reads as declined.
+fn answered_through(accepting: &[String], declining: &[String]) {
+    let mut client = Client::start(accepting, answers("accept"));
     let elicited = client.call("test_elicitation", json!({"message": "Who are you?"}));
     assert_ne!(elicited["isError"], true, "{elicited}");
     assert_eq!(
@@ -142,23 +175,44 @@ fn a_tool_gets_the_clients_form_and_its_models_answer() {
     let sampled = client.call("test_sampling", json!({"prompt": "Two plus two?"}));
     assert_eq!(text(&sampled), "LLM response: Four.", "{sampled}");
 
-    let mut declining = Client::start(&python, "legacy", &server.url, answers("decline"));
+    let mut declining = Client::start(declining, answers("decline"));
     let declined = declining.call("test_elicitation", json!({"message": "Who are you?"}));
     assert_eq!(text(&declined), "User response: action=decline, content={}");
 }
 
 #[test]
-fn a_late_answer_and_a_stateless_revision_are_clear_tool_errors() {
-    let Some(python) = python() else { return };
+fn a_tool_gets_the_python_clients_form_and_its_models_answer() {
     let server = Server::start();
+    let Some(python) = python("legacy", &server.url) else {
+        return;
+    };
+    answered_through(&python, &python);
+}
+
+#[test]
+fn a_tool_gets_the_typescript_clients_form_and_its_models_answer() {
+    let server = Server::start();
+    let Some(typescript) = typescript(&server.url) else {
+        return;
+    };
+    answered_through(&typescript, &typescript);
+}
+
+#[test]
+fn a_late_answer_and_a_stateless_revision_are_clear_tool_errors() {
+    let server = Server::start();
+    let Some(legacy) = python("legacy", &server.url) else {
+        return;
+    };
     let mut late = answers("accept");
     late["delay"] = json!(3);
-    let mut slow = Client::start(&python, "legacy", &server.url, late);
+    let mut slow = Client::start(&legacy, late);
     let timed_out = slow.call("test_elicitation", json!({"message": "Who are you?"}));
     assert_eq!(timed_out["isError"], true, "{timed_out}");
     assert_eq!(text(&timed_out), "the client did not answer in time");
 
-    let mut stateless = Client::start(&python, "auto", &server.url, answers("accept"));
+    let auto = python("auto", &server.url).unwrap();
+    let mut stateless = Client::start(&auto, answers("accept"));
     let refused = stateless.call("test_sampling", json!({"prompt": "Two plus two?"}));
     assert_eq!(refused["isError"], true, "{refused}");
     assert_eq!(

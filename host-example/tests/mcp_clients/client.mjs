@@ -7,6 +7,9 @@
 //
 // Usage: node client.mjs COMMAND [ARG...]     (stdio: starts the server)
 //        node client.mjs --http URL TOKEN      (Streamable HTTP, a bearer token)
+// MCP_TEST_ANSWERS (JSON), when set, makes the client declare elicitation
+// and sampling and answer the server's questions as client.py does:
+// {"elicit": {"action": ..., "content": {...}}, "sample": "TEXT"}.
 // Over HTTP the session is ended as an application ends it, with
 // `terminateSession()` (a DELETE), when stdin closes.
 import { createInterface } from "node:readline";
@@ -14,6 +17,7 @@ import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const [command, ...args] = process.argv.slice(2);
 const transport =
@@ -22,7 +26,19 @@ const transport =
         requestInit: { headers: { Authorization: `Bearer ${args[1]}` } },
       })
     : new StdioClientTransport({ command, args, stderr: "inherit" });
-const client = new Client({ name: "host-example-typescript-test", version: "1.0.0" });
+const answers = JSON.parse(process.env.MCP_TEST_ANSWERS ?? "null");
+const client = new Client(
+  { name: "host-example-typescript-test", version: "1.0.0" },
+  answers === null ? {} : { capabilities: { elicitation: {}, sampling: {} } },
+);
+if (answers !== null) {
+  client.setRequestHandler(ElicitRequestSchema, async () => answers.elicit);
+  client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+    role: "assistant",
+    content: { type: "text", text: answers.sample },
+    model: "typescript-test-model",
+  }));
+}
 await client.connect(transport);
 
 const emit = (value) => process.stdout.write(JSON.stringify(value) + "\n");
