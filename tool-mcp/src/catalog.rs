@@ -1,9 +1,5 @@
-//! What a host offers besides its tools, each part switched on by the host
-//! that builds the server: resources and resource templates
-//! ([`Resources`]), prompts with arguments, images and embedded resources
-//! ([`Prompts`]), and argument completion ([`Completions`]). Each is in
-//! MCP's own types (rmcp's model), and each is per caller: a host answers
-//! for the actor who asks.
+//! What a host offers besides its tools ([`Resources`], [`Prompts`],
+//! [`Completions`], each handed over or not), as the server serves it.
 //!
 //! The server merges them with the skills a host offers ([`Skills`]):
 //! skills come first, and a skill's name or URI wins over the host's own.
@@ -11,71 +7,17 @@
 //! listed to be got, and its required arguments present.
 //!
 //! [`Skills`]: crate::Skills
+//! [`Resources`]: crate::Resources
+//! [`Prompts`]: crate::Prompts
+//! [`Completions`]: crate::Completions
 
 use rmcp::model::{
-    ArgumentInfo, CompletionInfo, ErrorData, GetPromptResult, JsonObject, Prompt, Reference,
-    Resource, ResourceContents, ResourceTemplate,
+    ErrorData, GetPromptResult, JsonObject, Prompt, Resource, ResourceContents, ResourceTemplate,
 };
 use tool_core::Actor;
 
-use crate::host::{Failure, McpHost, OfferedSkill, host_failed};
+use crate::host::{McpHost, OfferedSkill, host_failed};
 use crate::skills;
-
-/// Resources a host serves, read by URI.
-#[async_trait::async_trait]
-pub trait Resources: Send + Sync {
-    /// The resources `actor` may list.
-    async fn list(&self, actor: &Actor) -> Result<Vec<Resource>, Failure>;
-
-    /// The resource templates `actor` may list (RFC 6570 URI templates).
-    async fn templates(&self, _actor: &Actor) -> Result<Vec<ResourceTemplate>, Failure> {
-        Ok(Vec::new())
-    }
-
-    /// The contents at `uri` for `actor` (a listed resource or one a
-    /// template names); `None` when there is none, or none `actor` may
-    /// read: the same answer.
-    async fn read(
-        &self,
-        actor: &Actor,
-        uri: &str,
-    ) -> Result<Option<Vec<ResourceContents>>, Failure>;
-
-    /// The URIs of resources as they change, for subscriptions
-    /// (`resources/subscribe`). `None`: nothing is announced, and clients
-    /// are not offered subscriptions.
-    fn updates(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
-        None
-    }
-}
-
-/// Prompts a host serves.
-#[async_trait::async_trait]
-pub trait Prompts: Send + Sync {
-    /// The prompts `actor` may list, with their arguments.
-    async fn list(&self, actor: &Actor) -> Result<Vec<Prompt>, Failure>;
-
-    /// The prompt `name` with `arguments`: called only for a prompt
-    /// [`list`](Self::list) gave and with every required argument present.
-    async fn get(
-        &self,
-        actor: &Actor,
-        name: &str,
-        arguments: &JsonObject,
-    ) -> Result<GetPromptResult, Failure>;
-}
-
-/// Completion of a prompt's or a resource template's arguments.
-#[async_trait::async_trait]
-pub trait Completions: Send + Sync {
-    /// Values for `argument` of `reference`, best first.
-    async fn complete(
-        &self,
-        actor: &Actor,
-        reference: &Reference,
-        argument: &ArgumentInfo,
-    ) -> Result<CompletionInfo, Failure>;
-}
 
 /// Every prompt offered to `actor`: the skills, then the host's prompts
 /// whose names no skill takes.

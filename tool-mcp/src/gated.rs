@@ -12,8 +12,9 @@ use tool_core::exposure::{self, Exposure};
 use tool_core::gates::{Gates, Grant, HostSettings, RunConfig, RunInputs, Selection};
 use tool_core::{Actor, Outcome, Registry, RunId, ToolContext};
 
-use crate::catalog::{Completions, Prompts, Resources};
-use crate::host::{Authenticate, Call, CallError, CallScope, Failure, McpHost};
+use crate::host::{
+    Authenticate, Call, CallError, CallScope, Completions, Failure, McpHost, Prompts, Resources,
+};
 
 /// Builds each call's [`ToolContext`]: where a host hands its tools their
 /// services.

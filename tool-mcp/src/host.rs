@@ -13,6 +13,10 @@
 
 use std::sync::Arc;
 
+use rmcp::model::{
+    ArgumentInfo, CompletionInfo, GetPromptResult, JsonObject, Prompt, Reference, Resource,
+    ResourceContents, ResourceTemplate,
+};
 use rmcp::transport::streamable_http_server::session::store::SessionStore;
 use serde_json::Value;
 use tokio::sync::watch;
@@ -21,7 +25,6 @@ use tool_core::client::ClientChannel;
 use tool_core::gates::Grant;
 use tool_core::{Actor, Outcome, Proposal, Registry, RunId, ToolError, ToolOutput};
 
-use crate::catalog::{Completions, Prompts, Resources};
 use crate::origin::{OriginVerdict, RequestOrigin};
 use crate::progress::ProgressFeed;
 
@@ -324,6 +327,68 @@ pub struct SkillFile {
     pub sha256: String,
     /// Its length in bytes.
     pub size: u64,
+}
+
+// What a host offers besides its tools, each part switched on by the host
+// that builds the server: resources and resource templates, prompts with
+// arguments, images and embedded resources, and argument completion. Each
+// is in MCP's own types (rmcp's model), and each is per caller: a host
+// answers for the actor who asks.
+
+/// Resources a host serves, read by URI.
+#[async_trait::async_trait]
+pub trait Resources: Send + Sync {
+    /// The resources `actor` may list.
+    async fn list(&self, actor: &Actor) -> Result<Vec<Resource>, Failure>;
+
+    /// The resource templates `actor` may list (RFC 6570 URI templates).
+    async fn templates(&self, _actor: &Actor) -> Result<Vec<ResourceTemplate>, Failure> {
+        Ok(Vec::new())
+    }
+
+    /// The contents at `uri` for `actor` (a listed resource or one a
+    /// template names); `None` when there is none, or none `actor` may
+    /// read: the same answer.
+    async fn read(
+        &self,
+        actor: &Actor,
+        uri: &str,
+    ) -> Result<Option<Vec<ResourceContents>>, Failure>;
+
+    /// The URIs of resources as they change, for subscriptions
+    /// (`resources/subscribe`). `None`: nothing is announced, and clients
+    /// are not offered subscriptions.
+    fn updates(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
+        None
+    }
+}
+
+/// Prompts a host serves.
+#[async_trait::async_trait]
+pub trait Prompts: Send + Sync {
+    /// The prompts `actor` may list, with their arguments.
+    async fn list(&self, actor: &Actor) -> Result<Vec<Prompt>, Failure>;
+
+    /// The prompt `name` with `arguments`: called only for a prompt
+    /// [`list`](Self::list) gave and with every required argument present.
+    async fn get(
+        &self,
+        actor: &Actor,
+        name: &str,
+        arguments: &JsonObject,
+    ) -> Result<GetPromptResult, Failure>;
+}
+
+/// Completion of a prompt's or a resource template's arguments.
+#[async_trait::async_trait]
+pub trait Completions: Send + Sync {
+    /// Values for `argument` of `reference`, best first.
+    async fn complete(
+        &self,
+        actor: &Actor,
+        reference: &Reference,
+        argument: &ArgumentInfo,
+    ) -> Result<CompletionInfo, Failure>;
 }
 
 /// The JSON-RPC error for a host's failure: the error is logged, the

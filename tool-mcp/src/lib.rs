@@ -32,11 +32,11 @@
 //!
 //! | module | concern |
 //! | --- | --- |
-//! | `host.rs` | [`McpHost`] and the smaller traits, the words of a call |
+//! | `host.rs` | [`McpHost`] and the smaller traits (tasks, skills, resources, prompts, completion, tokens), the words of a call |
 //! | `gated.rs` | [`Gated`]: a registry on fixed settings |
 //! | `server.rs` | [`McpServer`], rmcp's `ServerHandler` |
 //! | `asking.rs` | a call's questions to its client (elicitation, sampling) and its log messages, as far as the client and its revision allow |
-//! | `catalog.rs` | [`Resources`], [`Prompts`], [`Completions`]: what a host serves besides tools, merged with its skills |
+//! | `catalog.rs` | what a host serves besides tools ([`Resources`], [`Prompts`], [`Completions`]), merged with its skills |
 //! | `changes.rs` | `list_changed` for tools and prompts |
 //! | `listing.rs` | each caller's `tools/list` pages, built once per grant |
 //! | `results.rs` | an outcome as a `tools/call` result |
@@ -67,12 +67,12 @@ mod subscriptions;
 mod tasks;
 
 pub use asking::ASK_TIMEOUT;
-pub use catalog::{Completions, Prompts, Resources};
 pub use changes::POLL_INTERVAL;
 pub use gated::Gated;
 pub use host::{
-    Authenticate, Call, CallControl, CallError, CallScope, Caller, Failure, McpHost, OfferedSkill,
-    Proposals, ResourceMetadata, SkillFile, Skills, Task, TaskState, Withdrawal,
+    Authenticate, Call, CallControl, CallError, CallScope, Caller, Completions, Failure, McpHost,
+    OfferedSkill, Prompts, Proposals, ResourceMetadata, Resources, SkillFile, Skills, Task,
+    TaskState, Withdrawal,
 };
 pub use origin::{OriginVerdict, RequestOrigin};
 pub use progress::{
