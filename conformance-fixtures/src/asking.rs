@@ -48,6 +48,26 @@ impl Execute for TestSampling {
     }
 }
 
+/// Lists the client's roots, one URI a line (no scenario of the pinned
+/// suite's 2025 revisions asks for it; tests/asking.rs calls it).
+#[derive(Tool, Deserialize, JsonSchema)]
+#[tool(group = "conformance", effect = "read", data = "public")]
+pub struct TestListRoots {}
+
+impl Execute for TestListRoots {
+    async fn execute(self, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let roots = cx
+            .roots()
+            .await
+            .map_err(|error| ToolError::failed(error.to_string()))?;
+        let lines: Vec<String> = roots
+            .iter()
+            .map(|root| format!("{} {}", root.uri, root.name.as_deref().unwrap_or("-")))
+            .collect();
+        Ok(ToolOutput::text(format!("Roots: {}", lines.join("; "))))
+    }
+}
+
 /// Asks the person behind the client for a user name and an e-mail
 /// address (scenario `tools-call-elicitation`).
 #[derive(Tool, Deserialize, JsonSchema)]

@@ -159,7 +159,19 @@ fn answers(action: &str) -> Value {
     json!({
         "elicit": {"action": action, "content": {"username": "ada", "email": "ada@example.com"}},
         "sample": "Four.",
+        "roots": [{"uri": "file:///home/ada/site", "name": "site"}],
     })
+}
+
+#[test]
+fn a_tool_gets_the_python_clients_roots() {
+    let server = Server::start();
+    let Some(python) = python("legacy", &server.url) else {
+        return;
+    };
+    let mut client = Client::start(&python, answers("accept"));
+    let roots = client.call("test_list_roots", json!({}));
+    assert_eq!(text(&roots), "Roots: file:///home/ada/site site", "{roots}");
 }
 
 /// The form's answer and the model's answer come back through `command`'s

@@ -1,5 +1,6 @@
 //! Asking the client a call came through: the person behind it (an
-//! elicitation), its model (sampling), and its log. MCP carries these as
+//! elicitation), its model (sampling), where the person works (roots), and
+//! its log. MCP carries these as
 //! requests from the server to the client; a host that serves MCP hands
 //! the call's context a [`ClientChannel`]
 //! ([`ToolContext::with_client`](crate::ToolContext::with_client)).
@@ -32,6 +33,22 @@ pub trait ClientChannel: Send + Sync + 'static {
     /// Sends a log message to the client, if it asked for messages of this
     /// level; quick, never waiting for the client.
     fn log(&self, level: LogLevel, message: &str);
+
+    /// Asks the client where its person works (MCP's roots). A client
+    /// that offers none: [`AskError::Unsupported`].
+    fn roots(&self) -> Asking<'_, Vec<Root>> {
+        Box::pin(async { Err(AskError::Unsupported("this client offers no roots".into())) })
+    }
+}
+
+/// One place the person behind the client works in: a folder, a
+/// repository, as a URI (MCP's `Root`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Root {
+    /// Where it is (`file:///…` for a folder).
+    pub uri: String,
+    /// What the client calls it.
+    pub name: Option<String>,
 }
 
 /// A form for the person behind the client.

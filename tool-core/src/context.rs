@@ -14,7 +14,7 @@ use crate::calls::{CancelToken, Cancelled};
 #[cfg(feature = "host")]
 use crate::calls::{DecisionSink, ProgressSignal, ProgressSink};
 use crate::client::{
-    AskError, Asking, ClientChannel, Elicitation, Elicited, LogLevel, Sampled, Sampling,
+    AskError, Asking, ClientChannel, Elicitation, Elicited, LogLevel, Root, Sampled, Sampling,
 };
 #[cfg(feature = "egress")]
 use crate::egress::EgressGuard;
@@ -361,6 +361,17 @@ impl ToolContext {
         let answer = self.unless_cancelled(client.sample(request)).await?;
         self.mark_authored_read();
         Ok(answer)
+    }
+
+    /// Asks the client where its person works (its roots). Without a
+    /// client, [`AskError::NoClient`] at once; a cancelled call stops
+    /// waiting. The URIs and names are the client's: the call's result
+    /// counts as carrying person-written text.
+    pub async fn roots(&self) -> Result<Vec<Root>, AskError> {
+        let client = self.shared.client.clone().ok_or(AskError::NoClient)?;
+        let roots = self.unless_cancelled(client.roots()).await?;
+        self.mark_authored_read();
+        Ok(roots)
     }
 
     /// Logs `message` to the client, if it asked for this level, and as a

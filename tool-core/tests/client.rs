@@ -34,6 +34,7 @@ fn without_a_client_every_question_is_answered_no_client_at_once() {
     let cx = ToolContext::new(RunId("agent-run".into()));
     assert_eq!(block_on(cx.elicit(form())), Err(AskError::NoClient));
     assert_eq!(block_on(cx.sample(question())), Err(AskError::NoClient));
+    assert_eq!(block_on(cx.roots()), Err(AskError::NoClient));
     // Logging without a client goes to tracing only, and returns.
     cx.log(LogLevel::Info, "nobody listens");
 }
@@ -78,6 +79,11 @@ fn a_clients_answers_come_back_and_its_log_gets_the_messages() {
     };
     assert_eq!(values["name"], "Ada");
     assert_eq!(block_on(cx.sample(question())).unwrap().text, "Hi");
+    // A channel that offers no roots says so.
+    assert!(matches!(
+        block_on(cx.roots()),
+        Err(AskError::Unsupported(_))
+    ));
     cx.log(LogLevel::Warning, "careful");
     assert_eq!(
         *client.logged.lock().unwrap(),

@@ -1,12 +1,14 @@
 //! A call's questions to its MCP client ([`ClientChannel`]): a form for
 //! the person (`elicitation/create`), a question for the model
-//! (`sampling/createMessage`), and log messages
+//! (`sampling/createMessage`), where the person works (`roots/list`), and
+//! log messages
 //! (`notifications/message`), each only as far as the client declared it
 //! and its revision carries it. 2026-07-28 forbids requests from the
 //! server inside a call: there a tool is told so
 //! ([`AskError::Unsupported`]), never left waiting.
 //!
-//! rmcp marks logging deprecated (SEP-2577 retires it after 2026-07-28);
+//! rmcp marks logging and roots deprecated (SEP-2577 retires them after
+//! 2026-07-28);
 //! the revisions this server speaks all have it, so its types are used
 //! here, and only here, with the deprecation allowed.
 #![allow(deprecated)]
@@ -24,7 +26,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RequestContext};
 use serde_json::{Value, json};
 use tool_core::client::{
-    AskError, Asking, ClientChannel, Elicitation, Elicited, LogLevel, Sampled, Sampling,
+    AskError, Asking, ClientChannel, Elicitation, Elicited, LogLevel, Root, Sampled, Sampling,
 };
 
 /// How long a question waits for its answer unless the server sets
@@ -60,6 +62,7 @@ pub(crate) struct McpClient {
     requests: bool,
     elicitation: bool,
     sampling: bool,
+    roots: bool,
     /// The level the call's session asked for when the call began.
     log_level: Option<LogLevel>,
     /// How long a question waits.
@@ -86,6 +89,7 @@ impl McpClient {
                 .as_ref()
                 .is_some_and(|c| c.elicitation.is_some()),
             sampling: capabilities.as_ref().is_some_and(|c| c.sampling.is_some()),
+            roots: capabilities.as_ref().is_some_and(|c| c.roots.is_some()),
             log_level: session.and_then(|session| levels.get(session)),
             timeout,
         })
@@ -174,6 +178,21 @@ impl ClientChannel for McpClient {
                 text,
                 model: result.model,
             })
+        })
+    }
+
+    fn roots(&self) -> Asking<'_, Vec<Root>> {
+        Box::pin(async move {
+            self.may_ask(self.roots, "roots")?;
+            let listed = answered(self.timeout, self.peer.list_roots()).await?;
+            Ok(listed
+                .roots
+                .into_iter()
+                .map(|root| Root {
+                    uri: root.uri,
+                    name: root.name,
+                })
+                .collect())
         })
     }
 

@@ -22,6 +22,7 @@ The environment variable MCP_TEST_ANSWERS (JSON), when set, makes the
 client answer the server's questions (and declare the capabilities):
     {"elicit": {"action": "accept", "content": {...}}   the form's answer
      "sample": "TEXT",                                   the model's answer
+     "roots": [{"uri": ..., "name": ...}],               the client's roots
      "delay": SECONDS}                                   wait before answering
 
 Usage:
@@ -78,7 +79,14 @@ async def main() -> None:
                 model="python-test-model",
             )
 
-        callbacks = {"elicitation_callback": on_elicit, "sampling_callback": on_sample}
+        async def on_roots(_context: object) -> types.ListRootsResult:
+            return types.ListRootsResult(roots=[types.Root(**root) for root in answers.get("roots", [])])
+
+        callbacks = {
+            "elicitation_callback": on_elicit,
+            "sampling_callback": on_sample,
+            "list_roots_callback": on_roots,
+        }
     statuses: list[int] = []
 
     async def record_status(response: httpx2.Response) -> None:
