@@ -48,6 +48,32 @@ impl Execute for TestSampling {
     }
 }
 
+/// Asks the person behind the client to open `url` (URL-mode elicitation;
+/// tests/asking.rs calls it).
+#[derive(Tool, Deserialize, JsonSchema)]
+#[tool(group = "conformance", effect = "read", data = "public")]
+pub struct TestElicitationUrl {
+    /// The page to open.
+    url: String,
+}
+
+impl Execute for TestElicitationUrl {
+    async fn execute(self, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let answer = cx
+            .elicit_url("Please sign in on this page", &self.url)
+            .await
+            .map_err(|error| ToolError::failed(error.to_string()))?;
+        let action = match answer {
+            Elicited::Accepted(_) => "accept",
+            Elicited::Declined => "decline",
+            Elicited::Cancelled => "cancel",
+        };
+        Ok(ToolOutput::text(format!(
+            "URL elicitation: action={action}"
+        )))
+    }
+}
+
 /// Lists the client's roots, one URI a line (no scenario of the pinned
 /// suite's 2025 revisions asks for it; tests/asking.rs calls it).
 #[derive(Tool, Deserialize, JsonSchema)]

@@ -164,7 +164,7 @@ fn answers(action: &str) -> Value {
 }
 
 #[test]
-fn a_tool_gets_the_python_clients_roots() {
+fn a_tool_gets_the_python_clients_roots_and_its_answer_to_a_url() {
     let server = Server::start();
     let Some(python) = python("legacy", &server.url) else {
         return;
@@ -172,6 +172,12 @@ fn a_tool_gets_the_python_clients_roots() {
     let mut client = Client::start(&python, answers("accept"));
     let roots = client.call("test_list_roots", json!({}));
     assert_eq!(text(&roots), "Roots: file:///home/ada/site site", "{roots}");
+    let mut declining = Client::start(&python, json!({"elicit": {"action": "decline"}}));
+    let opened = declining.call(
+        "test_elicitation_url",
+        json!({"url": "https://example.com/sign-in"}),
+    );
+    assert_eq!(text(&opened), "URL elicitation: action=decline", "{opened}");
 }
 
 /// The form's answer and the model's answer come back through `command`'s

@@ -27,6 +27,14 @@ pub trait ClientChannel: Send + Sync + 'static {
     /// Asks the person behind the client to fill in `request`'s form.
     fn elicit(&self, request: Elicitation) -> Asking<'_, Elicited>;
 
+    /// Asks the person behind the client to go to `url` (to sign in, to
+    /// pay: what must not pass through the client), telling them
+    /// `message`. A client that cannot: [`AskError::Unsupported`].
+    fn elicit_url(&self, message: &str, url: &str) -> Asking<'_, Elicited> {
+        let _ = (message, url);
+        Box::pin(async { Err(AskError::Unsupported("this client opens no URL".into())) })
+    }
+
     /// Asks the client's model to answer `request`.
     fn sample(&self, request: Sampling) -> Asking<'_, Sampled>;
 

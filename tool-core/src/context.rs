@@ -353,6 +353,16 @@ impl ToolContext {
         Ok(answer)
     }
 
+    /// Asks the person behind the client to go to `url` (URL-mode
+    /// elicitation: a sign-in, a payment, what must not pass through the
+    /// client), telling them `message`. `Accepted` (with no values) means
+    /// they agreed to go; nothing tells the tool what they did there.
+    /// Without a client, [`AskError::NoClient`] at once.
+    pub async fn elicit_url(&self, message: &str, url: &str) -> Result<Elicited, AskError> {
+        let client = self.shared.client.clone().ok_or(AskError::NoClient)?;
+        self.unless_cancelled(client.elicit_url(message, url)).await
+    }
+
     /// Asks the client's model. Without a client, [`AskError::NoClient`]
     /// at once; a cancelled call stops waiting. The answer counts as
     /// person-written text, as a form's does.

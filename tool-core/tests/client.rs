@@ -35,6 +35,10 @@ fn without_a_client_every_question_is_answered_no_client_at_once() {
     assert_eq!(block_on(cx.elicit(form())), Err(AskError::NoClient));
     assert_eq!(block_on(cx.sample(question())), Err(AskError::NoClient));
     assert_eq!(block_on(cx.roots()), Err(AskError::NoClient));
+    assert_eq!(
+        block_on(cx.elicit_url("Sign in", "https://example.com")),
+        Err(AskError::NoClient)
+    );
     // Logging without a client goes to tracing only, and returns.
     cx.log(LogLevel::Info, "nobody listens");
 }
@@ -79,9 +83,13 @@ fn a_clients_answers_come_back_and_its_log_gets_the_messages() {
     };
     assert_eq!(values["name"], "Ada");
     assert_eq!(block_on(cx.sample(question())).unwrap().text, "Hi");
-    // A channel that offers no roots says so.
+    // A channel that offers no roots, or opens no URL, says so.
     assert!(matches!(
         block_on(cx.roots()),
+        Err(AskError::Unsupported(_))
+    ));
+    assert!(matches!(
+        block_on(cx.elicit_url("Sign in", "https://example.com")),
         Err(AskError::Unsupported(_))
     ));
     cx.log(LogLevel::Warning, "careful");

@@ -61,6 +61,7 @@ pub(crate) struct McpClient {
     /// Whether the revision carries requests to the client inside a call.
     requests: bool,
     elicitation: bool,
+    elicitation_url: bool,
     sampling: bool,
     roots: bool,
     /// The level the call's session asked for when the call began.
@@ -88,6 +89,10 @@ impl McpClient {
             elicitation: capabilities
                 .as_ref()
                 .is_some_and(|c| c.elicitation.is_some()),
+            elicitation_url: capabilities
+                .as_ref()
+                .and_then(|c| c.elicitation.as_ref())
+                .is_some_and(|e| e.url.is_some()),
             sampling: capabilities.as_ref().is_some_and(|c| c.sampling.is_some()),
             roots: capabilities.as_ref().is_some_and(|c| c.roots.is_some()),
             log_level: session.and_then(|session| levels.get(session)),
@@ -143,6 +148,27 @@ impl ClientChannel for McpClient {
                 ElicitationAction::Decline => Elicited::Declined,
                 // Cancelled, or an action added after this was written:
                 // nothing was chosen.
+                _ => Elicited::Cancelled,
+            })
+        })
+    }
+
+    fn elicit_url(&self, message: &str, url: &str) -> Asking<'_, Elicited> {
+        let params = json!({
+            "mode": "url",
+            "message": message,
+            "url": url,
+            "elicitationId": elicitation_id(),
+        });
+        Box::pin(async move {
+            self.may_ask(self.elicitation_url, "elicitation.url")?;
+            let params: ElicitRequestParams = serde_json::from_value(params)
+                .map_err(|error| AskError::Failed(format!("not a URL to open: {error}")))?;
+            let result = answered(self.timeout, self.peer.create_elicitation(params)).await?;
+            Ok(match result.action {
+                // The person agreed to go; what they did there is not told.
+                ElicitationAction::Accept => Elicited::Accepted(serde_json::Map::new()),
+                ElicitationAction::Decline => Elicited::Declined,
                 _ => Elicited::Cancelled,
             })
         })
@@ -211,6 +237,14 @@ impl ClientChannel for McpClient {
             let _ = peer.notify_logging_message(param).await;
         });
     }
+}
+
+/// A URL-mode elicitation's id: unique in this process, and across
+/// processes by their ids.
+fn elicitation_id() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("tool-mcp-{}-{n}", std::process::id())
 }
 
 fn logging_level(level: LogLevel) -> LoggingLevel {
