@@ -111,7 +111,7 @@ pub(crate) async fn read(
 ) -> Result<Vec<ResourceContents>, ErrorData> {
     if let (Some(host_skills), Ok((skill, file))) = (host.skills(), skills::file_at(offered, uri)) {
         let bytes = host_skills
-            .read(actor, &skill.name, &file.path)
+            .read(skill, file)
             .await
             .map_err(host_failed)?
             .ok_or_else(|| skills::not_found(uri))?;

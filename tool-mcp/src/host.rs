@@ -292,13 +292,14 @@ pub trait Skills: Send + Sync {
     /// The skills offered to `actor`, in name order.
     async fn offered(&self, actor: &Actor) -> Result<Vec<OfferedSkill>, Failure>;
 
-    /// The bytes of `skill`'s file `path` as approved, if `actor` is
-    /// offered the skill and the file is unchanged.
+    /// The bytes of `file`, one of the files [`offered`](Self::offered)
+    /// listed for `skill`, as approved: `None` when it is gone or changed
+    /// since. The offer was decided for the caller in the same request,
+    /// so the skills are not looked at again.
     async fn read(
         &self,
-        actor: &Actor,
-        skill: &str,
-        path: &str,
+        skill: &OfferedSkill,
+        file: &SkillFile,
     ) -> Result<Option<Vec<u8>>, Failure>;
 }
 
@@ -316,6 +317,8 @@ pub struct OfferedSkill {
     pub front_matter: serde_json::Map<String, serde_json::Value>,
     /// Its files as approved, in path order.
     pub files: Vec<SkillFile>,
+    /// Where its folder is: the host reads its files from there.
+    pub folder: std::path::PathBuf,
 }
 
 /// One file of an offered skill.

@@ -15,7 +15,7 @@ use tool_mcp::{
 use super::sessions::StoredSessions;
 use crate::app::calls::CallError;
 use crate::app::calls::tasks::{CallTask, CallTaskState};
-use crate::app::skills::prompts::SkillPrompt;
+use crate::app::skills::prompts::{SkillPrompt, read_approved_file};
 use crate::app::timestamps::Utc;
 use crate::app::{Host, HostError};
 
@@ -159,18 +159,10 @@ impl Skills for HostDoor {
 
     async fn read(
         &self,
-        actor: &Actor,
-        skill: &str,
-        path: &str,
+        skill: &OfferedSkill,
+        file: &SkillFile,
     ) -> Result<Option<Vec<u8>>, Failure> {
-        let offered = self.0.skill_prompts(actor).await.map_err(failure)?;
-        Ok(offered
-            .iter()
-            .filter(|offered| offered.name == skill)
-            .find_map(|offered| {
-                let file = offered.files.iter().find(|file| file.path == path)?;
-                offered.read_file(file)
-            }))
+        Ok(read_approved_file(&skill.folder, &file.path, &file.sha256))
     }
 }
 
@@ -180,6 +172,7 @@ fn offered_skill(skill: &SkillPrompt) -> OfferedSkill {
         description: skill.description.clone(),
         text: skill.text.clone(),
         front_matter: skill.front_matter.clone(),
+        folder: skill.folder().to_path_buf(),
         files: skill
             .files
             .iter()

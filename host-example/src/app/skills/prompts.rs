@@ -17,7 +17,7 @@
 //! text all come from the bytes whose digest was checked, so a file
 //! edited after the check is never shown in part.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use tool_core::Actor;
 use tool_core::gates::Grant;
@@ -123,16 +123,21 @@ impl Host {
 }
 
 impl SkillPrompt {
-    /// The bytes of `file`, one of this offered skill's approved files,
-    /// read afresh and handed out only with the bytes that were approved:
-    /// what is handed out is what was checked. `None` when the file is
-    /// gone, unreadable or changed since its approval.
-    pub fn read_file(&self, file: &SkillFile) -> Option<Vec<u8>> {
-        // The path is one the folder's own listing gave, never a caller's
-        // text, so it names a file inside the folder.
-        let bytes = std::fs::read(self.folder.join(&file.path)).ok()?;
-        (sha256_hex(&bytes) == file.sha256).then_some(bytes)
+    /// Where the skill's folder is.
+    pub fn folder(&self) -> &Path {
+        &self.folder
     }
+}
+
+/// The bytes at `path` below an offered skill's `folder`, read afresh and
+/// handed out only when they are the bytes approved (`sha256`): what is
+/// handed out is what was checked. `None` when the file is gone,
+/// unreadable or changed since its approval. `path` must be one the
+/// folder's own listing gave ([`SkillPrompt::files`]), never a caller's
+/// text, so it names a file inside the folder.
+pub fn read_approved_file(folder: &Path, path: &str, sha256: &str) -> Option<Vec<u8>> {
+    let bytes = std::fs::read(folder.join(path)).ok()?;
+    (sha256_hex(&bytes) == sha256).then_some(bytes)
 }
 
 /// Whether `allowed` names at least one tool and `grant` holds every tool
