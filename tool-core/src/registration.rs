@@ -54,6 +54,10 @@ pub struct Registration {
     pub(crate) handler: Handler,
     #[cfg(feature = "host")]
     pub(crate) check: CheckFn,
+    /// Whether serde's acceptance of the arguments implies the schema's
+    /// (derived from the type: [`crate::checks::serde_decides`]).
+    #[cfg(feature = "host")]
+    pub(crate) serde_decides: fn() -> bool,
     /// The declared output's schema (`#[tool(output = Type)]`), and the
     /// checks generated from the same type.
     #[cfg(feature = "host")]
@@ -78,6 +82,8 @@ impl Registration {
             #[cfg(feature = "host")]
             check: crate::checks::check_of::<T>,
             #[cfg(feature = "host")]
+            serde_decides: crate::checks::serde_decides::<T>,
+            #[cfg(feature = "host")]
             output_schema: None,
         }
     }
@@ -97,6 +103,8 @@ impl Registration {
             },
             #[cfg(feature = "host")]
             check: crate::checks::check_of::<T>,
+            #[cfg(feature = "host")]
+            serde_decides: crate::checks::serde_decides::<T>,
             #[cfg(feature = "host")]
             output_schema: None,
         }
@@ -154,14 +162,24 @@ pub(crate) fn schema_of<T: JsonSchema>() -> Value {
     value
 }
 
+/// `T` from the call's arguments. Refused arguments are named by the
+/// generated checks, as the schema would name them; only what the checks
+/// admit and serde still refuses gets serde's words. (Where serde decides,
+/// the call path checked nothing but their size before this.)
 #[cfg(feature = "host")]
 fn deserialize<T: Tool>(arguments: &Value) -> Result<T, ToolError> {
-    T::deserialize(arguments).map_err(|error| ToolError::InvalidArguments {
-        tool: T::DECLARATION.name.into_owned(),
-        problems: vec![crate::ArgumentProblem {
-            path: String::new(),
-            message: error.to_string(),
-        }],
+    T::deserialize(arguments).map_err(|error| {
+        let problems = match crate::checks::problems_of(crate::checks::check_of::<T>, arguments) {
+            problems if problems.is_empty() => vec![crate::ArgumentProblem {
+                path: String::new(),
+                message: error.to_string(),
+            }],
+            problems => problems,
+        };
+        ToolError::InvalidArguments {
+            tool: T::DECLARATION.name.into_owned(),
+            problems,
+        }
     })
 }
 

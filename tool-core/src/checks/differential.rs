@@ -16,9 +16,10 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::{Budget, Walk, check_of, problems_of, shorten};
+use super::{Budget, Walk, check_of, problems_of, serde_decides, shorten};
 use crate::registration::{CheckFn, schema_of};
 
 /// Cases per schema.
@@ -157,6 +158,47 @@ mod shapes {
         SlowStart { after: u32 },
     }
 
+    /// Plain fields serde decides for: every number width, `Option`,
+    /// `Vec`, maps, boxes, a nested plain struct refusing unknown fields,
+    /// defaults, renames, a character, any value.
+    #[derive(Deserialize, JsonSchema, tool_core::Arguments)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Plain {
+        pub title: String,
+        pub small: u8,
+        pub signed: i16,
+        pub wide: u64,
+        pub ratio: Option<f64>,
+        pub tags: Vec<String>,
+        pub counts: BTreeMap<String, u32>,
+        #[serde(rename = "child")]
+        pub nested: Option<Box<PlainInner>>,
+        #[serde(default)]
+        pub flag_set: bool,
+        pub letter: char,
+        pub anything: Value,
+    }
+
+    #[derive(Deserialize, JsonSchema, tool_core::Arguments)]
+    #[serde(deny_unknown_fields)]
+    pub struct PlainInner {
+        pub name: String,
+        pub level: i8,
+    }
+
+    /// A set: serde merges the repeated items its schema refuses.
+    #[derive(Deserialize, JsonSchema, tool_core::Arguments)]
+    pub struct Sets {
+        pub set: BTreeSet<u8>,
+    }
+
+    /// A tuple.
+    #[derive(Deserialize, JsonSchema, tool_core::Arguments)]
+    pub struct Pairs {
+        pub pair: (bool, i8),
+        pub list: Vec<(u8, String)>,
+    }
+
     /// A recursive type: `$ref` cycles.
     #[derive(Deserialize, JsonSchema, tool_core::Arguments)]
     #[serde(deny_unknown_fields)]
@@ -167,51 +209,72 @@ mod shapes {
     }
 }
 
-/// The schemas under test, each with its generated checks.
-fn schemas() -> Vec<(&'static str, Value, CheckFn)> {
+/// A shape under test: its schema, its generated checks, and whether
+/// serde decides for it (and serde itself, to hold that to account).
+struct Subject {
+    name: &'static str,
+    schema: Value,
+    check: CheckFn,
+    serde_decides: bool,
+    serde_accepts: fn(&Value) -> bool,
+}
+
+fn subject<T: JsonSchema + DeserializeOwned + super::Arguments>(name: &'static str) -> Subject {
+    Subject {
+        name,
+        schema: schema_of::<T>(),
+        check: check_of::<T>,
+        serde_decides: serde_decides::<T>(),
+        serde_accepts: |value| T::deserialize(value).is_ok(),
+    }
+}
+
+/// The schemas under test.
+fn schemas() -> Vec<Subject> {
     vec![
-        (
-            "flat",
-            schema_of::<shapes::Flat>(),
-            check_of::<shapes::Flat>,
-        ),
-        (
-            "nested",
-            schema_of::<shapes::Nested>(),
-            check_of::<shapes::Nested>,
-        ),
-        (
-            "enums",
-            schema_of::<shapes::Enums>(),
-            check_of::<shapes::Enums>,
-        ),
-        (
-            "constrained",
-            schema_of::<shapes::Constrained>(),
-            check_of::<shapes::Constrained>,
-        ),
-        (
-            "tree",
-            schema_of::<shapes::Tree>(),
-            check_of::<shapes::Tree>,
-        ),
-        (
-            "renamed",
-            schema_of::<shapes::Renamed>(),
-            check_of::<shapes::Renamed>,
-        ),
+        subject::<shapes::Flat>("flat"),
+        subject::<shapes::Nested>("nested"),
+        subject::<shapes::Enums>("enums"),
+        subject::<shapes::Constrained>("constrained"),
+        subject::<shapes::Tree>("tree"),
+        subject::<shapes::Renamed>("renamed"),
+        subject::<shapes::Plain>("plain"),
+        subject::<shapes::Sets>("sets"),
+        subject::<shapes::Pairs>("pairs"),
     ]
+}
+
+/// Where serde decides, derived from the types: plain fields of types
+/// whose every serde reading the schema admits; not past a set (serde
+/// merges what `uniqueItems` refuses), a tuple, a keyword, an enum or a
+/// recursion deeper than it looks.
+#[test]
+fn serde_decides_where_the_types_say() {
+    let decided: Vec<&str> = schemas()
+        .iter()
+        .filter(|subject| subject.serde_decides)
+        .map(|subject| subject.name)
+        .collect();
+    assert_eq!(decided, ["flat", "plain"]);
 }
 
 /// Compares the generated checks and `jsonschema` on `value`; returns
 /// whether it is valid.
 fn agree(
-    name: &str,
-    check: CheckFn,
+    subject: &Subject,
     reference: &jsonschema::Validator,
     value: &Value,
 ) -> Result<bool, TestCaseError> {
+    let (name, check) = (subject.name, subject.check);
     let expected = reference.is_valid(value);
+    // Where serde decides, the call path checks nothing more of what
+    // serde accepts.
+    prop_assert!(
+        !subject.serde_decides || expected || !(subject.serde_accepts)(value),
+        "{}: serde decides, but accepted {}, which the schema refuses",
+        name,
+        value
+    );
     let decided = check(value, &mut Walk::deciding(usize::MAX));
     prop_assert_eq!(
         decided,
@@ -272,8 +335,9 @@ fn agree(
 
 #[test]
 fn generated_checks_and_jsonschema_accept_and_refuse_the_same_arguments() {
-    for (name, schema, check) in schemas() {
-        let reference = reference(&schema);
+    for subject in schemas() {
+        let (name, schema) = (subject.name, &subject.schema);
+        let reference = reference(schema);
         let valid = Cell::new(0_u32);
         let invalid = Cell::new(0_u32);
         let config = Config {
@@ -283,8 +347,8 @@ fn generated_checks_and_jsonschema_accept_and_refuse_the_same_arguments() {
         };
         let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]);
         let mut runner = TestRunner::new_with_rng(config, rng);
-        let result = runner.run(&arguments(&schema), |value| {
-            let accepted = agree(name, check, &reference, &value)?;
+        let result = runner.run(&arguments(schema), |value| {
+            let accepted = agree(&subject, &reference, &value)?;
             let counter = if accepted { &valid } else { &invalid };
             counter.set(counter.get() + 1);
             Ok(())
@@ -350,13 +414,15 @@ fn edge_numbers_agree() {
         r#"{"colour": "red", "shape": {"kind": "square", "side": %}, "external": [{"Pair": [%, "x"]}, {"Named": {"x": %}}]}"#,
         r#"{"name": "ab", "code": "ab1", "count": %, "factor": %, "few": [%], "set": [], "counts": {"a": %}, "pair": [true, %], "big": %, "small": %, "letter": "x", "anything": %}"#,
         r#"{"level": %, "step": %, "ids": [%, 1], "mode": %}"#,
+        r#"{"title": "a", "small": %, "signed": %, "wide": %, "ratio": %, "tags": [], "counts": {"a": %}, "child": {"name": "x", "level": %}, "letter": "x", "anything": %}"#,
+        r#"{"set": [%, %], "pair": [true, %], "list": [[%, "x"]]}"#,
     ];
-    for (name, schema, check) in schemas() {
-        let reference = reference(&schema);
+    for subject in schemas() {
+        let reference = reference(&subject.schema);
         for sample in samples {
             for number in numbers {
                 let value: Value = serde_json::from_str(&sample.replace('%', number)).unwrap();
-                agree(name, check, &reference, &value).unwrap();
+                agree(&subject, &reference, &value).unwrap();
             }
         }
     }

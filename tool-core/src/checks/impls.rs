@@ -16,12 +16,19 @@ use super::walk::Types;
 use super::{Arguments, Format, Keywords, Limit, Walk};
 
 /// Strings, with the format schemars writes for the type, if any.
+///
+/// serde decides for those without a format: it reads any string as a
+/// `String` or a path, and the schema admits any string. A format's own
+/// grammar is not serde's parser's, so a formatted type is checked.
 macro_rules! string {
     ($($type:ty => $format:expr),* $(,)?) => {$(
         impl Arguments for $type {
             const INLINE: bool = true;
             fn check<'v>(value: &'v Value, walk: &mut Walk<'v>, keywords: &Keywords) -> bool {
                 walk.string(value, keywords, (None, None), $format)
+            }
+            fn serde_decides(_: u8) -> bool {
+                Option::<Format>::is_none(&$format)
             }
         }
     )*};
@@ -40,11 +47,22 @@ string! {
     SocketAddrV6 => None,
 }
 
+/// Types serde reads only from values of the schema's type, whatever
+/// they hold.
+macro_rules! decided {
+    () => {
+        fn serde_decides(_: u8) -> bool {
+            true
+        }
+    };
+}
+
 impl Arguments for str {
     const INLINE: bool = true;
     fn check<'v>(value: &'v Value, walk: &mut Walk<'v>, keywords: &Keywords) -> bool {
         walk.string(value, keywords, (None, None), None)
     }
+    decided!();
 }
 
 impl Arguments for char {
@@ -52,6 +70,7 @@ impl Arguments for char {
     fn check<'v>(value: &'v Value, walk: &mut Walk<'v>, keywords: &Keywords) -> bool {
         walk.string(value, keywords, (Some(1), Some(1)), None)
     }
+    decided!();
 }
 
 impl Arguments for bool {
@@ -59,6 +78,7 @@ impl Arguments for bool {
     fn check<'v>(value: &'v Value, walk: &mut Walk<'v>, keywords: &Keywords) -> bool {
         walk.boolean(value, keywords)
     }
+    decided!();
 }
 
 impl Arguments for () {
@@ -66,6 +86,7 @@ impl Arguments for () {
     fn check<'v>(value: &'v Value, walk: &mut Walk<'v>, keywords: &Keywords) -> bool {
         walk.null(value, keywords)
     }
+    decided!();
 }
 
 impl Arguments for Value {
@@ -73,6 +94,7 @@ impl Arguments for Value {
     fn check<'v>(value: &'v Value, walk: &mut Walk<'v>, _: &Keywords) -> bool {
         walk.anything(value)
     }
+    decided!();
 }
 
 /// Numbers: their JSON type, and the bounds schemars writes (the full
@@ -84,6 +106,10 @@ macro_rules! number {
             fn check<'v>(value: &'v Value, walk: &mut Walk<'v>, keywords: &Keywords) -> bool {
                 walk.number(value, keywords, $types, ($least, $most))
             }
+            // serde reads a number type only from a JSON number, an
+            // integer type only from an integer in its range: all its
+            // schema asks.
+            decided!();
         }
     )*};
 }
@@ -130,6 +156,9 @@ impl<T: Arguments> Arguments for Option<T> {
             walk.any_of_or_null(value, |walk| T::check(value, walk, &Keywords::NONE))
         }
     }
+    fn serde_decides(depth: u8) -> bool {
+        T::serde_decides(depth)
+    }
 }
 
 /// The pointers schemars describes as what they point to.
@@ -140,6 +169,9 @@ macro_rules! forward {
             const OPTION: bool = T::OPTION;
             fn check<'v>(value: &'v Value, walk: &mut Walk<'v>, keywords: &Keywords) -> bool {
                 T::check(value, walk, keywords)
+            }
+            fn serde_decides(depth: u8) -> bool {
+                T::serde_decides(depth)
             }
         }
     )*};
@@ -153,6 +185,9 @@ impl<T: Arguments + ToOwned + ?Sized> Arguments for Cow<'_, T> {
     fn check<'v>(value: &'v Value, walk: &mut Walk<'v>, keywords: &Keywords) -> bool {
         T::check(value, walk, keywords)
     }
+    fn serde_decides(depth: u8) -> bool {
+        T::serde_decides(depth)
+    }
 }
 
 /// Sequences (`type: array`, `items`) and sets (with `uniqueItems`).
@@ -164,6 +199,10 @@ macro_rules! sequence {
                 walk.array(value, keywords, (None, None), $unique, |walk, _, item| {
                     T::check(item, walk, &Keywords::NONE)
                 })
+            }
+            // A set's schema refuses repeated items, which serde merges.
+            fn serde_decides(depth: u8) -> bool {
+                !$unique && T::serde_decides(depth)
             }
         }
     )*};
@@ -183,6 +222,9 @@ macro_rules! map {
             const INLINE: bool = true;
             fn check<'v>(value: &'v Value, walk: &mut Walk<'v>, keywords: &Keywords) -> bool {
                 walk.map(value, keywords, |walk, item| V::check(item, walk, &Keywords::NONE))
+            }
+            fn serde_decides(depth: u8) -> bool {
+                V::serde_decides(depth)
             }
         }
     )*};

@@ -57,6 +57,28 @@ pub trait Arguments {
     /// `walk` when it reports).
     #[doc(hidden)]
     fn check<'v>(value: &'v Value, walk: &mut Walk<'v>, keywords: &Keywords) -> bool;
+    /// Whether every value serde deserializes this type from is one the
+    /// type's schema admits, looking at most `depth` types deep (`false`
+    /// past it, so a recursive type answers too). When it holds, a call
+    /// whose arguments serde accepts needs no walk of the checks: serde
+    /// has decided (see [`serde_decides`]). `false` unless an impl shows
+    /// otherwise: the safe answer.
+    #[doc(hidden)]
+    fn serde_decides(depth: u8) -> bool {
+        let _ = depth;
+        false
+    }
+}
+
+/// How many types deep [`Arguments::serde_decides`] looks.
+const SERDE_DEPTH: u8 = 8;
+
+/// Whether serde's acceptance of `T`'s arguments implies the schema's
+/// (derived from the type, never declared): then the call path checks
+/// only the arguments' size before deserializing, and runs the checks
+/// only to name the problems of arguments serde refused.
+pub(crate) fn serde_decides<T: Arguments + ?Sized>() -> bool {
+    T::serde_decides(SERDE_DEPTH)
 }
 
 /// The keywords a field's attributes add to its type's schema

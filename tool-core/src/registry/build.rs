@@ -168,6 +168,7 @@ impl RegistryBuilder {
                     registration.handler,
                     Checks {
                         arguments: registration.check,
+                        serde_decides: (registration.serde_decides)(),
                         output: registration.output_schema.map(|(_, check)| check),
                     },
                 ),

@@ -148,6 +148,16 @@ impl Registry {
             problems,
         };
         match &tool.kind {
+            // What serde accepts the schema admits (derived from the
+            // type): deserializing decides, and names what it refuses
+            // with the checks. Only the size is for here.
+            Kind::Linked(_, checks) if checks.serde_decides => {
+                if fits(arguments, limit) {
+                    Ok(())
+                } else {
+                    Err(too_large())
+                }
+            }
             Kind::Linked(_, checks) => {
                 let check = checks.arguments;
                 // One walk checks valid arguments and bounds their size.

@@ -30,6 +30,9 @@ pub(super) enum Kind {
 #[derive(Clone, Copy)]
 pub(super) struct Checks {
     pub(super) arguments: CheckFn,
+    /// serde's acceptance of the arguments implies the schema's: the call
+    /// checks their size, and deserializing decides the rest.
+    pub(super) serde_decides: bool,
     pub(super) output: Option<CheckFn>,
 }
 

@@ -70,6 +70,7 @@ pub fn expand(cx: &Ctxt, input: &DeriveInput, krate: &Path) -> TokenStream {
             }
         }
     };
+    let decides = serde_decides(&c, &model);
     let ident = model.ident;
     let statics_tokens = statics.tokens;
     quote! {
@@ -86,8 +87,30 @@ pub fn expand(cx: &Ctxt, input: &DeriveInput, krate: &Path) -> TokenStream {
                 ) -> bool {
                     #body
                 }
+                #decides
             }
         };
+    }
+}
+
+/// `serde_decides` for a struct or a newtype whose fields are all plain
+/// (no keyword, read by serde as their schema says, none skipped): serde
+/// decides for it when it decides for every field's type. Enums keep the
+/// trait's `false`: their tagging and names are for the checks to follow.
+fn serde_decides(c: &TokenStream, model: &model::Model) -> TokenStream {
+    let fields: Vec<&Field> = match &model.shape {
+        Shape::Struct { fields, .. } => fields.iter().collect(),
+        Shape::Newtype(field) => vec![field],
+        _ => return TokenStream::new(),
+    };
+    if !model.serde_agrees || !fields.iter().all(|field| field.plain()) {
+        return TokenStream::new();
+    }
+    let types = fields.iter().map(|field| &field.ty);
+    quote! {
+        fn serde_decides(depth: u8) -> bool {
+            depth > 0 #(&& <#types as #c::Arguments>::serde_decides(depth - 1))*
+        }
     }
 }
 

@@ -12,6 +12,10 @@ use crate::ctxt::Ctxt;
 pub struct Model<'a> {
     pub ident: &'a syn::Ident,
     pub shape: Shape<'a>,
+    /// serde reads the container as its schema says: no field skipped (a
+    /// name serde and the schema may read apart), no `rename_all` or
+    /// `deny_unknown_fields` written for schemars alone.
+    pub serde_agrees: bool,
 }
 
 pub enum Shape<'a> {
@@ -49,7 +53,34 @@ pub struct Field<'a> {
     /// In `required` whatever its type (`#[schemars(required)]`).
     pub forced: bool,
     pub keywords: Keywords,
+    /// An attribute makes serde read the field otherwise than its schema
+    /// says (`alias`, `schemars(with)`, `skip`).
+    pub serde_differs: bool,
     pub span: &'a syn::Field,
+}
+
+impl Field<'_> {
+    /// Whether the field's schema is its type's and no more: no keyword,
+    /// not forced into `required`, read by serde as its schema says. Then
+    /// serde decides for it exactly as for its type.
+    pub fn plain(&self) -> bool {
+        let Keywords {
+            minimum,
+            maximum,
+            min_length,
+            max_length,
+            pattern,
+            format,
+        } = &self.keywords;
+        !self.forced
+            && !self.serde_differs
+            && minimum.is_none()
+            && maximum.is_none()
+            && min_length.is_none()
+            && max_length.is_none()
+            && pattern.is_none()
+            && format.is_none()
+    }
 }
 
 #[derive(Default)]
@@ -77,6 +108,8 @@ struct Container {
     deny: bool,
     default: bool,
     tag: Option<String>,
+    /// A renaming or `deny_unknown_fields` written for schemars alone.
+    serde_differs: bool,
 }
 
 const UNSUPPORTED: &str = "is not supported by the argument checks `#[derive(Tool)]` and `#[derive(Arguments)]` generate (docs/validation.md lists what is)";
@@ -87,17 +120,22 @@ pub fn read<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<Model<'a>> {
         return None;
     }
     let container = container(cx, &input.attrs);
+    let mut serde_agrees = !container.serde_differs;
     let shape = match &input.data {
         Data::Struct(data) => match &data.fields {
-            Fields::Named(named) => Shape::Struct {
-                fields: fields(
+            Fields::Named(named) => {
+                let fields = fields(
                     cx,
                     named.named.iter(),
                     container.rename_all,
                     container.default,
-                ),
-                deny: container.deny,
-            },
+                );
+                serde_agrees &= fields.len() == named.named.len();
+                Shape::Struct {
+                    fields,
+                    deny: container.deny,
+                }
+            }
             Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
                 let field = &unnamed.unnamed[0];
                 Shape::Newtype(Box::new(self::field(cx, field, String::new(), false)))
@@ -116,6 +154,7 @@ pub fn read<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<Model<'a>> {
     Some(Model {
         ident: &input.ident,
         shape,
+        serde_agrees,
     })
 }
 
@@ -217,6 +256,13 @@ fn container(cx: &Ctxt, attrs: &[Attribute]) -> Container {
         }
         let _ = attr.parse_nested_meta(|meta| {
             let path = &meta.path;
+            if !serde
+                && ["rename_all", "rename_all_fields", "deny_unknown_fields"]
+                    .iter()
+                    .any(|name| path.is_ident(name))
+            {
+                container.serde_differs = true;
+            }
             if path.is_ident("rename_all") {
                 container.rename_all = rule(cx, &meta)?;
             } else if path.is_ident("rename_all_fields") {
@@ -281,6 +327,7 @@ fn field<'a>(cx: &Ctxt, field: &'a syn::Field, name: String, defaulted: bool) ->
         defaulted,
         forced: false,
         keywords: Keywords::default(),
+        serde_differs: false,
         span: field,
     };
     let mut skipped = false;
@@ -293,7 +340,11 @@ fn field<'a>(cx: &Ctxt, field: &'a syn::Field, name: String, defaulted: bool) ->
             let path = &meta.path;
             let is = |name: &str| path.is_ident(name);
             match kind {
-                "serde" | "schemars" if is("rename") => model.name = rename_value(&meta)?,
+                "serde" | "schemars" if is("rename") => {
+                    model.name = rename_value(&meta)?;
+                    // A schema's name serde does not read the field by.
+                    model.serde_differs |= kind == "schemars";
+                }
                 "serde" | "schemars" if is("skip") || is("skip_deserializing") => {
                     skipped = true;
                     skip_value(&meta)?;
@@ -305,10 +356,14 @@ fn field<'a>(cx: &Ctxt, field: &'a syn::Field, name: String, defaulted: bool) ->
                 "schemars" if is("with") => {
                     let text: syn::LitStr = meta.value()?.parse()?;
                     model.ty = text.parse()?;
+                    model.serde_differs = true;
+                }
+                "serde" if is("alias") => {
+                    model.serde_differs = true;
+                    skip_value(&meta)?;
                 }
                 "serde"
                     if [
-                        "alias",
                         "skip_serializing",
                         "skip_serializing_if",
                         "serialize_with",
