@@ -241,7 +241,7 @@ fn a_one_call_proposal_is_decided_with_no_run_to_continue() {
             run,
             proposer: "ops".to_owned(),
             grant: Arc::new(grant),
-            proposal: proposal.clone(),
+            proposal: (*proposal).clone(),
             exposure: Exposure::default(),
         };
         store.save_call_proposal(&made).await.unwrap();

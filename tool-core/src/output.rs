@@ -403,7 +403,9 @@ pub enum Outcome {
     /// A read tool ran.
     Done(ToolOutput),
     /// A write tool proposed a change; nothing is written until approved.
-    Proposed(Proposal),
+    /// Boxed: a proposal is more than twice a result's size, and every
+    /// call moves its outcome through each layer of the call path.
+    Proposed(Box<Proposal>),
 }
 
 /// One way the arguments failed the schema.

@@ -75,7 +75,7 @@ impl Run {
         let outcome = block_on(gates.call(&grant, "b_write", arguments, &self.cx(&actor)));
         self.records.lock().unwrap().clear();
         match outcome {
-            Ok(Outcome::Proposed(proposal)) => proposal,
+            Ok(Outcome::Proposed(proposal)) => *proposal,
             other => panic!("b_write must propose, got {other:?}"),
         }
     }

@@ -181,7 +181,7 @@ impl Run {
         let gates = Gates::new(&registry, self.inputs());
         let grant = gates.resolve().grant;
         match block_on(gates.call(&grant, tool, arguments, &self.cx())) {
-            Ok(Outcome::Proposed(proposal)) => proposal,
+            Ok(Outcome::Proposed(proposal)) => *proposal,
             other => panic!("{tool} must propose, got {other:?}"),
         }
     }
@@ -445,7 +445,7 @@ fn a_proposal_writing_text_its_caller_did_not_send_brings_it_in_and_so_does_its_
         copying.carries_text_not_sent(),
         "the value came from the store"
     );
-    let outcome = Ok(Outcome::Proposed(copying.clone()));
+    let outcome = Ok(Outcome::Proposed(Box::new(copying.clone())));
     assert!(tool_core::exposure::brings_in(&outcome));
     assert!(tool_core::exposure::carries_authored(&outcome));
     let applied = run.approve(None, &copying, &admin()).unwrap();
@@ -459,7 +459,7 @@ fn a_proposal_writing_text_its_caller_did_not_send_brings_it_in_and_so_does_its_
     // though its words for the approver quote a person's title.
     let own = run.propose_with("copy_write", json!({"record": "r2", "value": "v"}));
     assert!(!own.carries_text_not_sent());
-    let outcome = Ok(Outcome::Proposed(own.clone()));
+    let outcome = Ok(Outcome::Proposed(Box::new(own.clone())));
     assert!(!tool_core::exposure::brings_in(&outcome));
     let applied = run.approve(None, &own, &admin()).unwrap();
     assert_eq!(applied.to_model_text(), "r2 = \"v\"");

@@ -728,10 +728,10 @@ impl<'a, M: Model> Agent<'a, M> {
             Ok(Outcome::Proposed(proposal)) => {
                 emit(events, || {
                     executed(CallResult::Proposed {
-                        proposal: proposal.clone(),
+                        proposal: (*proposal).clone(),
                     })
                 });
-                Some(proposal)
+                Some(*proposal)
             }
             Err(error) => {
                 run.messages

@@ -489,7 +489,7 @@ impl Approval<'_> {
             .call_registered(tool, arguments, &cx, Admitted::NONE)
             .await?
         {
-            Outcome::Proposed(edited) if edited.record == proposal.record => Ok((tool, edited)),
+            Outcome::Proposed(edited) if edited.record == proposal.record => Ok((tool, *edited)),
             _ => Err(ApprovalError::Mismatch),
         }
     }

@@ -52,86 +52,95 @@ impl Registry {
 
     /// The checked call of a tool already found (and, on the gated path,
     /// already admitted by the gates: `admitted` says what they found).
-    pub(crate) async fn call_registered(
-        &self,
-        tool: &RegisteredTool,
-        arguments: Value,
-        cx: &ToolContext,
-        admitted: Admitted<'_>,
-    ) -> Result<Outcome, ToolError> {
-        let Admitted { egress, held } = admitted;
-        self.admit(tool, &arguments)?;
-        let name = tool.name();
-        let retries = if tool.declaration.idempotent {
-            self.retry.retries()
-        } else {
-            0
-        };
-        let plan = self.plan(tool);
-        // One context for every attempt of the call: the egress guard, and
-        // one progress signal for every attempt.
-        let derived = cx.for_call(egress, plan.signal.as_ref());
-        let call_cx = derived.as_ref().unwrap_or(cx);
-        let mut arguments = arguments;
-        // What the call reads of `Authored` values marks its result.
-        let authored_before = cx.authored_reads();
-        let mut attempt = 0;
-        loop {
-            // Checked before the tool starts: a cancelled call runs nothing.
-            if cx.cancel_token().is_some_and(CancelToken::is_cancelled) {
-                return Err(ToolError::Cancelled {
-                    tool: name.to_owned(),
-                });
-            }
-            let last = attempt >= retries;
-            let result = match &tool.kind {
-                Kind::Linked(Handler::Read { execute }, _) => {
-                    let call = guarded(name, || execute(&arguments, call_cx));
-                    self.attempt(name, &plan, cx, call)
-                        .await
-                        .and_then(|output| self.check_output(tool, output))
-                        .map(|output| Outcome::Done(provenance(output, cx, authored_before)))
-                }
-                Kind::Linked(Handler::Write { propose, .. }, _) => {
-                    let call = guarded(name, || propose(&arguments, call_cx));
-                    match self.attempt(name, &plan, cx, call).await {
-                        Ok(proposal) => {
-                            let data = values_class(tool.declaration().data, cx);
-                            let stamped =
-                                proposal.stamped(ProposalId::fresh(), name, arguments, data);
-                            return Ok(Outcome::Proposed(match held {
-                                Some(by) => stamped.held_by_exposure(*by),
-                                None => stamped,
-                            }));
-                        }
-                        Err(error) => Err(error),
-                    }
-                }
-                Kind::Dynamic(dynamic, _) => {
-                    // Copied only when another attempt may need them.
-                    let owned = if last {
-                        std::mem::take(&mut arguments)
-                    } else {
-                        arguments.clone()
-                    };
-                    let call = guarded(name, || dynamic.execute(owned, call_cx));
-                    self.attempt(name, &plan, cx, call)
-                        .await
-                        .and_then(|output| self.check_output(tool, output))
-                        .map(|output| Outcome::Done(provenance(output, cx, authored_before)))
-                }
+    ///
+    /// A plain function around an `async move` block rather than an `async
+    /// fn`: an `async fn` keeps its parameters twice in its future (as
+    /// captured and again as locals), and every layer of the call path
+    /// moves that future.
+    #[expect(
+        clippy::manual_async_fn,
+        reason = "an async fn's future holds its parameters twice"
+    )]
+    pub(crate) fn call_registered<'a>(
+        &'a self,
+        tool: &'a RegisteredTool,
+        mut arguments: Value,
+        cx: &'a ToolContext,
+        admitted: Admitted<'a>,
+    ) -> impl Future<Output = Result<Outcome, ToolError>> + Send + 'a {
+        async move {
+            self.admit(tool, &arguments)?;
+            let name = tool.name();
+            let retries = if tool.declaration.idempotent {
+                self.retry.retries()
+            } else {
+                0
             };
-            if last || !matches!(result, Err(ToolError::Transient { .. })) {
-                // A failure the tool wrote after reading a person's text
-                // may quote it, as a result would.
-                return result.map_err(|error| failure_provenance(error, cx, authored_before));
+            let plan = self.plan(tool);
+            // One context for every attempt of the call: the egress guard, and
+            // one progress signal for every attempt.
+            let derived = cx.for_call(admitted.egress, plan.signal.as_ref());
+            let call_cx = derived.as_ref().unwrap_or(cx);
+            // What the call reads of `Authored` values marks its result.
+            let authored_before = cx.authored_reads();
+            let mut attempt = 0;
+            loop {
+                // Checked before the tool starts: a cancelled call runs nothing.
+                if cx.cancel_token().is_some_and(CancelToken::is_cancelled) {
+                    return Err(ToolError::Cancelled {
+                        tool: name.to_owned(),
+                    });
+                }
+                let last = attempt >= retries;
+                let result = match &tool.kind {
+                    Kind::Linked(Handler::Read { execute }, _) => {
+                        let call = guarded(name, || execute(&arguments, call_cx));
+                        self.attempt(name, &plan, cx, call)
+                            .await
+                            .and_then(|output| self.check_output(tool, output))
+                            .map(|output| Outcome::Done(provenance(output, cx, authored_before)))
+                    }
+                    Kind::Linked(Handler::Write { propose, .. }, _) => {
+                        let call = guarded(name, || propose(&arguments, call_cx));
+                        match self.attempt(name, &plan, cx, call).await {
+                            Ok(proposal) => {
+                                let data = values_class(tool.declaration().data, cx);
+                                let stamped =
+                                    proposal.stamped(ProposalId::fresh(), name, arguments, data);
+                                return Ok(Outcome::Proposed(Box::new(match admitted.held {
+                                    Some(by) => stamped.held_by_exposure(*by),
+                                    None => stamped,
+                                })));
+                            }
+                            Err(error) => Err(error),
+                        }
+                    }
+                    Kind::Dynamic(dynamic, _) => {
+                        // Copied only when another attempt may need them.
+                        let owned = if last {
+                            std::mem::take(&mut arguments)
+                        } else {
+                            arguments.clone()
+                        };
+                        let call = guarded(name, || dynamic.execute(owned, call_cx));
+                        self.attempt(name, &plan, cx, call)
+                            .await
+                            .and_then(|output| self.check_output(tool, output))
+                            .map(|output| Outcome::Done(provenance(output, cx, authored_before)))
+                    }
+                };
+                if last || !matches!(result, Err(ToolError::Transient { .. })) {
+                    // A failure the tool wrote after reading a person's text
+                    // may quote it, as a result would.
+                    return result.map_err(|error| failure_provenance(error, cx, authored_before));
+                }
+                // Not kept across the wait: the call's future stays small.
+                drop(result);
+                attempt += 1;
+                tracing::info!(target: "tool_core::call", tool = name, attempt, "transient failure; retrying");
+                // Boxed: only a retry pays for the wait's future.
+                Box::pin(self.back_off(name, attempt, cx)).await?;
             }
-            // Not kept across the wait: the call's future stays small.
-            drop(result);
-            attempt += 1;
-            tracing::info!(target: "tool_core::call", tool = name, attempt, "transient failure; retrying");
-            // Boxed: only a retry pays for the wait's future.
-            Box::pin(self.back_off(name, attempt, cx)).await?;
         }
     }
 

@@ -99,7 +99,7 @@ impl Host {
     pub fn propose(&self, tool: &str, arguments: Value) -> Result<Proposal, ToolError> {
         let gates = Gates::new(&self.registry, self.inputs());
         match block_on(gates.call(&self.grant(), tool, arguments, &self.cx()))? {
-            Outcome::Proposed(proposal) => Ok(proposal),
+            Outcome::Proposed(proposal) => Ok(*proposal),
             other => panic!("{tool} must propose, got {other:?}"),
         }
     }

@@ -489,7 +489,7 @@ impl Host {
                 run: RunId(format!("mcp-{}", proposal.id())),
                 proposer: actor.id.clone(),
                 grant,
-                proposal: proposal.clone(),
+                proposal: (**proposal).clone(),
                 exposure,
             }),
             Outcome::Done(_) => None,
