@@ -68,7 +68,7 @@ async fn measure(
     for _ in 0..runs {
         let store = store.clone();
         tasks.spawn(async move {
-            let setup = host.setup("admin", &[]).await.unwrap();
+            let setup = host.runs().setup("admin", &[]).await.unwrap();
             let run = RunId(format!("bench-{}", RUN.fetch_add(1, Ordering::Relaxed)));
             let gates = Gates::new(host.registry(), setup.inputs());
             let grant = gates.resolve().grant;
@@ -84,7 +84,7 @@ async fn measure(
                 )
                 .await
                 .unwrap();
-            let cx = host.context(&run, &setup.actor);
+            let cx = host.runs().context(&run, &setup.actor);
             let mut log = EventLog::new(store, run, "admin");
             let mut calls = 0u64;
             while started.elapsed() < window {

@@ -99,6 +99,7 @@ async fn ask(host: &Host, question: &str) -> Value {
         admin: true,
     };
     let outcome = host
+        .calls()
         .call(
             &actor,
             "site_rag_query",

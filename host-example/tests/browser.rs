@@ -162,6 +162,7 @@ fn browser_pages() {
         ] {
             let prompt = format!("CALL update_page_metadata {arguments}");
             let started = host
+                .runs()
                 .start_run("ops", RunRequest::new(prompt), &mut ())
                 .await
                 .unwrap();

@@ -354,9 +354,17 @@ fn users_unlock_lifts_a_sign_in_lock_which_never_stops_the_command_line() {
     runtime.block_on(async {
         let app = open().await.unwrap();
         for _ in 0..20 {
-            assert!(!app.sign_in("admin", "guess", None).await.unwrap());
+            assert!(
+                !app.sessions()
+                    .sign_in("admin", "guess", None)
+                    .await
+                    .unwrap()
+            );
         }
-        assert_eq!(app.sign_in_locks("admin").await.unwrap().len(), 1);
+        assert_eq!(
+            app.sessions().sign_in_locks("admin").await.unwrap().len(),
+            1
+        );
     });
     let (code, _, err) = host.run(&["--user", "clara", "users", "unlock", "admin"]);
     assert_eq!(code, 1);
@@ -371,7 +379,12 @@ fn users_unlock_lifts_a_sign_in_lock_which_never_stops_the_command_line() {
     runtime.block_on(async {
         let app = open().await.unwrap();
         let password = host_example::store::DEMO_PASSWORD;
-        assert!(app.sign_in("admin", password, None).await.unwrap());
+        assert!(
+            app.sessions()
+                .sign_in("admin", password, None)
+                .await
+                .unwrap()
+        );
     });
     let (code, out, _) = host.run(&["--user", "admin", "users", "unlock", "admin"]);
     assert_eq!(

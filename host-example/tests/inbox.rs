@@ -79,7 +79,11 @@ impl Fixture {
     fn suspended(&self, user: &str) -> (RunId, String) {
         let report = self
             .runtime
-            .block_on(self.host.start_run(user, RunRequest::new("go"), &mut ()))
+            .block_on(
+                self.host
+                    .runs()
+                    .start_run(user, RunRequest::new("go"), &mut ()),
+            )
             .unwrap();
         match report.ended {
             RunEnded::Suspended(proposal) => (report.run, proposal.id().as_str().to_owned()),
@@ -111,12 +115,16 @@ fn only_who_may_decide_sees_or_rejects_a_proposal() {
     let (_, proposal) = fx.suspended("ops");
 
     // Petra edits the product pages; nils the news pages only.
-    let inbox = |who: &str| fx.runtime.block_on(fx.host.inbox(who, 10)).unwrap();
+    let inbox = |who: &str| {
+        fx.runtime
+            .block_on(fx.host.approvals().inbox(who, 10))
+            .unwrap()
+    };
     assert_eq!(inbox("petra").pending.len(), 1);
     assert_eq!(inbox("nils").pending.len(), 0);
     assert_eq!(inbox("admin").pending.len(), 1);
 
-    let refused = fx.runtime.block_on(fx.host.decide(
+    let refused = fx.runtime.block_on(fx.host.approvals().decide(
         &proposal,
         "nils",
         Verdict::Reject("mine".into()),
@@ -136,7 +144,7 @@ fn only_who_may_decide_sees_or_rejects_a_proposal() {
     // Nothing was decided: it still waits, for petra.
     let view = fx
         .runtime
-        .block_on(fx.host.proposal_for("admin", &proposal))
+        .block_on(fx.host.approvals().proposal_for("admin", &proposal))
         .unwrap();
     assert_eq!(view.decision, None);
     assert_eq!(fx.title(2), "Products");
@@ -153,14 +161,17 @@ fn a_runs_writes_are_decided_together_and_the_run_answers() {
     ]);
     let fx = Fixture::new(&model, json!({}));
     let (run, _) = fx.suspended("ops");
-    let inbox = fx.runtime.block_on(fx.host.inbox("petra", 10)).unwrap();
+    let inbox = fx
+        .runtime
+        .block_on(fx.host.approvals().inbox("petra", 10))
+        .unwrap();
     let entry = &inbox.pending[0];
     assert_eq!(entry.call.as_deref(), Some("w1"));
     assert_eq!(entry.queued.len(), 1);
 
     let decided = fx
         .runtime
-        .block_on(fx.host.decide_together(
+        .block_on(fx.host.approvals().decide_together(
             &run,
             "petra",
             Verdict::Approve,
@@ -195,7 +206,7 @@ fn a_call_unseen_by_the_approver_is_not_decided_with_the_rest() {
     let (run, _) = fx.suspended("ops");
     let decided = fx
         .runtime
-        .block_on(fx.host.decide_together(
+        .block_on(fx.host.approvals().decide_together(
             &run,
             "petra",
             Verdict::Approve,
@@ -210,7 +221,7 @@ fn a_call_unseen_by_the_approver_is_not_decided_with_the_rest() {
     );
     let pending = fx
         .runtime
-        .block_on(fx.host.pending_proposals("admin"))
+        .block_on(fx.host.approvals().pending_proposals("admin"))
         .unwrap();
     assert_eq!(pending.len(), 1, "w2 waits for its own decision");
 }
@@ -221,11 +232,11 @@ fn a_one_call_proposal_is_decided_with_no_run_to_continue() {
     let fx = Fixture::new(&model, json!({}));
     let proposal = fx.runtime.block_on(async {
         let store = &fx.store;
-        let setup = fx.host.setup("ops", &[]).await.unwrap();
+        let setup = fx.host.runs().setup("ops", &[]).await.unwrap();
         let gates = Gates::new(fx.host.registry(), setup.inputs());
         let grant = gates.resolve().grant;
         let run = RunId("mcp-call-1".into());
-        let cx: ToolContext = fx.host.context(&run, &setup.actor);
+        let cx: ToolContext = fx.host.runs().context(&run, &setup.actor);
         let Ok(Outcome::Proposed(proposal)) = gates
             .call(
                 &grant,
@@ -248,7 +259,10 @@ fn a_one_call_proposal_is_decided_with_no_run_to_continue() {
         proposal.id().as_str().to_owned()
     });
     // Its card offers no rest of a run to approve with it.
-    let inbox = fx.runtime.block_on(fx.host.inbox("petra", 10)).unwrap();
+    let inbox = fx
+        .runtime
+        .block_on(fx.host.approvals().inbox("petra", 10))
+        .unwrap();
     let card = inbox
         .pending
         .iter()
@@ -259,6 +273,7 @@ fn a_one_call_proposal_is_decided_with_no_run_to_continue() {
         .runtime
         .block_on(
             fx.host
+                .approvals()
                 .decide(&proposal, "petra", Verdict::Approve, &mut ()),
         )
         .unwrap();
@@ -282,7 +297,7 @@ fn an_estimate_has_a_price_range_only_with_prices_and_a_ceiling() {
     );
     let preview = priced
         .runtime
-        .block_on(priced.host.preview_batch("petra", &action, "2 3 4"))
+        .block_on(priced.host.runs().preview_batch("petra", &action, "2 3 4"))
         .unwrap();
     let estimate = &preview.estimate;
     assert_eq!(estimate.runs, 3);
@@ -297,7 +312,12 @@ fn an_estimate_has_a_price_range_only_with_prices_and_a_ceiling() {
     );
     let preview = no_ceiling
         .runtime
-        .block_on(no_ceiling.host.preview_batch("petra", &action, "2 3 4"))
+        .block_on(
+            no_ceiling
+                .host
+                .runs()
+                .preview_batch("petra", &action, "2 3 4"),
+        )
         .unwrap();
     assert_eq!(preview.estimate.cost, None);
     assert_eq!(preview.estimate.output_tokens, None);
@@ -310,7 +330,7 @@ fn a_batch_out_of_budget_stops_and_names_the_records_it_kept() {
     let action = Action::of_tool("update_page_metadata").unwrap();
     let floor = fx
         .runtime
-        .block_on(fx.host.preview_batch("petra", &action, "3"))
+        .block_on(fx.host.runs().preview_batch("petra", &action, "3"))
         .unwrap()
         .estimate
         .per_run_floor;
@@ -319,13 +339,14 @@ fn a_batch_out_of_budget_stops_and_names_the_records_it_kept() {
     let report = fx.runtime.block_on(async {
         let job = fx
             .host
+            .runs()
             .start_batch("petra", &action, &[3, 4, 5, 6], "", floor + 10)
             .await
             .unwrap();
-        assert_eq!(fx.host.run_due_jobs().await.unwrap(), 1);
+        assert_eq!(fx.host.jobs().run_due_jobs().await.unwrap(), 1);
         // Not petra's: told as missing.
-        assert!(fx.host.batch("ops", &job).await.is_err());
-        fx.host.batch("petra", &job).await.unwrap().report
+        assert!(fx.host.runs().batch("ops", &job).await.is_err());
+        fx.host.runs().batch("petra", &job).await.unwrap().report
     });
     assert_eq!(report.runs.len(), 1);
     assert_eq!(report.count(RunKind::Unchanged), 1);
@@ -361,11 +382,12 @@ fn a_batch_starts_at_most_20_per_press() {
     let report = fx.runtime.block_on(async {
         let job = fx
             .host
+            .runs()
             .start_batch("petra", &action, &ids, "", 1_000_000)
             .await
             .unwrap();
-        fx.host.run_due_jobs().await.unwrap();
-        fx.host.batch("petra", &job).await.unwrap().report
+        fx.host.jobs().run_due_jobs().await.unwrap();
+        fx.host.runs().batch("petra", &job).await.unwrap().report
     });
     assert_eq!(report.runs.len(), 20);
     assert_eq!(report.count(RunKind::Unchanged), 20);

@@ -138,7 +138,8 @@ async fn the_next_list_after_a_change_shows_the_new_grant() {
 
     // A tool switched off.
     let (_, old_cursor) = client.page(None).await;
-    host.switch_tool("admin", "list_tables", Toggle::Disabled)
+    host.admin()
+        .switch_tool("admin", "list_tables", Toggle::Disabled)
         .await
         .unwrap();
     let after = client.names().await;
@@ -158,7 +159,8 @@ async fn the_next_list_after_a_change_shows_the_new_grant() {
         .collect();
     assert!(!files.is_empty());
     let egress = GroupSettings::default().egress;
-    host.switch_group("admin", "files", Toggle::Disabled, egress)
+    host.admin()
+        .switch_group("admin", "files", Toggle::Disabled, egress)
         .await
         .unwrap();
     let without_files = client.names().await;
@@ -169,10 +171,12 @@ async fn the_next_list_after_a_change_shows_the_new_grant() {
     );
 
     // Both on again: the first list is back.
-    host.switch_group("admin", "files", Toggle::Enabled, egress)
+    host.admin()
+        .switch_group("admin", "files", Toggle::Enabled, egress)
         .await
         .unwrap();
-    host.switch_tool("admin", "list_tables", Toggle::Enabled)
+    host.admin()
+        .switch_tool("admin", "list_tables", Toggle::Enabled)
         .await
         .unwrap();
     assert_eq!(client.names().await, before);

@@ -111,6 +111,7 @@ async fn a_foreign_or_null_origin_is_refused_the_own_and_allowed_ones_pass() {
     // An origin the settings list is admitted, in any spelling of it; one
     // port off is another origin.
     demo.host
+        .admin()
         .set_setting(
             "admin",
             "allowed_origins",
@@ -129,6 +130,7 @@ async fn a_foreign_or_null_origin_is_refused_the_own_and_allowed_ones_pass() {
     for value in [r#"["null"]"#, r#"["https://app.example.com/path"]"#] {
         let refused = demo
             .host
+            .admin()
             .set_setting("admin", "allowed_origins", value)
             .await;
         assert!(refused.is_err(), "{value}");
@@ -238,6 +240,7 @@ async fn a_rebound_name_is_refused_at_the_pages_forms() {
     // The name the host is reached by, once allowed, passes.
     let named = format!("http://host.example.test:{port}");
     demo.host
+        .admin()
         .set_setting("admin", "allowed_origins", &json!([named]).to_string())
         .await
         .unwrap();

@@ -64,11 +64,15 @@ fn approved_skills_are_prompts_for_users_granted_all_their_tools() {
     let approve = |names: &[&str]| {
         let dirs: Vec<_> = names.iter().map(|n| skills.path().join(n)).collect();
         runtime
-            .block_on(demo.host.approve_skills("admin", &dirs))
+            .block_on(demo.host.skills().approve_skills("admin", &dirs))
             .unwrap();
     };
     runtime
-        .block_on(demo.host.set_setting("admin", "skills_folders", &folders))
+        .block_on(
+            demo.host
+                .admin()
+                .set_setting("admin", "skills_folders", &folders),
+        )
         .unwrap();
     approve(&["table-report", "status-check", "open-ended"]);
 

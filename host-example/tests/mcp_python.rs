@@ -38,7 +38,13 @@ fn approve_and_see(host: &Host, client: &mut Driver, title: &str) {
     let id = propose(client, title);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let decided = runtime
-        .block_on(async { host.app().await.approve(&id, "admin", &mut ()).await })
+        .block_on(async {
+            host.app()
+                .await
+                .approvals()
+                .approve(&id, "admin", &mut ())
+                .await
+        })
         .unwrap();
     let Some(Applied::Written(written)) = decided.decided().unwrap().applied else {
         panic!("applied")

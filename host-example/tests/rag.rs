@@ -83,6 +83,7 @@ fn hidden_only_words() -> Vec<String> {
 
 async fn call(host: &Host, who: &str, tool: &str, arguments: Value) -> Result<Value, String> {
     let outcome = host
+        .calls()
         .call(
             &actor(who),
             tool,
@@ -316,7 +317,8 @@ async fn a_page_hidden_through_an_approved_change_is_gone_here_at_once_and_in_an
         .await
         .unwrap();
         // Write tools ship disabled; the administrator switches this one on.
-        host.switch_tool("admin", "update_page_metadata", Toggle::Enabled)
+        host.admin()
+            .switch_tool("admin", "update_page_metadata", Toggle::Enabled)
             .await
             .unwrap();
         let mut other = McpProcess::start(&db.url, &index, "petra");
@@ -324,6 +326,7 @@ async fn a_page_hidden_through_an_approved_change_is_gone_here_at_once_and_in_an
         assert!(other.ask("warranty").contains(&"page:21".to_owned()));
 
         let outcome = host
+            .calls()
             .call(
                 &actor("clara"),
                 "update_page_metadata",
@@ -340,6 +343,7 @@ async fn a_page_hidden_through_an_approved_change_is_gone_here_at_once_and_in_an
         // Proposed, not yet approved: still public.
         assert!(ids(&ask(&host, "petra", "warranty").await).contains(&"page:21".to_owned()));
         let decided = host
+            .approvals()
             .approve(proposal.id().as_str(), "admin", &mut ())
             .await
             .unwrap();

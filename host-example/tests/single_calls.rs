@@ -27,15 +27,16 @@ async fn stateless(
     arguments: serde_json::Value,
 ) -> Result<Outcome, CallError> {
     let scope = CallScope::Stateless;
-    host.call(
-        caller,
-        tool,
-        arguments,
-        RunId("r".into()),
-        &scope,
-        CancelToken::new(),
-    )
-    .await
+    host.calls()
+        .call(
+            caller,
+            tool,
+            arguments,
+            RunId("r".into()),
+            &scope,
+            CancelToken::new(),
+        )
+        .await
 }
 
 #[tokio::test]
@@ -43,16 +44,20 @@ async fn the_grant_is_cached_until_the_settings_change() {
     let demo = Demo::new().await;
     let host = &demo.host;
     let petra = actor("petra");
-    let first = host.grant(&petra).await.unwrap();
-    assert!(Arc::ptr_eq(&first, &host.grant(&petra).await.unwrap()));
+    let first = host.calls().grant(&petra).await.unwrap();
+    assert!(Arc::ptr_eq(
+        &first,
+        &host.calls().grant(&petra).await.unwrap()
+    ));
     assert!(first.allowance("list_tables").is_some());
 
-    let changes = host.changes();
-    host.switch_tool("admin", "list_tables", Toggle::Disabled)
+    let changes = host.calls().changes();
+    host.admin()
+        .switch_tool("admin", "list_tables", Toggle::Disabled)
         .await
         .unwrap();
     assert!(changes.has_changed().unwrap());
-    let second = host.grant(&petra).await.unwrap();
+    let second = host.calls().grant(&petra).await.unwrap();
     assert!(!Arc::ptr_eq(&first, &second));
     assert!(second.allowance("list_tables").is_none());
 
@@ -82,17 +87,21 @@ async fn a_proposal_is_stored_and_approved_once() {
         panic!("{outcome:?}")
     };
     let id = proposal.id().as_str();
-    let decided = host.approve(id, "admin", &mut ()).await.unwrap();
+    let decided = host
+        .approvals()
+        .approve(id, "admin", &mut ())
+        .await
+        .unwrap();
     let Some(Applied::Written(written)) = decided.decided().unwrap().applied else {
         panic!("applied")
     };
     assert!(written.starts_with("written and verified"), "{written}");
     assert!(matches!(
-        host.approve(id, "admin", &mut ()).await,
+        host.approvals().approve(id, "admin", &mut ()).await,
         Err(HostError::AlreadyDecided(_))
     ));
     assert!(matches!(
-        host.approve("nope", "admin", &mut ()).await,
+        host.approvals().approve("nope", "admin", &mut ()).await,
         Err(HostError::UnknownProposal(_))
     ));
 }
@@ -109,7 +118,7 @@ async fn what_a_caller_read_follows_it_into_every_session_of_its_own() {
         ("groups", r#"{"system": {"egress": "own_site"}}"#),
         ("sites", r#"["http://127.0.0.1:9"]"#),
     ] {
-        host.set_setting("admin", key, value).await.unwrap();
+        host.admin().set_setting("admin", key, value).await.unwrap();
     }
     let admin = actor("admin");
     let ops = tool_core::Actor {
@@ -124,15 +133,16 @@ async fn what_a_caller_read_follows_it_into_every_session_of_its_own() {
         };
         let (who, tool) = (who.clone(), tool.to_owned());
         async move {
-            host.call(
-                &who,
-                &tool,
-                arguments,
-                RunId(format!("mcp-{tool}")),
-                &scope,
-                CancelToken::new(),
-            )
-            .await
+            host.calls()
+                .call(
+                    &who,
+                    &tool,
+                    arguments,
+                    RunId(format!("mcp-{tool}")),
+                    &scope,
+                    CancelToken::new(),
+                )
+                .await
         }
     };
     let refused_by_exposure = |result: &Result<Outcome, CallError>| {
@@ -214,7 +224,11 @@ async fn approving_an_expired_proposal_records_its_expiry_and_is_told_not_applie
         .unwrap()
         .with_proposal_lifetime(ProposalLifetime(Duration::ZERO));
     let id = proposal.id().as_str();
-    let recorded = host.approve(id, "admin", &mut ()).await.unwrap();
+    let recorded = host
+        .approvals()
+        .approve(id, "admin", &mut ())
+        .await
+        .unwrap();
     let decided = recorded.decided().expect("decided");
     assert_eq!(
         decided.decision,
@@ -226,7 +240,7 @@ async fn approving_an_expired_proposal_records_its_expiry_and_is_told_not_applie
         applied.not_applied().as_deref(),
         Some(format!("Not applied: {EXPIRED_BEFORE_APPROVAL}").as_str())
     );
-    let view = host.proposal_for("admin", id).await.unwrap();
+    let view = host.approvals().proposal_for("admin", id).await.unwrap();
     assert_eq!(view.stored.status, "expired");
     // Audited as the expiry, never as an approval.
     let audit = store.audit_tail(100).await.unwrap();
@@ -289,6 +303,7 @@ async fn an_applied_single_calls_result_raises_its_callers_exposure() {
     );
 
     let decided = host
+        .approvals()
         .approve(proposal.id().as_str(), "ops", &mut ())
         .await
         .unwrap();

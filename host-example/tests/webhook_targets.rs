@@ -122,7 +122,11 @@ impl World {
     fn allow_local_network(&self, allowed: bool) {
         let value = json!({"allow_local_network": allowed}).to_string();
         self.runtime
-            .block_on(self.host.set_setting("admin", "webhook_targets", &value))
+            .block_on(
+                self.host
+                    .admin()
+                    .set_setting("admin", "webhook_targets", &value),
+            )
             .unwrap();
     }
 
@@ -131,6 +135,7 @@ impl World {
         self.runtime
             .block_on(
                 self.host
+                    .jobs()
                     .put_webhook("admin", name, url, &events, None, class),
             )
             .map(|_| ())
@@ -144,7 +149,7 @@ impl World {
             admin: true,
         };
         let run = RunId(format!("call-{tool}"));
-        let called = self.runtime.block_on(self.host.call(
+        let called = self.runtime.block_on(self.host.calls().call(
             &admin,
             tool,
             arguments,
@@ -161,10 +166,12 @@ impl World {
 
     /// One delivery pass; the errors of the deliveries left dead.
     fn deliver(&self) -> Vec<String> {
-        self.runtime.block_on(self.host.deliver_webhooks()).unwrap();
+        self.runtime
+            .block_on(self.host.jobs().deliver_webhooks())
+            .unwrap();
         let dead = self
             .runtime
-            .block_on(self.host.dead_deliveries("admin", 100))
+            .block_on(self.host.jobs().dead_deliveries("admin", 100))
             .unwrap();
         dead.into_iter()
             .map(|d| d.last_error.unwrap_or_default())
@@ -271,6 +278,7 @@ fn exposure_policy(world: &World, writes_after_untrusted: &str) {
         .block_on(
             world
                 .host
+                .admin()
                 .set_setting("admin", "exposure", &policy.to_string()),
         )
         .unwrap();

@@ -207,10 +207,14 @@ impl Fixture {
         let events: Vec<String> = events.iter().map(|e| (*e).to_owned()).collect();
         let saved = self
             .runtime
-            .block_on(
-                self.host
-                    .put_webhook("admin", name, &receiver.url(), &events, None, None),
-            )
+            .block_on(self.host.jobs().put_webhook(
+                "admin",
+                name,
+                &receiver.url(),
+                &events,
+                None,
+                None,
+            ))
             .unwrap();
         let secret = saved.new_secret.expect("a new webhook gets a secret");
         *receiver.inbox.secret.lock().unwrap() = Some(secret);
@@ -228,7 +232,11 @@ impl Fixture {
 
     fn setting(&self, key: &str, value: Value) {
         self.runtime
-            .block_on(self.host.set_setting("admin", key, &value.to_string()))
+            .block_on(
+                self.host
+                    .admin()
+                    .set_setting("admin", key, &value.to_string()),
+            )
             .unwrap();
     }
 
@@ -237,7 +245,11 @@ impl Fixture {
     fn proposal(&self) -> String {
         let report = self
             .runtime
-            .block_on(self.host.start_run("ops", RunRequest::new("go"), &mut ()))
+            .block_on(
+                self.host
+                    .runs()
+                    .start_run("ops", RunRequest::new("go"), &mut ()),
+            )
             .unwrap();
         match report.ended {
             RunEnded::Suspended(proposal) => proposal.id().as_str().to_owned(),
@@ -246,7 +258,9 @@ impl Fixture {
     }
 
     fn deliver(&self) -> host_example::app::webhooks::DeliveryPass {
-        self.runtime.block_on(self.host.deliver_webhooks()).unwrap()
+        self.runtime
+            .block_on(self.host.jobs().deliver_webhooks())
+            .unwrap()
     }
 }
 
@@ -273,6 +287,7 @@ fn a_receiver_sees_created_then_decided_signed_with_the_proposals_fields() {
     fx.runtime
         .block_on(
             fx.host
+                .approvals()
                 .decide(&proposal, "admin", Verdict::Approve, &mut ()),
         )
         .unwrap();
@@ -346,7 +361,7 @@ fn after_the_last_attempt_a_delivery_is_dead_until_an_administrator_retries_it()
 
     let dead = fx
         .runtime
-        .block_on(fx.host.dead_deliveries("admin", 10))
+        .block_on(fx.host.jobs().dead_deliveries("admin", 10))
         .unwrap();
     assert_eq!(dead.len(), 1);
     assert_eq!(dead[0].attempts, 2);
@@ -356,14 +371,16 @@ fn after_the_last_attempt_a_delivery_is_dead_until_an_administrator_retries_it()
         "{dead:?}"
     );
     // Only an administrator sees or retries it.
-    let refused = fx.runtime.block_on(fx.host.dead_deliveries("petra", 10));
+    let refused = fx
+        .runtime
+        .block_on(fx.host.jobs().dead_deliveries("petra", 10));
     assert!(
         matches!(refused, Err(HostError::NotAdmin { .. })),
         "{refused:?}"
     );
     let refused = fx
         .runtime
-        .block_on(fx.host.retry_delivery("petra", &dead[0].id));
+        .block_on(fx.host.jobs().retry_delivery("petra", &dead[0].id));
     assert!(
         matches!(refused, Err(HostError::NotAdmin { .. })),
         "{refused:?}"
@@ -371,7 +388,7 @@ fn after_the_last_attempt_a_delivery_is_dead_until_an_administrator_retries_it()
 
     *receiver.inbox.failing.lock().unwrap() = false;
     fx.runtime
-        .block_on(fx.host.retry_delivery("admin", &dead[0].id))
+        .block_on(fx.host.jobs().retry_delivery("admin", &dead[0].id))
         .unwrap();
     assert_eq!(fx.deliver().delivered, 1);
     assert_eq!(
@@ -380,7 +397,7 @@ fn after_the_last_attempt_a_delivery_is_dead_until_an_administrator_retries_it()
     );
     let dead = fx
         .runtime
-        .block_on(fx.host.dead_deliveries("admin", 10))
+        .block_on(fx.host.jobs().dead_deliveries("admin", 10))
         .unwrap();
     assert!(dead.is_empty());
 }
@@ -431,6 +448,7 @@ fn a_webhook_gets_only_the_events_it_asked_for() {
     fx.runtime
         .block_on(
             fx.host
+                .approvals()
                 .decide(&proposal, "admin", Verdict::Approve, &mut ()),
         )
         .unwrap();
@@ -452,7 +470,7 @@ fn webhooks_are_an_administrators_setting_and_the_secret_is_not_shown_again() {
     let fx = Fixture::new(&model);
     let receiver = Receiver::up();
     let events = vec!["proposal.created".to_owned()];
-    let refused = fx.runtime.block_on(fx.host.put_webhook(
+    let refused = fx.runtime.block_on(fx.host.jobs().put_webhook(
         "petra",
         "mine",
         &receiver.url(),
@@ -464,7 +482,7 @@ fn webhooks_are_an_administrators_setting_and_the_secret_is_not_shown_again() {
         matches!(refused, Err(HostError::NotAdmin { .. })),
         "{refused:?}"
     );
-    let refused = fx.runtime.block_on(fx.host.put_webhook(
+    let refused = fx.runtime.block_on(fx.host.jobs().put_webhook(
         "admin",
         "team",
         "ftp://example.com/",
@@ -473,7 +491,7 @@ fn webhooks_are_an_administrators_setting_and_the_secret_is_not_shown_again() {
         None,
     ));
     assert!(matches!(refused, Err(HostError::Invalid(_))), "{refused:?}");
-    let refused = fx.runtime.block_on(fx.host.put_webhook(
+    let refused = fx.runtime.block_on(fx.host.jobs().put_webhook(
         "admin",
         "team",
         &receiver.url(),
@@ -485,7 +503,10 @@ fn webhooks_are_an_administrators_setting_and_the_secret_is_not_shown_again() {
 
     fx.webhook("team", &receiver, &["proposal.created"]);
     let secret = receiver.inbox.secret.lock().unwrap().clone().unwrap();
-    let listed = fx.runtime.block_on(fx.host.webhooks("admin")).unwrap();
+    let listed = fx
+        .runtime
+        .block_on(fx.host.jobs().webhooks("admin"))
+        .unwrap();
     assert_eq!(listed.len(), 1);
     assert_eq!(
         listed[0].secret_hint,
@@ -494,7 +515,7 @@ fn webhooks_are_an_administrators_setting_and_the_secret_is_not_shown_again() {
     // Changing the events keeps the secret, and shows none.
     let saved = fx
         .runtime
-        .block_on(fx.host.put_webhook(
+        .block_on(fx.host.jobs().put_webhook(
             "admin",
             "team",
             &receiver.url(),
@@ -513,7 +534,10 @@ fn webhooks_are_an_administrators_setting_and_the_secret_is_not_shown_again() {
             .iter()
             .all(|e| !e.detail.as_deref().unwrap_or_default().contains(&secret))
     );
-    let settings = fx.runtime.block_on(fx.host.settings("admin")).unwrap();
+    let settings = fx
+        .runtime
+        .block_on(fx.host.admin().settings("admin"))
+        .unwrap();
     assert!(
         settings
             .iter()
@@ -673,6 +697,7 @@ fn worker_delivers_in_order_after_the_receiver_is_up(fx: &Fixture) {
     fx.runtime
         .block_on(
             fx.host
+                .approvals()
                 .decide(&proposal, "admin", Verdict::Approve, &mut ()),
         )
         .unwrap();
@@ -697,12 +722,18 @@ fn a_proposal_nobody_decided_in_time_is_expired_by_the_hosts_sweep_and_its_webho
     let proposal = fx.proposal();
 
     // Within the lifetime (the default, a day), the sweep leaves it.
-    let swept = fx.runtime.block_on(fx.host.expire_overdue()).unwrap();
+    let swept = fx
+        .runtime
+        .block_on(fx.host.approvals().expire_overdue())
+        .unwrap();
     assert!(swept.is_empty(), "{swept:?}");
     // Nobody may decide `expired` by hand, at any door.
-    let refused = fx
-        .runtime
-        .block_on(fx.host.decide(&proposal, "admin", Verdict::Expire, &mut ()));
+    let refused = fx.runtime.block_on(fx.host.approvals().decide(
+        &proposal,
+        "admin",
+        Verdict::Expire,
+        &mut (),
+    ));
     assert!(
         matches!(refused, Err(HostError::MayNotDecide)),
         "{refused:?}"
@@ -714,7 +745,11 @@ fn a_proposal_nobody_decided_in_time_is_expired_by_the_hosts_sweep_and_its_webho
     );
     let mut swept = Vec::new();
     eventually("the sweep expires the proposal", || {
-        swept.extend(fx.runtime.block_on(host.expire_overdue()).unwrap());
+        swept.extend(
+            fx.runtime
+                .block_on(host.approvals().expire_overdue())
+                .unwrap(),
+        );
         !swept.is_empty()
     });
     assert_eq!(
@@ -723,24 +758,26 @@ fn a_proposal_nobody_decided_in_time_is_expired_by_the_hosts_sweep_and_its_webho
     );
     // Decided once: a later approval finds it decided, another sweep
     // finds nothing.
-    let late = fx.runtime.block_on(
-        fx.host
-            .decide(&proposal, "admin", Verdict::Approve, &mut ()),
-    );
+    let late = fx.runtime.block_on(fx.host.approvals().decide(
+        &proposal,
+        "admin",
+        Verdict::Approve,
+        &mut (),
+    ));
     assert!(
         matches!(late, Err(HostError::AlreadyDecided(_))),
         "{late:?}"
     );
     assert!(
         fx.runtime
-            .block_on(host.expire_overdue())
+            .block_on(host.approvals().expire_overdue())
             .unwrap()
             .is_empty()
     );
     // The run was told and went on to its end; nothing was written.
     let view = fx
         .runtime
-        .block_on(fx.host.proposal_for("admin", &proposal))
+        .block_on(fx.host.approvals().proposal_for("admin", &proposal))
         .unwrap();
     assert_eq!(view.stored.status, "expired");
     let run = fx

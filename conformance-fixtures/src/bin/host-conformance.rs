@@ -40,7 +40,7 @@ async fn main() -> ExitCode {
 async fn run(database: &str, addr: &str) -> Result<(), Box<dyn std::error::Error>> {
     let addr: SocketAddr = addr.parse()?;
     let host = host_example::Host::open(database).await?;
-    let token = host.new_token("admin", USER).await?;
+    let token = host.admin().new_token("admin", USER).await?;
     let state = HostState::new(host);
     let listener = tokio::net::TcpListener::bind(addr).await?;
     println!("listening on http://{}", listener.local_addr()?);

@@ -10,7 +10,7 @@ use tool_core::agent::{Message, Model, ModelRequest};
 use tool_core::gates::{HostSettings, Selection, Toggle};
 use tool_core::{Actor, Egress};
 
-use crate::app::{Host, HostError};
+use crate::app::{Admin, HostError};
 use crate::store::{
     AuditEntry, AuditKind, DatabaseCheck, HostUser, SettingKey, SettingValue, TokenInfo,
 };
@@ -44,7 +44,7 @@ impl Offer {
     }
 }
 
-impl Host {
+impl Admin<'_> {
     /// [`Host::require_admin`] for a change: the refusal is audited too
     /// (who asked, for what), so every door leaves the same trace.
     pub(in crate::app) async fn administrator(
@@ -57,7 +57,7 @@ impl Host {
             let mut entry = AuditEntry::new(AuditKind::Write, user, "refused");
             entry.tool = Some(doing.to_owned());
             entry.detail = Some("needs an administrator".to_owned());
-            self.store().audit(&entry).await?;
+            self.host.store().audit(&entry).await?;
         }
         checked
     }
@@ -67,7 +67,7 @@ impl Host {
     /// [`HostError::NotAdmin`] if not. Nothing changes, so nothing is
     /// audited; a change is checked again where it is made.
     pub async fn require_admin(&self, user: &str, doing: &str) -> Result<(), HostError> {
-        match self.store().user(user).await? {
+        match self.host.store().user(user).await? {
             Some(found) if found.admin => Ok(()),
             _ => Err(HostError::NotAdmin {
                 doing: doing.to_owned(),
@@ -85,20 +85,20 @@ impl Host {
         let mut entry = AuditEntry::new(AuditKind::Write, user, "ok");
         entry.tool = Some(doing.to_owned());
         entry.detail = Some(detail);
-        Ok(self.store().audit(&entry).await?)
+        Ok(self.host.store().audit(&entry).await?)
     }
 
     /// The gates' settings as they are now, for `viewer`, an administrator.
     pub async fn host_settings(&self, viewer: &str) -> Result<HostSettings, HostError> {
         self.require_admin(viewer, "the settings").await?;
-        Ok(self.store().host_settings().await?)
+        Ok(self.host.store().host_settings().await?)
     }
 
     /// Every setting with the value in effect, for `viewer`, an
     /// administrator.
     pub async fn settings(&self, viewer: &str) -> Result<Vec<SettingValue>, HostError> {
         self.require_admin(viewer, "the settings").await?;
-        Ok(self.store().settings().await?)
+        Ok(self.host.store().settings().await?)
     }
 
     /// Sets `key` to `json` (JSON text) as `user`, an administrator: the
@@ -125,12 +125,12 @@ impl Host {
     }
 
     async fn store_setting(&self, user: &str, key: &str, json: &str) -> Result<Value, HostError> {
-        let stored = self.store().set_setting(key, json).await?;
+        let stored = self.host.store().set_setting(key, json).await?;
         self.audit_change(user, "settings", format!("{key} = {stored}"))
             .await?;
         // Read back at once (not at the next poll): open MCP sessions hear
         // of the change now.
-        self.call_settings().await?;
+        self.host.calls().call_settings().await?;
         Ok(stored)
     }
 
@@ -142,7 +142,7 @@ impl Host {
     pub async fn test_model(&self, user: &str, name: Option<&str>) -> Result<String, HostError> {
         self.require_admin(user, "testing a model configuration")
             .await?;
-        let client = self.model_named(name).await?;
+        let client = self.host.runs().model_named(name).await?;
         let messages = [Message::User {
             text: "Reply with the single word OK.".to_owned(),
         }];
@@ -167,6 +167,7 @@ impl Host {
     ) -> Result<(), HostError> {
         self.administrator(user, "settings").await?;
         if !self
+            .host
             .registry()
             .tools()
             .iter()
@@ -174,7 +175,7 @@ impl Host {
         {
             return Err(HostError::Invalid(format!("there is no group `{group}`")));
         }
-        let mut groups = self.store().host_settings().await?.groups;
+        let mut groups = self.host.store().host_settings().await?.groups;
         let entry = groups.entry(group.to_owned()).or_default();
         entry.state = state;
         entry.egress = egress;
@@ -191,10 +192,10 @@ impl Host {
         state: Toggle,
     ) -> Result<(), HostError> {
         self.administrator(user, "settings").await?;
-        if self.registry().get(tool).is_none() {
+        if self.host.registry().get(tool).is_none() {
             return Err(HostError::Invalid(format!("there is no tool `{tool}`")));
         }
-        let mut tools = self.store().host_settings().await?.tools;
+        let mut tools = self.host.store().host_settings().await?.tools;
         tools.entry(tool.to_owned()).or_default().state = state;
         self.store_setting(user, SettingKey::Tools.name(), &json(&tools))
             .await
@@ -210,7 +211,7 @@ impl Host {
         password: Option<&str>,
     ) -> Result<HostUser, HostError> {
         self.administrator(user, "adding a user").await?;
-        let added = self.store().add_user(name, admin, password).await?;
+        let added = self.host.store().add_user(name, admin, password).await?;
         self.audit_change(
             user,
             "users add",
@@ -223,7 +224,7 @@ impl Host {
     /// Every host user, for `viewer`, an administrator.
     pub async fn users(&self, viewer: &str) -> Result<Vec<HostUser>, HostError> {
         self.require_admin(viewer, "the user list").await?;
-        Ok(self.store().users().await?)
+        Ok(self.host.store().users().await?)
     }
 
     /// A new bearer token for `name`, made by `user`: their own, or anyone's
@@ -232,7 +233,7 @@ impl Host {
     pub async fn new_token(&self, user: &str, name: &str) -> Result<String, HostError> {
         self.own_or_admin(user, name, "a token for another user")
             .await?;
-        let token = self.store().new_token(name).await?;
+        let token = self.host.store().new_token(name).await?;
         self.audit_change(user, "users token", format!("token for {name}"))
             .await?;
         Ok(token)
@@ -253,7 +254,7 @@ impl Host {
         if password.is_empty() {
             return Err(HostError::Invalid("the new password is empty".to_owned()));
         }
-        self.store().set_password(name, Some(password)).await?;
+        self.host.store().set_password(name, Some(password)).await?;
         self.audit_change(user, "users password", format!("password of {name} reset"))
             .await
     }
@@ -263,7 +264,7 @@ impl Host {
     pub async fn set_admin(&self, user: &str, name: &str, admin: bool) -> Result<(), HostError> {
         self.administrator(user, "making or unmaking an administrator")
             .await?;
-        self.store().set_admin(name, admin).await?;
+        self.host.store().set_admin(name, admin).await?;
         self.audit_change(user, "users admin", format!("user {name} (admin: {admin})"))
             .await
     }
@@ -273,7 +274,7 @@ impl Host {
     pub async fn tokens(&self, user: &str, name: &str) -> Result<Vec<TokenInfo>, HostError> {
         self.own_or_admin(user, name, "see another user's tokens")
             .await?;
-        Ok(self.store().tokens(name).await?)
+        Ok(self.host.store().tokens(name).await?)
     }
 
     /// Revokes `name`'s token `id` (as [`Host::tokens`] names it), for
@@ -282,7 +283,7 @@ impl Host {
     pub async fn revoke_token(&self, user: &str, name: &str, id: &str) -> Result<(), HostError> {
         self.own_or_admin(user, name, "revoking another user's token")
             .await?;
-        if !self.store().revoke_token(name, id).await? {
+        if !self.host.store().revoke_token(name, id).await? {
             return Err(HostError::Invalid(format!(
                 "`{name}` has no token `{id}` (see `users tokens {name}`)"
             )));
@@ -295,7 +296,7 @@ impl Host {
     /// administrator (the refusal audited).
     async fn own_or_admin(&self, user: &str, name: &str, doing: &str) -> Result<(), HostError> {
         if user == name {
-            self.actor(user).await.map(drop)
+            self.host.actor(user).await.map(drop)
         } else {
             self.administrator(user, doing).await
         }
@@ -305,24 +306,24 @@ impl Host {
     /// `viewer`, an administrator.
     pub async fn audit_tail(&self, viewer: &str, n: usize) -> Result<Vec<AuditEntry>, HostError> {
         self.require_admin(viewer, "the audit trail").await?;
-        Ok(self.store().audit_tail(n).await?)
+        Ok(self.host.store().audit_tail(n).await?)
     }
 
     /// The database's schema version.
     pub async fn schema_version(&self) -> Result<i64, HostError> {
-        Ok(self.store().schema_version().await?)
+        Ok(self.host.store().schema_version().await?)
     }
 
     /// A consistent copy of the database in `file` (SQLite; PostgreSQL is
     /// refused with what to run instead). Like every command-line
     /// maintenance, it is open to whoever can reach the database.
     pub async fn backup_database(&self, file: &std::path::Path) -> Result<(), HostError> {
-        Ok(self.store().backup(file).await?)
+        Ok(self.host.store().backup(file).await?)
     }
 
     /// The database's integrity, schema version and row counts.
     pub async fn check_database(&self) -> Result<DatabaseCheck, HostError> {
-        Ok(self.store().check().await?)
+        Ok(self.host.store().check().await?)
     }
 
     /// What the gates offer `actor` now (the settings, the trust zone and
@@ -332,10 +333,10 @@ impl Host {
     pub async fn offer(&self, actor: &Actor) -> Result<Offer, HostError> {
         // The grant a single call of theirs gets: the same resolution,
         // cached per settings generation.
-        let grant = self.grant(actor).await?;
+        let grant = self.host.calls().grant(actor).await?;
         let mut offer = Offer::default();
         for name in grant.tool_names() {
-            if let Some(tool) = self.registry().get(name) {
+            if let Some(tool) = self.host.registry().get(name) {
                 let group = tool.declaration().group.to_string();
                 offer
                     .by_group

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::app::{Host, HostError};
+use crate::app::{Admin, HostError};
 use crate::store::{AuditFilter, AuditVerification, StoredAudit};
 
 /// The most rows one export holds: an export of more is refused, so a
@@ -80,7 +80,7 @@ pub struct AuditPage {
     pub older: Option<i64>,
 }
 
-impl Host {
+impl Admin<'_> {
     /// Up to `size` entries matching `filter` below `before`, newest
     /// first, for `viewer`, an administrator.
     pub async fn audit_page(
@@ -91,7 +91,11 @@ impl Host {
         size: usize,
     ) -> Result<AuditPage, HostError> {
         self.require_admin(viewer, "read the audit trail").await?;
-        let mut rows = self.store().audit_search(filter, before, size + 1).await?;
+        let mut rows = self
+            .host
+            .store()
+            .audit_search(filter, before, size + 1)
+            .await?;
         let more = rows.len() > size;
         rows.truncate(size);
         let records: Vec<AuditRecord> = rows.into_iter().map(AuditRecord::new).collect();
@@ -123,6 +127,6 @@ impl Host {
     /// For `viewer`, an administrator.
     pub async fn audit_verify(&self, viewer: &str) -> Result<AuditVerification, HostError> {
         self.require_admin(viewer, "the audit trail").await?;
-        Ok(self.store().verify_audit().await?)
+        Ok(self.host.store().verify_audit().await?)
     }
 }

@@ -15,7 +15,7 @@ use std::net::IpAddr;
 
 use tool_core::Actor;
 
-use crate::app::{Host, HostError};
+use crate::app::{HostError, Sessions};
 use crate::store::{SessionLifetimes, StoredBrowserSession, now};
 
 /// A new session's id (for the cookie, never stored) and CSRF token (for
@@ -55,7 +55,7 @@ fn expired(session: &StoredBrowserSession, lifetimes: SessionLifetimes, at: i64)
                 .saturating_add(lifetimes.lifetime_seconds)
 }
 
-impl Host {
+impl Sessions<'_> {
     /// A session for the sign-in form, signed in as no one: it only
     /// carries the form's CSRF token. Expired sessions are removed first,
     /// so unused ones do not pile up.
@@ -68,14 +68,15 @@ impl Host {
         user: Option<&str>,
     ) -> Result<NewBrowserSession, HostError> {
         let at = now();
-        let lifetimes = self.store().session_lifetimes().await?;
-        self.store()
+        let lifetimes = self.host.store().session_lifetimes().await?;
+        self.host
+            .store()
             .remove_browser_sessions_older_than(
                 at - lifetimes.idle_seconds,
                 at - lifetimes.lifetime_seconds,
             )
             .await?;
-        let (id, csrf) = self.store().begin_browser_session(user, at).await?;
+        let (id, csrf) = self.host.store().begin_browser_session(user, at).await?;
         Ok(NewBrowserSession { id, csrf })
     }
 
@@ -95,7 +96,7 @@ impl Host {
             return Ok(None);
         }
         if let Some(old) = replacing {
-            self.store().end_browser_session(old).await?;
+            self.host.store().end_browser_session(old).await?;
         }
         self.begin_browser_session(Some(name)).await.map(Some)
     }
@@ -107,13 +108,13 @@ impl Host {
         &self,
         id: &str,
     ) -> Result<Option<(StoredBrowserSession, SessionLifetimes, i64)>, HostError> {
-        let Some(session) = self.store().browser_session(id).await? else {
+        let Some(session) = self.host.store().browser_session(id).await? else {
             return Ok(None);
         };
-        let lifetimes = self.store().session_lifetimes().await?;
+        let lifetimes = self.host.store().session_lifetimes().await?;
         let at = now();
         if expired(&session, lifetimes, at) {
-            self.store().end_browser_session(id).await?;
+            self.host.store().end_browser_session(id).await?;
             return Ok(None);
         }
         Ok(Some((session, lifetimes, at)))
@@ -139,13 +140,14 @@ impl Host {
         let Some(name) = session.user else {
             return Ok(None);
         };
-        let Some(user) = self.user(&name).await? else {
-            self.store().end_browser_session(id).await?;
+        let Some(user) = self.host.calls().user(&name).await? else {
+            self.host.store().end_browser_session(id).await?;
             return Ok(None);
         };
         let due = at - session.last_seen_at >= touch_every(lifetimes);
         if due || session.notice.is_some() {
-            self.store()
+            self.host
+                .store()
                 .touch_browser_session(id, at, session.notice.as_deref())
                 .await?;
         }
@@ -158,12 +160,16 @@ impl Host {
 
     /// Leaves `notice` for the next page of session `id`.
     pub async fn leave_notice(&self, id: &str, notice: &str) -> Result<(), HostError> {
-        Ok(self.store().set_browser_session_notice(id, notice).await?)
+        Ok(self
+            .host
+            .store()
+            .set_browser_session_notice(id, notice)
+            .await?)
     }
 
     /// Ends session `id` (signing out).
     pub async fn end_browser_session(&self, id: &str) -> Result<(), HostError> {
-        self.store().end_browser_session(id).await?;
+        self.host.store().end_browser_session(id).await?;
         Ok(())
     }
 }

@@ -12,7 +12,7 @@ use site_model::Timestamp;
 use tool_core::RunId;
 use tool_core::agent::{BudgetExceeded, RunEnd, Spent, Usage};
 
-use crate::app::{Host, HostError, SettingKey};
+use crate::app::{Admin, HostError, SettingKey};
 use crate::model::ModelConfig;
 use crate::store::{Limits, Spending, now};
 
@@ -114,7 +114,7 @@ impl Allowance {
     }
 }
 
-impl Host {
+impl Admin<'_> {
     /// What a run of `user` on `prices` may spend now, `run` (when it is
     /// resumed) left out of their other runs, `first_request` the estimated
     /// tokens of the request it sends first.
@@ -127,12 +127,14 @@ impl Host {
     ) -> Result<Allowance, HostError> {
         let at = Timestamp(now());
         Ok(Allowance {
-            limits: self.store().budgets().await?.of(user),
+            limits: self.host.store().budgets().await?.of(user),
             day: self
+                .host
                 .store()
                 .spent_since(user, at.day_start().0, run)
                 .await?,
             month: self
+                .host
                 .store()
                 .spent_since(user, at.month_start().0, run)
                 .await?,
@@ -156,6 +158,7 @@ impl Host {
             RunEnd::Suspended(state) => state.usage(),
         };
         Ok(self
+            .host
             .store()
             .set_run_cost(run, prices.estimate_cost(usage))
             .await?)
@@ -165,15 +168,17 @@ impl Host {
     /// an administrator.
     pub async fn budgets(&self, viewer: &str) -> Result<Vec<UserBudget>, HostError> {
         self.require_admin(viewer, "see budgets").await?;
-        let budgets = self.store().budgets().await?;
+        let budgets = self.host.store().budgets().await?;
         let at = Timestamp(now());
         let mut all = Vec::new();
-        for user in self.store().users().await? {
+        for user in self.host.store().users().await? {
             let day = self
+                .host
                 .store()
                 .spent_since(&user.name, at.day_start().0, None)
                 .await?;
             let month = self
+                .host
                 .store()
                 .spent_since(&user.name, at.month_start().0, None)
                 .await?;
@@ -194,7 +199,7 @@ impl Host {
     /// administrator.
     pub async fn default_budget(&self, viewer: &str) -> Result<Limits, HostError> {
         self.require_admin(viewer, "the budgets").await?;
-        Ok(self.store().budgets().await?.default)
+        Ok(self.host.store().budgets().await?.default)
     }
 
     /// Sets `name`'s own limits (`None`: the default's again), or the
@@ -207,11 +212,11 @@ impl Host {
         limits: Option<Limits>,
     ) -> Result<(), HostError> {
         self.administrator(user, "settings").await?;
-        let mut budgets = self.store().budgets().await?;
+        let mut budgets = self.host.store().budgets().await?;
         match (name, limits) {
             (None, limits) => budgets.default = limits.unwrap_or_default(),
             (Some(name), Some(limits)) => {
-                self.actor(name).await?;
+                self.host.actor(name).await?;
                 budgets.users.insert(name.to_owned(), limits);
             }
             (Some(name), None) => {

@@ -6,15 +6,15 @@
 use site_model::{Column, ContentElement, File, FileQuery, Files, Page, PageId, Pages, SiteError};
 use tool_core::Actor;
 
-use crate::app::Host;
+use crate::app::Runs;
 
 /// The most files listed per storage.
 const FILES_PER_STORAGE: usize = 500;
 
-impl Host {
+impl Runs<'_> {
     /// Every page `actor` may see, not deleted.
     pub async fn visible_pages(&self, actor: &Actor) -> Result<Vec<Page>, SiteError> {
-        let site = self.store().site();
+        let site = self.host.store().site();
         let permissions = self.site_permissions(actor).await?;
         let mut shown = Vec::new();
         for page in site.pages().await? {
@@ -33,7 +33,7 @@ impl Host {
         actor: &Actor,
         id: PageId,
     ) -> Result<(Page, Vec<Column>, Vec<ContentElement>), SiteError> {
-        let site = self.store().site();
+        let site = self.host.store().site();
         let permissions = self.site_permissions(actor).await?;
         if !permissions.may_show_page(id, &site).await? {
             return Err(SiteError::not_found(format!("page {id}")));
@@ -49,7 +49,7 @@ impl Host {
         &self,
         actor: &Actor,
     ) -> Result<Vec<(String, Vec<File>)>, SiteError> {
-        let site = self.store().site();
+        let site = self.host.store().site();
         let permissions = self.site_permissions(actor).await?;
         let mut files = Vec::new();
         for storage in site.storages().await? {

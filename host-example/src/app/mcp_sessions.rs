@@ -14,7 +14,7 @@
 
 use std::time::Duration;
 
-use crate::app::{Host, HostError};
+use crate::app::{HostError, Sessions};
 use crate::store::now;
 
 /// How long after it began a session can be taken over by another
@@ -25,26 +25,27 @@ fn lifetime_seconds() -> i64 {
     i64::try_from(MCP_SESSION_LIFETIME.as_secs()).unwrap_or(i64::MAX)
 }
 
-impl Host {
+impl Sessions<'_> {
     /// Stores session `id`'s `state` for other processes; expired
     /// sessions are removed first.
     pub async fn keep_mcp_session(&self, id: &str, state: &str) -> Result<(), HostError> {
         let at = now();
-        self.store()
+        self.host
+            .store()
             .remove_mcp_sessions_before(at.saturating_sub(lifetime_seconds()))
             .await?;
-        self.store().keep_mcp_session(id, state, at).await?;
+        self.host.store().keep_mcp_session(id, state, at).await?;
         Ok(())
     }
 
     /// Session `id`'s state, unless it is unknown or expired.
     pub async fn mcp_session(&self, id: &str) -> Result<Option<String>, HostError> {
         let since = now().saturating_sub(lifetime_seconds());
-        Ok(self.store().mcp_session(id, since).await?)
+        Ok(self.host.store().mcp_session(id, since).await?)
     }
 
     /// Forgets session `id` (its client ended it).
     pub async fn end_mcp_session(&self, id: &str) -> Result<(), HostError> {
-        Ok(self.store().end_mcp_session(id).await?)
+        Ok(self.host.store().end_mcp_session(id).await?)
     }
 }

@@ -52,6 +52,7 @@ pub mod overview;
 pub mod policies;
 pub mod recorder;
 pub mod runs;
+mod services;
 mod setup;
 pub mod signin;
 pub mod skills;
@@ -74,6 +75,7 @@ pub use crate::store::{
 };
 pub use admin::Offer;
 pub use error::{HostError, describe, describe_exposure};
+pub use services::{Admin, Approvals, Calls, Jobs, Runs, Sessions, Skills};
 pub use setup::{DEFAULT_ROUNDS, RunChoices, RunSetup};
 
 use crate::store::{SqlSite, Store};

@@ -28,7 +28,7 @@
 
 pub use tool_mcp::{OriginVerdict, RequestOrigin};
 
-use crate::app::{Host, HostError};
+use crate::app::{HostError, Sessions};
 use crate::store::WebOrigin;
 
 /// A header's value as text: visible ASCII (and tabs), as HTTP allows;
@@ -41,7 +41,7 @@ fn text(value: &[u8]) -> Option<&str> {
         .filter(|_| value.iter().all(visible))
 }
 
-impl Host {
+impl Sessions<'_> {
     /// The verdict on a request with these headers, by its `Origin` and its
     /// `Host`. Reads the settings only for an origin that is not the
     /// server's own.
@@ -67,7 +67,7 @@ impl Host {
         if own {
             return Ok(OriginVerdict::Admitted);
         }
-        let settings = self.call_settings().await?;
+        let settings = self.host.calls().call_settings().await?;
         Ok(if settings.allowed_origins.contains(&origin) {
             OriginVerdict::Admitted
         } else {
@@ -86,7 +86,7 @@ impl Host {
         if host == "localhost" || host.parse::<std::net::IpAddr>().is_ok() {
             return Ok(true);
         }
-        let settings = self.call_settings().await?;
+        let settings = self.host.calls().call_settings().await?;
         Ok(settings
             .allowed_origins
             .iter()

@@ -5,7 +5,7 @@
 
 use site_model::Timestamp;
 
-use crate::app::{Host, HostError};
+use crate::app::{Admin, HostError};
 use crate::store::{HostUsage, now};
 
 /// The periods a person may pick, in days.
@@ -32,7 +32,7 @@ fn percentile(sorted: &[i64], percent: usize) -> Option<i64> {
     sorted.get(rank - 1).copied()
 }
 
-impl Host {
+impl Admin<'_> {
     /// The last `days` days (one of [`PERIODS`], today included) for
     /// `viewer`, an administrator.
     pub async fn overview(&self, viewer: &str, days: u32) -> Result<Overview, HostError> {
@@ -44,7 +44,7 @@ impl Host {
         }
         let today = Timestamp(now()).day_start().0 / 86_400;
         let first_day = today - i64::from(days) + 1;
-        let usage = self.store().usage_since(first_day * 86_400).await?;
+        let usage = self.host.store().usage_since(first_day * 86_400).await?;
         Ok(Overview {
             first_day,
             days,

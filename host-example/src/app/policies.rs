@@ -5,7 +5,7 @@
 
 use tool_core::gates::{Approvers, HostSettings, Required};
 
-use crate::app::{Host, HostError};
+use crate::app::{Approvals, HostError};
 use crate::store::SettingKey;
 
 /// Where one part of a tool's approval policy comes from.
@@ -86,7 +86,7 @@ fn pick<T>(mine: Option<T>, theirs: Option<T>) -> (Option<T>, PolicySource) {
     }
 }
 
-impl Host {
+impl Approvals<'_> {
     /// Sets the approval policy of the tool or group `name` as `user`, an
     /// administrator: `None` unsets a part (a tool then takes its group's,
     /// a group the default). Stored as the `tools` or `groups` setting
@@ -99,21 +99,25 @@ impl Host {
         approvers: Option<Approvers>,
         required: Option<Required>,
     ) -> Result<(), HostError> {
-        self.administrator(user, "settings").await?;
-        let settings = self.store().host_settings().await?;
+        self.host.admin().administrator(user, "settings").await?;
+        let settings = self.host.store().host_settings().await?;
         match of {
             PolicyOf::Tool => {
-                if self.registry().get(name).is_none() {
+                if self.host.registry().get(name).is_none() {
                     return Err(HostError::Invalid(format!("there is no tool `{name}`")));
                 }
                 let mut tools = settings.tools;
                 let entry = tools.entry(name.to_owned()).or_default();
                 entry.approvers = approvers;
                 entry.required = required;
-                self.save_setting(user, SettingKey::Tools, &tools).await
+                self.host
+                    .admin()
+                    .save_setting(user, SettingKey::Tools, &tools)
+                    .await
             }
             PolicyOf::Group => {
                 if !self
+                    .host
                     .registry()
                     .tools()
                     .iter()
@@ -125,7 +129,10 @@ impl Host {
                 let entry = groups.entry(name.to_owned()).or_default();
                 entry.approvers = approvers;
                 entry.required = required;
-                self.save_setting(user, SettingKey::Groups, &groups).await
+                self.host
+                    .admin()
+                    .save_setting(user, SettingKey::Groups, &groups)
+                    .await
             }
         }
     }

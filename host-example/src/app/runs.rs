@@ -19,7 +19,7 @@ use tool_core::{Actor, Content, DataClass, Proposal, Registry, RunId};
 use crate::app::budgets::Allowance;
 use crate::app::recorder::{EventLog, Recorder};
 use crate::app::webhooks::events;
-use crate::app::{DEFAULT_ROUNDS, Host, HostError};
+use crate::app::{DEFAULT_ROUNDS, HostError, Runs};
 use crate::store::{RunNote, RunRequest, RunSummary, StoredProposal, StoredRun};
 
 /// What asking a run came to.
@@ -63,7 +63,7 @@ pub struct RunDetail {
     pub proposals: Vec<(StoredProposal, Option<Decision>)>,
 }
 
-impl Host {
+impl Runs<'_> {
     /// Starts a run as `user`: resolves its grant through the gates with
     /// the settings as they are now, the skills `request` names and its
     /// pick of tools, stores the run, then drives the agent loop until the
@@ -102,18 +102,23 @@ impl Host {
             .model_named(request.model.as_deref())
             .await?
             .capture_raw(request.capture_raw);
-        let grant = Gates::new(self.registry(), setup.inputs()).resolve().grant;
-        let lease = self.lease().await?;
-        self.store().create_run(&run, user, &grant, lease).await?;
-        self.store().save_run_request(&run, &request).await?;
+        let grant = Gates::new(self.host.registry(), setup.inputs())
+            .resolve()
+            .grant;
+        let lease = self.host.jobs().lease().await?;
+        self.host
+            .store()
+            .create_run(&run, user, &grant, lease)
+            .await?;
+        self.host.store().save_run_request(&run, &request).await?;
         for note in &setup.notes {
-            self.store().record_run_note(&run, note).await?;
+            self.host.store().record_run_note(&run, note).await?;
         }
 
         let messages = vec![setup.system_prompt(), Message::user(&request.prompt)];
         let cx = self.context(&run, &setup.actor);
         let agent = request
-            .agent(self.registry(), &model)
+            .agent(self.host.registry(), &model)
             .context_window(model.config().window())
             .skill_bytes(setup.skill_bytes())
             .mark_results(setup.mark_results);
@@ -123,15 +128,22 @@ impl Host {
             .dry_run(messages.clone(), setup.inputs())
             .budget
             .total();
-        let allowance = self.allowance(user, None, model.config(), first).await?;
+        let allowance = self
+            .host
+            .admin()
+            .allowance(user, None, model.config(), first)
+            .await?;
         let agent = agent.budget(request.budget(allowance));
-        let log = EventLog::new(self.store().clone(), run.clone(), user);
+        let log = EventLog::new(self.host.store().clone(), run.clone(), user);
         let mut recorder = Recorder::new(log, watch);
         let end = agent
             .start(messages, setup.inputs(), &cx, &mut recorder)
             .await;
         let (_, written) = recorder.finish().await;
-        self.record_cost(&run, model.config(), &end).await?;
+        self.host
+            .admin()
+            .record_cost(&run, model.config(), &end)
+            .await?;
         let ended = self.conclude(&run, end).await?;
         written?;
         Ok(RunReport { run, ended })
@@ -153,7 +165,7 @@ impl Host {
         let setup = self.request_setup(user, request).await?;
         let model = self.model_named(request.model.as_deref()).await?;
         let messages = vec![setup.system_prompt(), Message::user(&request.prompt)];
-        let dry = Agent::new(self.registry(), &model)
+        let dry = Agent::new(self.host.registry(), &model)
             .context_window(model.config().window())
             .skill_bytes(setup.skill_bytes())
             .dry_run(messages, setup.inputs());
@@ -169,11 +181,11 @@ impl Host {
     pub(crate) async fn conclude(&self, run: &RunId, end: RunEnd) -> Result<RunEnded, HostError> {
         match end {
             RunEnd::Finished(finished) => {
-                self.store().finish_run(run, &finished).await?;
+                self.host.store().finish_run(run, &finished).await?;
                 if let RunStatus::Failed { error } = &finished.status {
-                    let user = self.store().run(run).await?.map(|r| r.user);
+                    let user = self.host.store().run(run).await?.map(|r| r.user);
                     events::run_failed(
-                        self.store(),
+                        self.host.store(),
                         run,
                         user.as_deref().unwrap_or("?"),
                         &error.to_string(),
@@ -184,7 +196,7 @@ impl Host {
             }
             RunEnd::Suspended(state) => {
                 let proposal = state.proposal().clone();
-                self.store().suspend_run(run, &state).await?;
+                self.host.store().suspend_run(run, &state).await?;
                 Ok(RunEnded::Suspended(proposal))
             }
         }
@@ -192,29 +204,30 @@ impl Host {
 
     /// The newest `limit` runs `viewer` may see, newest first: their own,
     /// or everyone's for an administrator ([`may_see_run`]).
-    pub async fn runs(&self, viewer: &str, limit: usize) -> Result<Vec<RunSummary>, HostError> {
-        let viewer = self.actor(viewer).await?;
+    pub async fn list(&self, viewer: &str, limit: usize) -> Result<Vec<RunSummary>, HostError> {
+        let viewer = self.host.actor(viewer).await?;
         let whose = (!viewer.admin).then_some(viewer.id.as_str());
-        Ok(self.store().runs_of(whose, limit).await?)
+        Ok(self.host.store().runs_of(whose, limit).await?)
     }
 
     /// One run as `viewer` sees it: its events, notes, proposals and their
     /// decisions. A run they may not see is answered as one that does not
     /// exist, so nobody learns which ids are taken.
     pub async fn run_detail(&self, viewer: &str, id: &str) -> Result<RunDetail, HostError> {
-        let viewer = self.actor(viewer).await?;
+        let viewer = self.host.actor(viewer).await?;
         let id = RunId(id.to_owned());
         let run = self
+            .host
             .store()
             .run(&id)
             .await?
             .filter(|run| may_see_run(&viewer, run))
             .ok_or_else(|| HostError::UnknownRun(id.0.clone()))?;
-        let events = self.store().run_events(&id).await?;
-        let notes = self.store().run_notes(&id).await?;
+        let events = self.host.store().run_events(&id).await?;
+        let notes = self.host.store().run_notes(&id).await?;
         let mut proposals = Vec::new();
-        for stored in self.store().run_proposals(&id).await? {
-            let decision = self.store().decision(stored.proposal.id()).await?;
+        for stored in self.host.store().run_proposals(&id).await? {
+            let decision = self.host.store().decision(stored.proposal.id()).await?;
             proposals.push((stored, decision));
         }
         Ok(RunDetail {

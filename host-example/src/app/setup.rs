@@ -14,7 +14,7 @@ use tool_core::skills::{EffectiveSkills, SkillRef, compose_skill_block};
 use tool_core::{Actor, RunId, ToolContext};
 
 use crate::app::skills::{self, LoadedSkills};
-use crate::app::{Host, HostError, site_of};
+use crate::app::{HostError, Runs, site_of};
 use crate::model::{HostSecrets, ModelConfig, OpenAiClient};
 use crate::store::{AuditEntry, RunNote, RunRequest};
 
@@ -96,24 +96,24 @@ const SKILL_BLOCK_BYTES: usize = 16 * 1024;
 /// The round cap of a run that sets none.
 pub const DEFAULT_ROUNDS: u32 = DEFAULT_MAX_ROUNDS;
 
-impl Host {
+impl Runs<'_> {
     /// The inputs of a run by `user` with the skills called `skills`, the
     /// settings and the skills' approvals read now.
     pub async fn setup(&self, user: &str, skills: &[String]) -> Result<RunSetup, HostError> {
-        let actor = self.actor(user).await?;
-        let settings = self.store().host_settings().await?;
+        let actor = self.host.actor(user).await?;
+        let settings = self.host.store().host_settings().await?;
         let config = RunConfig {
-            trust_zone: self.store().trust_zone().await?,
+            trust_zone: self.host.store().trust_zone().await?,
             ..RunConfig::default()
         };
         let loaded = if skills.is_empty() {
             LoadedSkills::default()
         } else {
             skills::load(
-                &self.store().skills_folders().await?,
+                &self.host.store().skills_folders().await?,
                 skills,
-                &self.store().skill_approvals().await?,
-                self.store().unapproved_skills().await?,
+                &self.host.store().skill_approvals().await?,
+                self.host.store().unapproved_skills().await?,
             )?
         };
         Ok(RunSetup {
@@ -123,7 +123,7 @@ impl Host {
             skills: loaded.skills,
             notes: loaded.notes,
             selection: Selection::All,
-            mark_results: self.store().mark_tool_results().await?,
+            mark_results: self.host.store().mark_tool_results().await?,
         })
     }
 
@@ -145,16 +145,16 @@ impl Host {
         &self,
         name: Option<&str>,
     ) -> Result<Option<ModelConfig>, HostError> {
-        Ok(self.store().model_config_named(name).await?)
+        Ok(self.host.store().model_config_named(name).await?)
     }
 
     /// What a run may be started with: the default model configuration,
     /// the named ones, and the skills found in the skills folders.
     pub async fn run_choices(&self) -> Result<RunChoices, HostError> {
         Ok(RunChoices {
-            model: self.store().model_config().await?,
-            models: self.store().model_configs().await?,
-            skills: skills::available(&self.store().skills_folders().await?),
+            model: self.host.store().model_config().await?,
+            models: self.host.store().model_configs().await?,
+            skills: skills::available(&self.host.store().skills_folders().await?),
         })
     }
 
@@ -167,6 +167,7 @@ impl Host {
     /// `models`), or of the `model` setting for `None`.
     pub async fn model_named(&self, name: Option<&str>) -> Result<OpenAiClient, HostError> {
         let config = self
+            .host
             .store
             .model_config_named(name)
             .await?
@@ -181,8 +182,9 @@ impl Host {
     /// provider may carry: every configured model's API key, every
     /// webhook's signing secret, the database's password.
     pub async fn secrets(&self) -> Result<HostSecrets, HostError> {
-        let named = self.store.model_configs().await?.into_values();
+        let named = self.host.store.model_configs().await?.into_values();
         let keys = self
+            .host
             .store
             .model_config()
             .await?
@@ -190,12 +192,13 @@ impl Host {
             .chain(named)
             .filter_map(|config| config.api_key().ok().flatten());
         let webhooks = self
+            .host
             .store
             .webhooks()
             .await?
             .into_iter()
             .map(|webhook| webhook.secret);
-        let database = self.store.database_password().map(str::to_owned);
+        let database = self.host.store.database_password().map(str::to_owned);
         Ok(HostSecrets::new(keys.chain(webhooks).chain(database)))
     }
 
@@ -205,7 +208,7 @@ impl Host {
     /// live. (The egress guard is added per call by the gates, for the
     /// tool's group.)
     pub fn context(&self, run: &RunId, actor: &Actor) -> ToolContext {
-        self.context_over(run, actor, Arc::clone(&self.site))
+        self.context_over(run, actor, Arc::clone(&self.host.site))
     }
 
     /// [`Host::context`] for a run resumed to apply an approved proposal:
@@ -218,16 +221,16 @@ impl Host {
         actor: &Actor,
         applying: Vec<AuditEntry>,
     ) -> ToolContext {
-        let site: Arc<dyn Site> = Arc::new(site_of(self.store()).auditing(applying));
+        let site: Arc<dyn Site> = Arc::new(site_of(self.host.store()).auditing(applying));
         self.context_over(run, actor, site)
     }
 
     fn context_over(&self, run: &RunId, actor: &Actor, site: Arc<dyn Site>) -> ToolContext {
-        let search: Arc<dyn PublicIndex> = self.search.clone();
+        let search: Arc<dyn PublicIndex> = self.host.search.clone();
         ToolContext::new(run.clone())
             .with_actor(actor.clone())
             .with_service(site)
             .with_service(search)
-            .with_service(self.lifetime)
+            .with_service(self.host.lifetime)
     }
 }

@@ -14,7 +14,7 @@ use std::net::IpAddr;
 
 use serde::Serialize;
 
-use crate::app::{Host, HostError};
+use crate::app::{HostError, Sessions};
 use crate::store::{AuditEntry, AuditKind, ThrottleState, now};
 
 /// How one kind of key is held back.
@@ -84,7 +84,7 @@ fn address_key(address: IpAddr) -> String {
     format!("address:{address}")
 }
 
-impl Host {
+impl Sessions<'_> {
     /// The client a sign-in is counted against: the peer's address, or,
     /// when the peer is a trusted proxy (setting `trusted_proxies`), the
     /// nearest address in `forwarded_for` (an `X-Forwarded-For` value)
@@ -95,7 +95,7 @@ impl Host {
         forwarded_for: Option<&str>,
     ) -> Result<Option<IpAddr>, HostError> {
         let Some(peer) = peer else { return Ok(None) };
-        let proxies = self.store().trusted_proxies().await?;
+        let proxies = self.host.store().trusted_proxies().await?;
         if !proxies.contains(&peer) {
             return Ok(Some(peer));
         }
@@ -124,7 +124,7 @@ impl Host {
             .collect();
         let mut held_back = None;
         for (key, _) in &keys {
-            if let Some(state) = self.store().throttle(key).await? {
+            if let Some(state) = self.host.store().throttle(key).await? {
                 if state.locked_until > at {
                     held_back = Some("locked");
                 } else if state.not_before > at && held_back.is_none() {
@@ -134,22 +134,24 @@ impl Host {
         }
         let failure = match held_back {
             Some(reason) => reason,
-            None if self.store().verify_password(name, password).await? => {
-                self.store().clear_throttle(&user_key(name)).await?;
+            None if self.host.store().verify_password(name, password).await? => {
+                self.host.store().clear_throttle(&user_key(name)).await?;
                 return Ok(true);
             }
-            None if self.store().user(name).await?.is_some() => "wrong password",
+            None if self.host.store().user(name).await?.is_some() => "wrong password",
             None => "no such user",
         };
         let from = address.map_or_else(|| "an unknown address".to_owned(), |a| a.to_string());
         let mut name_failures = 0;
         for (key, policy) in &keys {
             let was_locked = self
+                .host
                 .store()
                 .throttle(key)
                 .await?
                 .is_some_and(|state| state.locked_until > at);
             let state: ThrottleState = self
+                .host
                 .store()
                 .count_failure(key, at, QUIET_SECONDS, |n| policy.hold(n, at))
                 .await?;
@@ -164,7 +166,7 @@ impl Host {
                     LOCK_SECONDS / 60,
                     state.failures
                 ));
-                self.store().audit(&entry).await?;
+                self.host.store().audit(&entry).await?;
             }
         }
         let mut entry = AuditEntry::new(AuditKind::Write, name, "refused");
@@ -172,15 +174,18 @@ impl Host {
         entry.detail = Some(format!(
             "{failure}, from {from} (failure {name_failures} for this name)"
         ));
-        self.store().audit(&entry).await?;
+        self.host.store().audit(&entry).await?;
         Ok(false)
     }
 
     /// Lifts the sign-in lock (and any wait) on `name`, as `user`, an
     /// administrator; whether there was anything to lift. Audited.
     pub async fn unlock(&self, user: &str, name: &str) -> Result<bool, HostError> {
-        self.administrator(user, "unlocking a user").await?;
-        let lifted = self.store().clear_throttle(&user_key(name)).await?;
+        self.host
+            .admin()
+            .administrator(user, "unlocking a user")
+            .await?;
+        let lifted = self.host.store().clear_throttle(&user_key(name)).await?;
         let mut entry = AuditEntry::new(AuditKind::Write, user, "ok");
         entry.tool = Some("users unlock".to_owned());
         entry.detail = Some(format!(
@@ -191,14 +196,18 @@ impl Host {
                 "was not held back"
             }
         ));
-        self.store().audit(&entry).await?;
+        self.host.store().audit(&entry).await?;
         Ok(lifted)
     }
 
     /// The user names locked now, for `user`, an administrator.
     pub async fn sign_in_locks(&self, user: &str) -> Result<Vec<Lock>, HostError> {
-        self.require_admin(user, "see sign-in locks").await?;
+        self.host
+            .admin()
+            .require_admin(user, "see sign-in locks")
+            .await?;
         Ok(self
+            .host
             .store()
             .locked("user:", now())
             .await?

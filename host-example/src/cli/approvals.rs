@@ -80,7 +80,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             let viewer = context.user("approvals list")?;
             let now = host_example_now();
             let mut table = plain_table(["ID", "TOOL", "RECORD", "REQUESTER", "AGE", "NEEDS"]);
-            for view in host.pending_proposals(viewer).await? {
+            for view in host.approvals().pending_proposals(viewer).await? {
                 let proposal = &view.stored.proposal;
                 table.add_row([
                     proposal.id().as_str().to_owned(),
@@ -97,7 +97,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
         Command::Show { id } => {
             let host = context.host().await?;
             let viewer = context.user("approvals show")?;
-            show(&host.proposal_for(viewer, &id).await?)?;
+            show(&host.approvals().proposal_for(viewer, &id).await?)?;
             Ok(())
         }
         Command::Approve { id, rest_of_run } => {
@@ -105,9 +105,14 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             let host = context.host().await?;
             let mut progress = Progress::new();
             let approved = match &rest_of_run {
-                None => host.approve(&id, &approver, &mut progress).await,
+                None => {
+                    host.approvals()
+                        .approve(&id, &approver, &mut progress)
+                        .await
+                }
                 Some(scope) => {
-                    host.approve_standing(&id, &approver, scope, &mut progress)
+                    host.approvals()
+                        .approve_standing(&id, &approver, scope, &mut progress)
                         .await
                 }
             };
@@ -137,7 +142,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             let viewer = context.user("approvals standing")?.to_owned();
             let host = context.host().await?;
             let mut table = plain_table(["ID", "TOOL", "APPROVER", "LIMIT"]);
-            for standing in host.standing_of_run(&viewer, &run).await? {
+            for standing in host.approvals().standing_of_run(&viewer, &run).await? {
                 table.add_row([
                     standing.id.clone(),
                     standing.tool.clone(),
@@ -151,14 +156,14 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
         Command::RevokeStanding { id } => {
             let by = context.user("approvals revoke-standing")?.to_owned();
             let host = context.host().await?;
-            host.revoke_standing(&id, &by).await?;
+            host.approvals().revoke_standing(&id, &by).await?;
             outln!("revoked standing approval {id}");
             Ok(())
         }
         Command::Withdraw { id } => {
             let approver = context.user("approvals withdraw")?.to_owned();
             let host = context.host().await?;
-            host.withdraw_approval(&id, &approver).await?;
+            host.approvals().withdraw_approval(&id, &approver).await?;
             outln!("withdrew your approval of proposal {id}");
             Ok(())
         }
@@ -166,7 +171,10 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             let approver = context.user("approvals reject")?.to_owned();
             let host = context.host().await?;
             let mut progress = Progress::new();
-            let recorded = host.reject(&id, &approver, &reason, &mut progress).await?;
+            let recorded = host
+                .approvals()
+                .reject(&id, &approver, &reason, &mut progress)
+                .await?;
             drop(progress);
             outln!("rejected proposal {id}");
             match recorded.decided().and_then(|decided| decided.report) {

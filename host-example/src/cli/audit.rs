@@ -99,7 +99,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             };
             let viewer = context.user("audit export")?.to_owned();
             let host = context.host().await?;
-            for record in host.audit_export(&viewer, &filter).await? {
+            for record in host.admin().audit_export(&viewer, &filter).await? {
                 let line = serde_json::to_string(&record)
                     .map_err(|error| Failure::new(error.to_string()))?;
                 outln!("{line}");
@@ -114,7 +114,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
     ]);
     let dash = |value: Option<String>| value.unwrap_or_else(|| "-".into());
     let viewer = context.user("audit tail")?;
-    for entry in host.audit_tail(viewer, n).await? {
+    for entry in host.admin().audit_tail(viewer, n).await? {
         let client = entry.client.unwrap_or_default();
         // One word, so the columns stay split by whitespace.
         let client_name = client.name.map(|name| {
@@ -144,7 +144,10 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
 
 async fn verify(context: &Context) -> Result<(), Failure> {
     let host = context.host().await?;
-    let report = host.audit_verify(context.user("audit verify")?).await?;
+    let report = host
+        .admin()
+        .audit_verify(context.user("audit verify")?)
+        .await?;
     let heads = match &report.heads_file {
         Some(file) => format!(
             "heads file {}: {} chains recorded",

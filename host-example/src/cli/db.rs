@@ -32,17 +32,17 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
     let host = context.host().await?;
     match command {
         Command::Migrate => {
-            let version = host.schema_version().await?;
+            let version = host.admin().schema_version().await?;
             outln!(
                 "database at schema version {version} (this build knows up to {LATEST_VERSION})"
             );
         }
         Command::Backup { file } => {
-            host.backup_database(&file).await?;
+            host.admin().backup_database(&file).await?;
             outln!("backed up to {}", file.display());
         }
         Command::Check => {
-            let check = host.check_database().await?;
+            let check = host.admin().check_database().await?;
             match (&check.integrity, check.backend) {
                 (Some(lines), _) => outln!("integrity: {}", lines.join("; ")),
                 (None, Backend::Postgres) => {

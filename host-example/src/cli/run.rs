@@ -34,7 +34,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
         ..RunRequest::new(command.prompt)
     };
     let mut progress = Progress::new();
-    let report = host.start_run(&user, request, &mut progress).await?;
+    let report = host.runs().start_run(&user, request, &mut progress).await?;
     drop(progress);
     show_report(&report)
 }

@@ -32,7 +32,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
     match command {
         Command::List { n } => {
             let mut table = plain_table(["ID", "USER", "STATUS", "CREATED", "ROUNDS"]);
-            for run in host.runs(viewer, n).await? {
+            for run in host.runs().list(viewer, n).await? {
                 table.add_row([
                     run.id.0,
                     run.user,
@@ -45,7 +45,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             Ok(())
         }
         Command::Show { id } => {
-            let detail = host.run_detail(viewer, &id).await?;
+            let detail = host.runs().run_detail(viewer, &id).await?;
             let run = &detail.run;
             outln!("run:     {}", run.id.0);
             outln!("user:    {}", run.user);

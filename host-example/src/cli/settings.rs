@@ -35,7 +35,11 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
     match command {
         Command::Show => {
             let host = context.host().await?;
-            for setting in host.settings(context.user("settings show")?).await? {
+            for setting in host
+                .admin()
+                .settings(context.user("settings show")?)
+                .await?
+            {
                 let default = if setting.is_default { " (default)" } else { "" };
                 outln!("{} = {}{default}", setting.key.name(), setting.value);
             }
@@ -46,6 +50,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             let stored = context
                 .host()
                 .await?
+                .admin()
                 .set_setting(actor, &key, &value)
                 .await?;
             outln!("{key} = {stored}");

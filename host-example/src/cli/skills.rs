@@ -99,7 +99,7 @@ fn check(
     if approvals {
         block_on(async {
             let host = context.host().await?;
-            Ok(host.check_skill_approvals(&mut checked).await?)
+            Ok(host.skills().check_skill_approvals(&mut checked).await?)
         })?;
     }
     match format {
@@ -132,7 +132,7 @@ fn check(
 async fn approve(context: &Context, dirs: &[PathBuf]) -> Result<(), Failure> {
     let actor = context.user("skills approve")?;
     let host = context.host().await?;
-    for approval in host.approve_skills(actor, dirs).await? {
+    for approval in host.skills().approve_skills(actor, dirs).await? {
         outln!(
             "approved {} sha256:{} ({} files) from {}",
             approval.name,
@@ -147,6 +147,7 @@ async fn approve(context: &Context, dirs: &[PathBuf]) -> Result<(), Failure> {
 async fn approved(context: &Context, format: FormatArg) -> Result<(), Failure> {
     let host = context.host().await?;
     let approvals = host
+        .skills()
         .skill_approvals(context.user("skills approved")?)
         .await?;
     match format {

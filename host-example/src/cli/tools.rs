@@ -35,7 +35,7 @@ pub fn run(context: &Context, command: Command) -> Result<(), Failure> {
         let viewer = context.user("tools --for")?;
         return block_on(async {
             let host = context.host().await?;
-            let verdicts = host.tool_verdicts(viewer, subject).await?;
+            let verdicts = host.calls().tool_verdicts(viewer, subject).await?;
             if command.format == Format::Json {
                 let json = serde_json::to_string_pretty(&verdicts)
                     .map_err(|error| Failure::new(error.to_string()))?;
@@ -60,7 +60,7 @@ pub fn run(context: &Context, command: Command) -> Result<(), Failure> {
         return block_on(async {
             let host = context.host().await?;
             let actor = host.actor(user).await?;
-            let offer = host.offer(&actor).await?;
+            let offer = host.admin().offer(&actor).await?;
             for (group, tools) in &offer.by_group {
                 for tool in tools {
                     outln!("{group}  {tool}");

@@ -100,6 +100,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             let user = context
                 .host()
                 .await?
+                .admin()
                 .add_user(actor, &name, admin, password.as_deref())
                 .await?;
             outln!(
@@ -112,7 +113,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
         Command::List => {
             let host = context.host().await?;
             let mut table: Table = plain_table(["NAME", "ADMIN", "PASSWORD", "CREATED"]);
-            for user in host.users(context.user("users list")?).await? {
+            for user in host.admin().users(context.user("users list")?).await? {
                 table.add_row([
                     user.name,
                     yes_no(user.admin),
@@ -125,14 +126,19 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
         }
         Command::Token { name } => {
             let actor = context.user("users token")?;
-            let token = context.host().await?.new_token(actor, &name).await?;
+            let token = context
+                .host()
+                .await?
+                .admin()
+                .new_token(actor, &name)
+                .await?;
             outln!("{token}");
             eprintln!("note: this token is shown once; only its hash is stored");
             Ok(())
         }
         Command::Tokens { name } => {
             let actor = context.user("users tokens")?;
-            let tokens = context.host().await?.tokens(actor, &name).await?;
+            let tokens = context.host().await?.admin().tokens(actor, &name).await?;
             let mut table: Table = plain_table(["ID", "CREATED"]);
             for token in tokens {
                 table.add_row([token.id, Timestamp(token.created_at).to_string()]);
@@ -145,6 +151,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             context
                 .host()
                 .await?
+                .admin()
                 .revoke_token(actor, &name, &id)
                 .await?;
             outln!("token {id} of {name} revoked");
@@ -156,6 +163,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             context
                 .host()
                 .await?
+                .admin()
                 .reset_password(actor, &name, &password)
                 .await?;
             outln!("password of {name} set");
@@ -163,7 +171,12 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
         }
         Command::Admin { name, off } => {
             let actor = context.user("users admin")?;
-            context.host().await?.set_admin(actor, &name, !off).await?;
+            context
+                .host()
+                .await?
+                .admin()
+                .set_admin(actor, &name, !off)
+                .await?;
             outln!(
                 "{name} is {}an administrator",
                 if off { "no longer " } else { "" }
@@ -172,7 +185,12 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
         }
         Command::Unlock { name } => {
             let actor = context.user("users unlock")?;
-            let lifted = context.host().await?.unlock(actor, &name).await?;
+            let lifted = context
+                .host()
+                .await?
+                .sessions()
+                .unlock(actor, &name)
+                .await?;
             if lifted {
                 outln!("sign-in of {name} unlocked");
             } else {

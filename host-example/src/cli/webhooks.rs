@@ -83,6 +83,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
                 None
             };
             let saved = host
+                .jobs()
                 .put_webhook(user, &name, &url, &events, secret.as_deref(), data_class)
                 .await?;
             outln!(
@@ -97,7 +98,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             }
         }
         Command::List => {
-            for webhook in host.webhooks(context.user("webhooks list")?).await? {
+            for webhook in host.jobs().webhooks(context.user("webhooks list")?).await? {
                 outln!(
                     "{}\t{}\t{}\tsecret {}",
                     webhook.name,
@@ -108,12 +109,13 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             }
         }
         Command::Remove { name } => {
-            host.remove_webhook(context.user("webhooks remove")?, &name)
+            host.jobs()
+                .remove_webhook(context.user("webhooks remove")?, &name)
                 .await?;
             outln!("webhook {name} removed");
         }
         Command::Deliver => {
-            let pass = host.deliver_webhooks().await?;
+            let pass = host.jobs().deliver_webhooks().await?;
             outln!(
                 "delivered {}, to retry {}, dead {}",
                 pass.delivered,
@@ -123,6 +125,7 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
         }
         Command::Dead { limit } => {
             for dead in host
+                .jobs()
                 .dead_deliveries(context.user("webhooks dead")?, limit)
                 .await?
             {
@@ -137,7 +140,8 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
             }
         }
         Command::Retry { id } => {
-            host.retry_delivery(context.user("webhooks retry")?, &id)
+            host.jobs()
+                .retry_delivery(context.user("webhooks retry")?, &id)
                 .await?;
             outln!("delivery {id} queued again");
         }

@@ -33,7 +33,7 @@ impl McpHost for HostDoor {
     }
 
     async fn grant(&self, actor: &Actor) -> Result<Arc<Grant>, Failure> {
-        self.0.grant(actor).await.map_err(failure)
+        self.0.calls().grant(actor).await.map_err(failure)
     }
 
     async fn call(&self, call: Call) -> Result<Outcome, McpCallError> {
@@ -47,6 +47,7 @@ impl McpHost for HostDoor {
         } = call;
         match self
             .0
+            .calls()
             .call_watched(&caller, &tool, arguments, run, &scope, control)
             .await
         {
@@ -57,15 +58,19 @@ impl McpHost for HostDoor {
     }
 
     fn changes(&self) -> Option<watch::Receiver<u64>> {
-        Some(self.0.changes())
+        Some(self.0.calls().changes())
     }
 
     async fn poll_changes(&self) -> Result<(), Failure> {
-        self.0.poll_settings().await.map_err(failure)
+        self.0.calls().poll_settings().await.map_err(failure)
     }
 
     async fn judge_origin(&self, request: RequestOrigin<'_>) -> Result<OriginVerdict, Failure> {
-        self.0.judge_origin(request).await.map_err(failure)
+        self.0
+            .sessions()
+            .judge_origin(request)
+            .await
+            .map_err(failure)
     }
 
     fn authenticate(&self) -> Option<&dyn Authenticate> {
@@ -91,12 +96,13 @@ impl McpHost for HostDoor {
 #[async_trait::async_trait]
 impl Authenticate for HostDoor {
     async fn authenticate(&self, token: &str) -> Result<Option<Actor>, Failure> {
-        self.0.authenticate(token).await.map_err(failure)
+        self.0.calls().authenticate(token).await.map_err(failure)
     }
 
     async fn resource_metadata(&self) -> Result<Option<ResourceMetadata>, Failure> {
         Ok(self
             .0
+            .calls()
             .oauth()
             .await
             .map_err(failure)?
@@ -114,7 +120,7 @@ impl Proposals for HostDoor {
     }
 
     async fn task(&self, caller: &Actor, id: &str) -> Result<Option<Task>, Failure> {
-        match Box::pin(self.0.call_task(caller, id)).await {
+        match Box::pin(self.0.calls().call_task(caller, id)).await {
             Ok(found) => Ok(Some(task(found))),
             Err(HostError::UnknownProposal(_)) => Ok(None),
             Err(error) => Err(failure(error)),
@@ -122,7 +128,7 @@ impl Proposals for HostDoor {
     }
 
     async fn withdraw(&self, caller: &Actor, id: &str) -> Result<Withdrawal, Failure> {
-        match Box::pin(self.0.withdraw_call(caller, id)).await {
+        match Box::pin(self.0.calls().withdraw_call(caller, id)).await {
             Ok(()) => Ok(Withdrawal::Done),
             Err(HostError::UnknownProposal(_)) => Ok(Withdrawal::Unknown),
             Err(error @ HostError::MayNotDecide) => Ok(Withdrawal::Refused(error.to_string())),
@@ -153,7 +159,12 @@ fn task(task: CallTask) -> Task {
 #[async_trait::async_trait]
 impl Skills for HostDoor {
     async fn offered(&self, actor: &Actor) -> Result<Vec<OfferedSkill>, Failure> {
-        let offered = self.0.skill_prompts(actor).await.map_err(failure)?;
+        let offered = self
+            .0
+            .skills()
+            .skill_prompts(actor)
+            .await
+            .map_err(failure)?;
         Ok(offered.iter().map(offered_skill).collect())
     }
 

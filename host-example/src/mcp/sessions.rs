@@ -19,7 +19,7 @@ pub(crate) struct StoredSessions(pub(crate) Arc<Host>);
 #[async_trait::async_trait]
 impl SessionStore for StoredSessions {
     async fn load(&self, session_id: &str) -> Result<Option<SessionState>, SessionStoreError> {
-        let Some(state) = self.0.mcp_session(session_id).await? else {
+        let Some(state) = self.0.sessions().mcp_session(session_id).await? else {
             return Ok(None);
         };
         Ok(Some(serde_json::from_str(&state)?))
@@ -27,10 +27,14 @@ impl SessionStore for StoredSessions {
 
     async fn store(&self, session_id: &str, state: &SessionState) -> Result<(), SessionStoreError> {
         let state = serde_json::to_string(state)?;
-        Ok(self.0.keep_mcp_session(session_id, &state).await?)
+        Ok(self
+            .0
+            .sessions()
+            .keep_mcp_session(session_id, &state)
+            .await?)
     }
 
     async fn delete(&self, session_id: &str) -> Result<(), SessionStoreError> {
-        Ok(self.0.end_mcp_session(session_id).await?)
+        Ok(self.0.sessions().end_mcp_session(session_id).await?)
     }
 }

@@ -21,7 +21,12 @@ pub(super) async fn offered(state: &WebState, user: &SignedIn) -> Vec<Action> {
     let mut offered = Vec::new();
     for action in ACTIONS {
         // A failing store hides the action; starting it would report why.
-        if let Ok(None) = state.host.action_denial(&action, &user.actor()).await {
+        if let Ok(None) = state
+            .host
+            .runs()
+            .action_denial(&action, &user.actor())
+            .await
+        {
             offered.push(action);
         }
     }
@@ -87,6 +92,7 @@ pub(super) async fn start(
     };
     let started = state
         .host
+        .runs()
         .start_action(&user.name, &action, form.record, &form.note, &mut ())
         .await;
     match started {

@@ -30,6 +30,7 @@ const DECIDED_SHOWN: usize = 50;
 pub(super) async fn page(State(state): State<WebState>, user: SignedIn) -> Response {
     let inbox = match state
         .host
+        .approvals()
         .inbox(&user.name, DECIDED_SHOWN)
         .await
         .or_failure()
@@ -205,6 +206,7 @@ pub(super) async fn approve(
 ) -> Response {
     let decided = state
         .host
+        .approvals()
         .decide(&id, &user.name, Verdict::Approve, &mut ())
         .await;
     let said = decided.map(|d| said(&d)).map_err(|e| e.to_string());
@@ -225,6 +227,7 @@ pub(super) async fn approve_standing(
 ) -> Response {
     let decided = state
         .host
+        .approvals()
         .approve_standing(&id, &user.name, &form.scope, &mut ())
         .await
         .map(|d| said(&d))
@@ -240,6 +243,7 @@ pub(super) async fn withdraw(
 ) -> Response {
     let withdrawn = state
         .host
+        .approvals()
         .withdraw_approval(&id, &user.name)
         .await
         .map(|()| "Your approval was withdrawn".to_owned())
@@ -268,6 +272,7 @@ pub(super) async fn preview_edit(
     };
     let checked = state
         .host
+        .approvals()
         .preview_edit(&id, &user.name, arguments.clone())
         .await;
     let edited = match checked {
@@ -300,6 +305,7 @@ pub(super) async fn approve_edited(
     let decided = match serde_json::from_str(&edit.arguments) {
         Ok(arguments) => state
             .host
+            .approvals()
             .decide(&id, &user.name, Verdict::ApproveEdited(arguments), &mut ())
             .await
             .map(|d| said(&d))
@@ -322,6 +328,7 @@ pub(super) async fn reject(
 ) -> Response {
     let decided = state
         .host
+        .approvals()
         .reject(&id, &user.name, &rejection.reason, &mut ())
         .await
         .map(|d| said(&d))
@@ -351,6 +358,7 @@ pub(super) async fn decide_run(
     let calls: Vec<String> = form.calls.split(',').map(str::to_owned).collect();
     let decided = state
         .host
+        .approvals()
         .decide_together(&RunId(run), &user.name, verdict, &calls, &mut ())
         .await;
     let said = match decided {

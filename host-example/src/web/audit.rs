@@ -113,6 +113,7 @@ pub(super) async fn page(
         Ok(parsed) => {
             let page = state
                 .host
+                .admin()
                 .audit_page(&user.name, parsed, filter.before, PAGE_SIZE)
                 .await;
             match page.or_failure() {
@@ -202,7 +203,7 @@ pub(super) async fn export(
     Query(filter): Query<Filter>,
 ) -> Response {
     let exported = match filter.parse() {
-        Ok(parsed) => state.host.audit_export(&user.name, &parsed).await,
+        Ok(parsed) => state.host.admin().audit_export(&user.name, &parsed).await,
         Err(error) => Err(error),
     };
     match exported {

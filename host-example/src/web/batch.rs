@@ -78,6 +78,7 @@ pub(super) async fn preview(
     };
     let preview = match state
         .host
+        .runs()
         .preview_batch(&user.name, &action, &pasted.ids)
         .await
     {
@@ -172,6 +173,7 @@ pub(super) async fn start(
     let ids: Vec<u64> = texts.iter().filter_map(|t| t.parse().ok()).collect();
     let job = match state
         .host
+        .runs()
         .start_batch(&user.name, &action, &ids, &press.note, press.budget)
         .await
     {
@@ -186,7 +188,7 @@ pub(super) async fn report(
     user: SignedIn,
     Path(job): Path<String>,
 ) -> Response {
-    let Ok(batch) = state.host.batch(&user.name, &job).await else {
+    let Ok(batch) = state.host.runs().batch(&user.name, &job).await else {
         let body = html! { p { "No such report, or not yours to see." } };
         return (
             StatusCode::NOT_FOUND,

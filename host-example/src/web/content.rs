@@ -17,7 +17,13 @@ use super::session::SignedIn;
 use crate::app::actions::RecordKind;
 
 pub(super) async fn tree(State(state): State<WebState>, user: SignedIn) -> Response {
-    let pages = match state.host.visible_pages(&user.actor()).await.or_failure() {
+    let pages = match state
+        .host
+        .runs()
+        .visible_pages(&user.actor())
+        .await
+        .or_failure()
+    {
         Ok(pages) => pages,
         Err(response) => return response,
     };
@@ -57,7 +63,11 @@ pub(super) async fn page(
     user: SignedIn,
     Path(id): Path<u64>,
 ) -> Response {
-    let loaded = state.host.visible_page(&user.actor(), PageId(id)).await;
+    let loaded = state
+        .host
+        .runs()
+        .visible_page(&user.actor(), PageId(id))
+        .await;
     let (page, columns, elements) = match loaded {
         Ok(loaded) => loaded,
         Err(SiteError::NotFound { .. }) => {
@@ -114,7 +124,13 @@ pub(super) async fn page(
 }
 
 pub(super) async fn files(State(state): State<WebState>, user: SignedIn) -> Response {
-    let storages = match state.host.visible_files(&user.actor()).await.or_failure() {
+    let storages = match state
+        .host
+        .runs()
+        .visible_files(&user.actor())
+        .await
+        .or_failure()
+    {
         Ok(files) => files,
         Err(response) => return response,
     };

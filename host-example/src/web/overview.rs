@@ -46,7 +46,7 @@ pub(super) async fn page(
     Query(period): Query<Period>,
 ) -> Response {
     let days = period.days.unwrap_or(30);
-    let overview = match state.host.overview(&user.name, days).await {
+    let overview = match state.host.admin().overview(&user.name, days).await {
         Ok(overview) => overview,
         Err(error @ HostError::Invalid(_)) => {
             let body = html! { p.problem role="alert" { (error) } };

@@ -28,19 +28,20 @@ pub(super) async fn page(State(state): State<WebState>, Admin(user): Admin) -> R
 /// The page, with `made` (a token just made) at the top.
 async fn render(state: &WebState, user: &SignedIn, made: Option<(String, String)>) -> Response {
     let loaded = async {
-        let people = state.host.users(&user.name).await?;
-        let locks = state.host.sign_in_locks(&user.name).await?;
+        let people = state.host.admin().users(&user.name).await?;
+        let locks = state.host.sessions().sign_in_locks(&user.name).await?;
         let budgets: BTreeMap<String, UserBudget> = state
             .host
+            .admin()
             .budgets(&user.name)
             .await?
             .into_iter()
             .map(|budget| (budget.name.clone(), budget))
             .collect();
-        let default = state.host.default_budget(&user.name).await?;
+        let default = state.host.admin().default_budget(&user.name).await?;
         let mut tokens = BTreeMap::new();
         for person in &people {
-            let theirs = state.host.tokens(&user.name, &person.name).await?;
+            let theirs = state.host.admin().tokens(&user.name, &person.name).await?;
             tokens.insert(person.name.clone(), theirs);
         }
         Ok::<_, HostError>((people, locks, tokens, budgets, default))
@@ -264,7 +265,11 @@ pub(super) async fn budget(
             Some(_) => None,
             None => Some(form.limits()?),
         };
-        state.host.set_budget(&user.name, Some(&name), limits).await
+        state
+            .host
+            .admin()
+            .set_budget(&user.name, Some(&name), limits)
+            .await
     };
     answer(&state, &user, set.await, format!("Budget of {name} saved.")).await
 }
@@ -276,7 +281,11 @@ pub(super) async fn default_budget(
 ) -> Response {
     let set = async {
         let limits = form.limits()?;
-        state.host.set_budget(&user.name, None, Some(limits)).await
+        state
+            .host
+            .admin()
+            .set_budget(&user.name, None, Some(limits))
+            .await
     };
     answer(
         &state,
@@ -303,6 +312,7 @@ pub(super) async fn add(
     let password = Some(form.password.as_str()).filter(|p| !p.is_empty());
     let added = state
         .host
+        .admin()
         .add_user(&user.name, form.name.trim(), form.admin.is_some(), password)
         .await;
     let done = format!("User {} added.", form.name.trim());
@@ -322,6 +332,7 @@ pub(super) async fn password(
 ) -> Response {
     let set = state
         .host
+        .admin()
         .reset_password(&user.name, &name, &form.password)
         .await;
     answer(&state, &user, set, format!("Password of {name} set.")).await
@@ -334,7 +345,7 @@ pub(super) async fn token(
     Admin(user): Admin,
     Path(name): Path<String>,
 ) -> Response {
-    match state.host.new_token(&user.name, &name).await {
+    match state.host.admin().new_token(&user.name, &name).await {
         Ok(token) => render(&state, &user, Some((name, token))).await,
         Err(error) => answer(&state, &user, Err(error), String::new()).await,
     }
@@ -345,7 +356,11 @@ pub(super) async fn revoke(
     Admin(user): Admin,
     Path((name, id)): Path<(String, String)>,
 ) -> Response {
-    let revoked = state.host.revoke_token(&user.name, &name, &id).await;
+    let revoked = state
+        .host
+        .admin()
+        .revoke_token(&user.name, &name, &id)
+        .await;
     answer(
         &state,
         &user,
@@ -367,7 +382,7 @@ pub(super) async fn admin(
     Form(form): Form<AdminSwitch>,
 ) -> Response {
     let on = form.admin == "on";
-    let set = state.host.set_admin(&user.name, &name, on).await;
+    let set = state.host.admin().set_admin(&user.name, &name, on).await;
     let done = if on {
         format!("{name} is an administrator.")
     } else {
@@ -381,7 +396,7 @@ pub(super) async fn unlock(
     Admin(user): Admin,
     Path(name): Path<String>,
 ) -> Response {
-    let lifted = state.host.unlock(&user.name, &name).await;
+    let lifted = state.host.sessions().unlock(&user.name, &name).await;
     let done = match &lifted {
         Ok(true) => format!("Sign-in of {name} unlocked."),
         _ => format!("Sign-in of {name} was not held back."),

@@ -56,6 +56,7 @@ pub(super) async fn dry_run(
     };
     let outcome = match state
         .host
+        .runs()
         .dry_run(&user.name, &draft.request(&offered))
         .await
     {
@@ -78,6 +79,7 @@ pub(super) async fn run(
             offered(&state, &user).await?,
             state
                 .host
+                .runs()
                 .model_config_named(draft.model.as_deref())
                 .await?,
         ))
@@ -100,7 +102,7 @@ pub(super) async fn run(
     let watcher = live.clone();
     let running = tokio::spawn(async move {
         let mut inspector = Inspector::new(live, model);
-        match host.start_run(&name, request, &mut inspector).await {
+        match host.runs().start_run(&name, request, &mut inspector).await {
             Ok(report) => {
                 let suspended = matches!(report.ended, RunEnded::Suspended(_));
                 inspector.ended(&report.run.0, suspended);
@@ -145,7 +147,7 @@ pub(super) async fn live(
 
 /// Every tool the gates offer `user` now, by group.
 async fn offered(state: &WebState, user: &SignedIn) -> Result<Offer, HostError> {
-    state.host.offer(&user.actor()).await
+    state.host.admin().offer(&user.actor()).await
 }
 
 async fn render(
@@ -160,7 +162,10 @@ async fn render(
         Err(response) => return response,
     };
     let loaded = async {
-        Ok::<_, HostError>((state.host.run_choices().await?, offered(state, user).await?))
+        Ok::<_, HostError>((
+            state.host.runs().run_choices().await?,
+            offered(state, user).await?,
+        ))
     };
     let (choices, offered) = match loaded.await.or_failure() {
         Ok(loaded) => loaded,

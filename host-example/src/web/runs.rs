@@ -22,7 +22,13 @@ const RUNS_SHOWN: usize = 200;
 const ANSWER_SHOWN: usize = 160;
 
 pub(super) async fn list(State(state): State<WebState>, user: SignedIn) -> Response {
-    let runs = match state.host.runs(&user.name, RUNS_SHOWN).await.or_failure() {
+    let runs = match state
+        .host
+        .runs()
+        .list(&user.name, RUNS_SHOWN)
+        .await
+        .or_failure()
+    {
         Ok(runs) => runs,
         Err(response) => return response,
     };
@@ -53,7 +59,7 @@ pub(super) async fn show(
     user: SignedIn,
     Path(id): Path<String>,
 ) -> Response {
-    let detail = match state.host.run_detail(&user.name, &id).await {
+    let detail = match state.host.runs().run_detail(&user.name, &id).await {
         Ok(detail) => detail,
         Err(HostError::UnknownRun(_)) => {
             let body = html! { p { "No such run, or not yours to see." } };

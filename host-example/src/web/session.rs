@@ -31,7 +31,12 @@ const FORM_LIMIT: usize = 256 * 1024;
 /// outcome.
 pub(super) async fn notify(state: &WebState, user: &SignedIn, notice: impl Into<String>) {
     let notice = notice.into();
-    if let Err(error) = state.host.leave_notice(&user.session, &notice).await {
+    if let Err(error) = state
+        .host
+        .sessions()
+        .leave_notice(&user.session, &notice)
+        .await
+    {
         tracing::warn!("a notice was not kept: {error}");
     }
 }
@@ -63,7 +68,7 @@ pub(super) fn session_id(parts: &Parts) -> Option<String> {
 /// in or not): for the sign-in form.
 pub(super) async fn csrf_of(state: &WebState, parts: &Parts) -> Result<Option<String>, HostError> {
     match session_id(parts) {
-        Some(id) => state.host.browser_session_csrf(&id).await,
+        Some(id) => state.host.sessions().browser_session_csrf(&id).await,
         None => Ok(None),
     }
 }
@@ -74,7 +79,7 @@ impl FromRequestParts<WebState> for SignedIn {
     async fn from_request_parts(parts: &mut Parts, state: &WebState) -> Result<SignedIn, Response> {
         let to_signin = || Redirect::to("/signin").into_response();
         let id = session_id(parts).ok_or_else(to_signin)?;
-        let session = match state.host.signed_in_session(&id).await {
+        let session = match state.host.sessions().signed_in_session(&id).await {
             Ok(Some(session)) => session,
             Ok(None) => return Err(to_signin()),
             Err(error) => return Err(layout::failure(&error.to_string())),
@@ -98,7 +103,12 @@ impl FromRequestParts<WebState> for Admin {
 
     async fn from_request_parts(parts: &mut Parts, state: &WebState) -> Result<Admin, Response> {
         let user = SignedIn::from_request_parts(parts, state).await?;
-        match state.host.require_admin(&user.name, "this page").await {
+        match state
+            .host
+            .admin()
+            .require_admin(&user.name, "this page")
+            .await
+        {
             Ok(()) => Ok(Admin(user)),
             Err(refusal @ HostError::NotAdmin { .. }) => Err(layout::forbidden(&user, &refusal)),
             Err(error) => Err(layout::failure(&error.to_string())),
@@ -146,6 +156,7 @@ pub(super) async fn origin(
     }
     let verdict = state
         .host
+        .sessions()
         .judge_origin(RequestOrigin::of(request.headers()))
         .await;
     match verdict {

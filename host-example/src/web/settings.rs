@@ -203,7 +203,7 @@ async fn render(
         )
             .into_response();
     };
-    let settings = match state.host.settings(&user.name).await.or_failure() {
+    let settings = match state.host.admin().settings(&user.name).await.or_failure() {
         Ok(settings) => settings,
         Err(response) => return response,
     };
@@ -281,7 +281,7 @@ async fn model_tests(
     user: &SignedIn,
     tested: Option<(String, Result<String, String>)>,
 ) -> Markup {
-    let choices = state.host.run_choices().await.ok();
+    let choices = state.host.runs().run_choices().await.ok();
     let mut names: Vec<String> = Vec::new();
     if choices.as_ref().is_some_and(|c| c.model.is_some()) {
         names.push(String::new());
@@ -339,6 +339,7 @@ pub(super) async fn save(
             let json = as_json(field.input, &form.value);
             state
                 .host
+                .admin()
                 .set_setting(&user.name, field.key.name(), &json)
                 .await
                 .map(drop)
@@ -388,7 +389,7 @@ pub(super) async fn test_model(
     Form(form): Form<ModelTest>,
 ) -> Response {
     let name = Some(form.model.as_str()).filter(|n| !n.is_empty());
-    let outcome = match state.host.test_model(&user.name, name).await {
+    let outcome = match state.host.admin().test_model(&user.name, name).await {
         Ok(answer) => Ok(answer),
         Err(refusal @ HostError::NotAdmin { .. }) => return layout::forbidden(&user, &refusal),
         Err(error) => Err(error.to_string()),

@@ -34,7 +34,13 @@ async fn render(
     };
     let (cookie, csrf) = match known {
         Some(csrf) => (None, csrf),
-        None => match state.host.begin_signin_session().await.or_failure() {
+        None => match state
+            .host
+            .sessions()
+            .begin_signin_session()
+            .await
+            .or_failure()
+        {
             Ok(new) => (Some(session::cookie(&new.id)), new.csrf),
             Err(response) => return response,
         },
@@ -85,9 +91,14 @@ pub(super) async fn submit(
         .and_then(|value| value.to_str().ok());
     let old = session::session_id(&parts);
     let signed_in = async {
-        let address = state.host.client_address(peer, forwarded).await?;
+        let address = state
+            .host
+            .sessions()
+            .client_address(peer, forwarded)
+            .await?;
         state
             .host
+            .sessions()
             .sign_in_browser(
                 &credentials.name,
                 &credentials.password,
@@ -114,6 +125,7 @@ pub(super) async fn submit(
 pub(super) async fn signout(State(state): State<WebState>, user: SignedIn) -> Response {
     if let Err(response) = state
         .host
+        .sessions()
         .end_browser_session(&user.session)
         .await
         .or_failure()

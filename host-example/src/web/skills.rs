@@ -14,7 +14,13 @@ use crate::app::HostError;
 use crate::app::skills::states::{DiffLine, SkillState};
 
 pub(super) async fn page(State(state): State<WebState>, Admin(user): Admin) -> Response {
-    let skills = match state.host.skill_states(&user.name).await.or_failure() {
+    let skills = match state
+        .host
+        .skills()
+        .skill_states(&user.name)
+        .await
+        .or_failure()
+    {
         Ok(skills) => skills,
         Err(response) => return response,
     };
@@ -74,7 +80,7 @@ pub(super) async fn approve(
     Admin(user): Admin,
     Path(name): Path<String>,
 ) -> Response {
-    let notice = match state.host.approve_skill(&user.name, &name).await {
+    let notice = match state.host.skills().approve_skill(&user.name, &name).await {
         Ok(()) => format!("Skill {name} approved."),
         Err(refusal @ HostError::NotAdmin { .. }) => return layout::forbidden(&user, &refusal),
         Err(error) => format!("Not approved: {error}"),

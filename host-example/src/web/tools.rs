@@ -34,7 +34,13 @@ pub(super) async fn page(
         Ok(section) => section,
         Err(response) => return response,
     };
-    match state.host.host_settings(&user.name).await.or_failure() {
+    match state
+        .host
+        .admin()
+        .host_settings(&user.name)
+        .await
+        .or_failure()
+    {
         Ok(settings) => {
             // As the last question (or `serve`'s start) left it: the page
             // builds nothing.
@@ -250,6 +256,7 @@ pub(super) async fn switch_group(
 ) -> Response {
     let saved = state
         .host
+        .admin()
         .switch_group(&user.name, &form.group, form.state, form.egress)
         .await;
     answer(&state, &user, saved, format!("Group {} saved.", form.group)).await
@@ -268,6 +275,7 @@ pub(super) async fn switch_tool(
 ) -> Response {
     let saved = state
         .host
+        .admin()
         .switch_tool(&user.name, &form.tool, form.state)
         .await;
     answer(&state, &user, saved, format!("Tool {} saved.", form.tool)).await
@@ -332,6 +340,7 @@ pub(super) async fn save_policy(
         Ok((of, approvers, required)) => {
             state
                 .host
+                .approvals()
                 .set_approval_policy(&user.name, of, &form.name, approvers, required)
                 .await
         }
@@ -360,6 +369,7 @@ pub(super) async fn save_sites(
     let json = serde_json::to_string(&sites).unwrap_or_default();
     let saved = state
         .host
+        .admin()
         .set_setting(&user.name, SettingKey::Sites.name(), &json)
         .await
         .map(drop);

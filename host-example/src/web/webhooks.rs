@@ -24,8 +24,12 @@ const DEAD_SHOWN: usize = 50;
 
 /// The webhooks section of the settings page.
 pub(super) async fn section(state: &WebState, user: &SignedIn) -> Markup {
-    let webhooks = state.host.webhooks(&user.name).await;
-    let dead = state.host.dead_deliveries(&user.name, DEAD_SHOWN).await;
+    let webhooks = state.host.jobs().webhooks(&user.name).await;
+    let dead = state
+        .host
+        .jobs()
+        .dead_deliveries(&user.name, DEAD_SHOWN)
+        .await;
     html! {
         section #webhooks {
             h2 { "Webhooks" }
@@ -137,6 +141,7 @@ pub(super) async fn save(
     };
     let saved = state
         .host
+        .jobs()
         .put_webhook(
             &user.name,
             &name,
@@ -172,7 +177,7 @@ pub(super) async fn remove(
     Admin(user): Admin,
     Path(name): Path<String>,
 ) -> Response {
-    let notice = match state.host.remove_webhook(&user.name, &name).await {
+    let notice = match state.host.jobs().remove_webhook(&user.name, &name).await {
         Ok(()) => format!("Removed webhook {name}."),
         Err(refusal @ HostError::NotAdmin { .. }) => {
             return super::layout::forbidden(&user, &refusal);
@@ -188,7 +193,7 @@ pub(super) async fn retry(
     Admin(user): Admin,
     Path(id): Path<String>,
 ) -> Response {
-    let notice = match state.host.retry_delivery(&user.name, &id).await {
+    let notice = match state.host.jobs().retry_delivery(&user.name, &id).await {
         Ok(()) => "Queued again.".to_owned(),
         Err(refusal @ HostError::NotAdmin { .. }) => {
             return super::layout::forbidden(&user, &refusal);

@@ -36,7 +36,7 @@ pub(super) async fn section(
         .as_deref()
         .filter(|s| !s.is_empty())
         .unwrap_or(&user.name);
-    let verdicts = match state.host.tool_verdicts(&user.name, subject).await {
+    let verdicts = match state.host.calls().tool_verdicts(&user.name, subject).await {
         Ok(verdicts) => Ok(verdicts),
         Err(refusal @ HostError::NotAdmin { .. }) => return Err(layout::forbidden(user, &refusal)),
         Err(error) => match error.unknown_user() {
@@ -47,6 +47,7 @@ pub(super) async fn section(
     let people = if user.admin {
         state
             .host
+            .admin()
             .users(&user.name)
             .await
             .map_err(|e| layout::failure(&e.to_string()))?

@@ -67,13 +67,13 @@ pub fn a_live_lease_is_left_and_expired_work_is_recovered(host: &Host) {
         let store = Store::open(&url).await.unwrap();
         let first = Arc::new(host_example::Host::open(&url).await.unwrap());
         let second = host_example::Host::open(&url).await.unwrap();
-        assert_ne!(first.process_id(), second.process_id());
+        assert_ne!(first.jobs().process_id(), second.jobs().process_id());
         // The first process takes the waiting run and starts another.
         let resumed = run_of(&store, &proposal).await;
-        take(&store, &resumed, first.process_id(), now_ms() + 1000).await;
+        take(&store, &resumed, first.jobs().process_id(), now_ms() + 1000).await;
         let running = RunId("run-held".to_owned());
         let lease = Lease {
-            owner: first.process_id(),
+            owner: first.jobs().process_id(),
             until_ms: now_ms() + 1000,
         };
         store
@@ -90,7 +90,7 @@ pub fn a_live_lease_is_left_and_expired_work_is_recovered(host: &Host) {
     };
     rt.block_on(async {
         tokio::time::sleep(Duration::from_millis(2500)).await;
-        assert_eq!(second.recover_abandoned().await.unwrap(), []);
+        assert_eq!(second.jobs().recover_abandoned().await.unwrap(), []);
         assert_eq!(status(&store, &resumed).await, RunPhase::Resuming);
         assert_eq!(status(&store, &running).await, RunPhase::Running);
     });
@@ -101,7 +101,7 @@ pub fn a_live_lease_is_left_and_expired_work_is_recovered(host: &Host) {
     drop(first);
     let recovered = rt.block_on(async {
         tokio::time::sleep(Duration::from_millis(2500)).await;
-        let mut recovered = second.recover_abandoned().await.unwrap();
+        let mut recovered = second.jobs().recover_abandoned().await.unwrap();
         recovered.sort_by(|a, b| a.run.0.cmp(&b.run.0));
         recovered
     });
@@ -131,7 +131,7 @@ pub fn a_live_lease_is_left_and_expired_work_is_recovered(host: &Host) {
         .unwrap();
         assert_eq!(audited.len(), 2);
         // Recovered once: nothing is left to recover.
-        assert_eq!(second.recover_abandoned().await.unwrap(), []);
+        assert_eq!(second.jobs().recover_abandoned().await.unwrap(), []);
     });
     // The released proposal can be decided again, and is applied once.
     host.ok(&["approvals", "approve", &proposal, "--user", "admin"]);
@@ -168,7 +168,7 @@ pub fn a_run_left_resuming_after_an_unapplied_approval_is_given_back(host: &Host
         // Approved, its change not applied (no `applied` row): the
         // approval is taken back and the run waits again.
         let host = host_example::Host::open(&url).await.unwrap();
-        let recovered = host.recover_abandoned().await.unwrap();
+        let recovered = host.jobs().recover_abandoned().await.unwrap();
         assert_eq!(recovered.len(), 1);
         assert_eq!(recovered[0].recovery, Recovery::Release);
         assert!(recovered[0].reason.contains("approval is taken back"));

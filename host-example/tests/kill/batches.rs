@@ -21,7 +21,10 @@ pub fn killed_during_a_batch(target: &Target) {
     let mut jobs = Vec::new();
     for kill in 0..KILLS {
         let job = rt
-            .block_on(host.start_batch("admin", &action, &RECORDS, "kill", 1_000_000))
+            .block_on(
+                host.runs()
+                    .start_batch("admin", &action, &RECORDS, "kill", 1_000_000),
+            )
             .unwrap();
         jobs.push(job);
         let hit = (kill % RECORDS.len() + 1).to_string();
@@ -30,7 +33,7 @@ pub fn killed_during_a_batch(target: &Target) {
         checks::after_restart(target, &killed);
         if kill == 0 {
             // Stopped at the point: the batch is not done.
-            let stored = rt.block_on(host.job(&jobs[0])).unwrap().unwrap();
+            let stored = rt.block_on(host.jobs().job(&jobs[0])).unwrap().unwrap();
             assert_ne!(stored.status, JobStatus::Done, "{stored:?}");
         }
         // Another process (this one's host) takes the killed work over once
@@ -76,9 +79,9 @@ pub fn killed_during_a_batch(target: &Target) {
 /// 30 s: a killed process's lease runs out after 1 s).
 fn finish(rt: &tokio::runtime::Runtime, host: &Host, jobs: &[String]) {
     for _ in 0..150 {
-        rt.block_on(host.run_due_jobs()).unwrap();
+        rt.block_on(host.jobs().run_due_jobs()).unwrap();
         let done = jobs.iter().all(|job| {
-            rt.block_on(host.job(job))
+            rt.block_on(host.jobs().job(job))
                 .unwrap()
                 .is_some_and(|job| job.status == JobStatus::Done)
         });

@@ -37,8 +37,9 @@ const RACES: usize = 20;
 fn propose(target: &Target, title: &str) -> String {
     runtime().block_on(async {
         let host = Host::open(&target.db.url).await.unwrap();
-        let caller = host.user(CALLER).await.unwrap().unwrap();
+        let caller = host.calls().user(CALLER).await.unwrap().unwrap();
         let outcome = host
+            .calls()
             .call(
                 &caller,
                 "update_page_metadata",
@@ -179,7 +180,7 @@ fn invariants(target: &Target, at: &str, settled: bool) {
         );
     }
     let host = rt.block_on(Host::open(&target.db.url)).unwrap();
-    let caller = rt.block_on(host.user(CALLER)).unwrap().unwrap();
+    let caller = rt.block_on(host.calls().user(CALLER)).unwrap().unwrap();
     let runs = rt.block_on(store.runs(1_000_000)).unwrap();
     for run in &runs {
         for stored in rt.block_on(store.run_proposals(&run.id)).unwrap() {
@@ -211,7 +212,7 @@ fn invariants(target: &Target, at: &str, settled: bool) {
                 1,
                 "{at}: proposal {id} approved and neither applied nor failed"
             );
-            let task = rt.block_on(host.call_task(&caller, &id)).unwrap();
+            let task = rt.block_on(host.calls().call_task(&caller, &id)).unwrap();
             match (&task.state, applied) {
                 (CallTaskState::Applied(_), true) | (CallTaskState::NotApplied(_), false) => {}
                 (state, _) => panic!("{at}: {id}'s task says {state:?}; written: {applied}"),

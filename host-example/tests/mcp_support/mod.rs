@@ -44,14 +44,15 @@ impl Demo {
             .filter(|tool| tool.declaration().effect == Effect::Write)
             .map(|tool| (tool.name().to_owned(), json!({"state": "enabled"})))
             .collect();
-        host.set_setting("admin", "tools", &Value::Object(writing).to_string())
+        host.admin()
+            .set_setting("admin", "tools", &Value::Object(writing).to_string())
             .await
             .unwrap();
         let mut tokens = HashMap::new();
         for user in USERS {
             tokens.insert(
                 user.to_owned(),
-                host.new_token("admin", user).await.unwrap(),
+                host.admin().new_token("admin", user).await.unwrap(),
             );
         }
         Demo {
@@ -69,7 +70,7 @@ impl Demo {
 
     /// The tool names the gates grant `user` for a single call now.
     pub async fn granted(&self, user: &str) -> Vec<String> {
-        let grant = self.host.grant(&actor(user)).await.unwrap();
+        let grant = self.host.calls().grant(&actor(user)).await.unwrap();
         grant.tool_names().map(str::to_owned).collect()
     }
 }
@@ -416,8 +417,8 @@ impl Host {
     /// The tool names the gates grant `user` now.
     pub async fn granted(&self, user: &str) -> Vec<String> {
         let app = self.app().await;
-        let actor = app.user(user).await.unwrap().unwrap();
-        let grant = app.grant(&actor).await.unwrap();
+        let actor = app.calls().user(user).await.unwrap().unwrap();
+        let grant = app.calls().grant(&actor).await.unwrap();
         grant.tool_names().map(str::to_owned).collect()
     }
 

@@ -58,15 +58,16 @@ async fn propose(host: &Host, client: &str, n: u64) -> Result<Outcome, CallError
         progress: None,
         client: None,
     };
-    host.call_watched(
-        &caller(client),
-        "update_page_metadata",
-        json!({"page": 20, "title": format!("Retitled {n}")}),
-        RunId(format!("call-{client}-{n}")),
-        &CallScope::Stateless,
-        control,
-    )
-    .await
+    host.calls()
+        .call_watched(
+            &caller(client),
+            "update_page_metadata",
+            json!({"page": 20, "title": format!("Retitled {n}")}),
+            RunId(format!("call-{client}-{n}")),
+            &CallScope::Stateless,
+            control,
+        )
+        .await
 }
 
 pub async fn a_call_whose_audit_row_fails_keeps_no_proposal(url: &str) {

@@ -563,13 +563,14 @@ pub async fn the_app_layer_sees_settings_proposals_and_audit_of_other_processes(
     };
     assert!(
         server
+            .calls()
             .grant(&clara)
             .await
             .unwrap()
             .allowance("list_tables")
             .is_some()
     );
-    let changes = server.changes();
+    let changes = server.calls().changes();
     other
         .set_setting(
             "tools",
@@ -577,9 +578,10 @@ pub async fn the_app_layer_sees_settings_proposals_and_audit_of_other_processes(
         )
         .await
         .unwrap();
-    server.poll_settings().await.unwrap();
+    server.calls().poll_settings().await.unwrap();
     assert!(changes.has_changed().unwrap());
     let refused = server
+        .calls()
         .call(
             &clara,
             "list_tables",
@@ -598,6 +600,7 @@ pub async fn the_app_layer_sees_settings_proposals_and_audit_of_other_processes(
         "{refused:?}"
     );
     server
+        .admin()
         .switch_tool("admin", "list_tables", Toggle::Enabled)
         .await
         .unwrap();
@@ -609,6 +612,7 @@ pub async fn the_app_layer_sees_settings_proposals_and_audit_of_other_processes(
     // A proposal of one call, kept with its proposer and grant, read back
     // by another handle.
     let outcome = server
+        .calls()
         .call(
             &clara,
             "update_page_metadata",
@@ -641,6 +645,7 @@ pub async fn the_app_layer_sees_settings_proposals_and_audit_of_other_processes(
         client: None,
     };
     let refused = server
+        .calls()
         .call_watched(
             &caller,
             "no_such_tool",

@@ -39,7 +39,7 @@ impl JobKind for Noting {
             self.ran
                 .lock()
                 .unwrap()
-                .push((job.job.id.clone(), host.process_id().to_owned()));
+                .push((job.job.id.clone(), host.jobs().process_id().to_owned()));
             job.progress(host, &json!({"step": 1})).await?;
             match &self.fail {
                 Some(error) => Err(error.clone()),
@@ -93,7 +93,12 @@ pub async fn two_workers_run_each_job_once(url: &str) {
     let mut ids = Vec::new();
     for n in 0..24 {
         let on = if n % 2 == 0 { &first } else { &second };
-        ids.push(on.enqueue("note", None, json!({"n": n})).await.unwrap());
+        ids.push(
+            on.jobs()
+                .enqueue("note", None, json!({"n": n}))
+                .await
+                .unwrap(),
+        );
     }
     let store = Store::open(url).await.unwrap();
     until_settled(&store, &ids).await;
@@ -209,11 +214,20 @@ pub async fn a_failing_job_is_retried_then_dead_and_can_be_revived(url: &str) {
                 retries,
             })),
     );
-    assert!(host.enqueue("nonesuch", None, json!({})).await.is_err());
+    assert!(
+        host.jobs()
+            .enqueue("nonesuch", None, json!({}))
+            .await
+            .is_err()
+    );
     let stop = CancellationToken::new();
     let worker = host.start_worker(stop.clone()).expect("inside a runtime");
-    let flaky = host.enqueue("flaky", None, json!({})).await.unwrap();
-    let broken = host.enqueue("broken", None, json!({})).await.unwrap();
+    let flaky = host.jobs().enqueue("flaky", None, json!({})).await.unwrap();
+    let broken = host
+        .jobs()
+        .enqueue("broken", None, json!({}))
+        .await
+        .unwrap();
     let store = Store::open(url).await.unwrap();
     until_settled(&store, &[flaky.clone(), broken.clone()]).await;
     let flaky_job = store.job(&flaky).await.unwrap().unwrap();
@@ -224,6 +238,7 @@ pub async fn a_failing_job_is_retried_then_dead_and_can_be_revived(url: &str) {
     assert_eq!(broken_job.status, JobStatus::Dead);
     assert_eq!(broken_job.attempts, 1, "a failure for good is not retried");
     let dead: Vec<String> = host
+        .jobs()
         .dead_jobs(10)
         .await
         .unwrap()
@@ -238,14 +253,17 @@ pub async fn a_failing_job_is_retried_then_dead_and_can_be_revived(url: &str) {
     // could fail it for good again before the second revival is asked.
     stop.cancel();
     worker.await.unwrap();
-    assert!(host.revive_job(&broken).await.unwrap());
-    assert!(!host.revive_job(&broken).await.unwrap(), "no longer dead");
+    assert!(host.jobs().revive_job(&broken).await.unwrap());
+    assert!(
+        !host.jobs().revive_job(&broken).await.unwrap(),
+        "no longer dead"
+    );
     assert_eq!(
         store.job(&broken).await.unwrap().unwrap().status,
         JobStatus::Queued
     );
     // Revived, it runs again (here, in this task) and fails for good again.
-    assert_eq!(host.run_due_jobs().await.unwrap(), 1);
+    assert_eq!(host.jobs().run_due_jobs().await.unwrap(), 1);
     assert_eq!(runs(&broken), 2);
     assert_eq!(
         store.job(&broken).await.unwrap().unwrap().status,

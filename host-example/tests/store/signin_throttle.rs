@@ -19,26 +19,42 @@ pub async fn twenty_failures_lock_a_name_in_every_process(url: &str) {
     let guesser = ip("203.0.113.7");
     // A few mistakes hold nothing back.
     for _ in 0..3 {
-        assert!(!one.sign_in("admin", "guess", guesser).await.unwrap());
+        assert!(
+            !one.sessions()
+                .sign_in("admin", "guess", guesser)
+                .await
+                .unwrap()
+        );
     }
-    assert!(one.sign_in("admin", DEMO_PASSWORD, guesser).await.unwrap());
+    assert!(
+        one.sessions()
+            .sign_in("admin", DEMO_PASSWORD, guesser)
+            .await
+            .unwrap()
+    );
     // A success forgot them: twenty more in a row lock the name.
     for _ in 0..20 {
-        assert!(!one.sign_in("admin", "guess", guesser).await.unwrap());
+        assert!(
+            !one.sessions()
+                .sign_in("admin", "guess", guesser)
+                .await
+                .unwrap()
+        );
     }
     // The right password, from anywhere, in the other process: refused.
     assert!(
         !other
+            .sessions()
             .sign_in("admin", DEMO_PASSWORD, ip("198.51.100.1"))
             .await
             .unwrap()
     );
-    let locks = other.sign_in_locks("admin").await.unwrap();
+    let locks = other.sessions().sign_in_locks("admin").await.unwrap();
     assert_eq!(locks.len(), 1, "{locks:?}");
     assert_eq!(locks[0].name, "admin");
     assert!(locks[0].failures >= 20, "{locks:?}");
 
-    let audit = other.audit_tail("admin", 100).await.unwrap();
+    let audit = other.admin().audit_tail("admin", 100).await.unwrap();
     let signins: Vec<_> = audit
         .iter()
         .filter(|e| e.tool.as_deref() == Some("signin"))
@@ -61,21 +77,27 @@ pub async fn twenty_failures_lock_a_name_in_every_process(url: &str) {
 
     // Only an administrator lifts it; then the password works again.
     assert!(matches!(
-        other.unlock("clara", "admin").await,
+        other.sessions().unlock("clara", "admin").await,
         Err(HostError::NotAdmin { .. })
     ));
     // The locked administrator still acts (the lock holds back only the
     // password sign-in): here, lifting their own lock.
-    assert!(one.unlock("admin", "admin").await.unwrap());
-    assert!(!one.unlock("admin", "admin").await.unwrap());
+    assert!(one.sessions().unlock("admin", "admin").await.unwrap());
+    assert!(!one.sessions().unlock("admin", "admin").await.unwrap());
     let elsewhere = ip("198.51.100.1");
     assert!(
-        one.sign_in("admin", DEMO_PASSWORD, elsewhere)
+        one.sessions()
+            .sign_in("admin", DEMO_PASSWORD, elsewhere)
             .await
             .unwrap()
     );
     // The guesser's address is still held back, whoever signs in from it.
-    assert!(!one.sign_in("admin", DEMO_PASSWORD, guesser).await.unwrap());
+    assert!(
+        !one.sessions()
+            .sign_in("admin", DEMO_PASSWORD, guesser)
+            .await
+            .unwrap()
+    );
 }
 
 pub async fn an_address_guessing_many_names_is_held_back(url: &str) {
@@ -83,18 +105,36 @@ pub async fn an_address_guessing_many_names_is_held_back(url: &str) {
     let guesser = ip("203.0.113.9");
     for n in 0..50 {
         let name = format!("nobody{n}");
-        assert!(!host.sign_in(&name, "guess", guesser).await.unwrap());
+        assert!(
+            !host
+                .sessions()
+                .sign_in(&name, "guess", guesser)
+                .await
+                .unwrap()
+        );
     }
     // A real user's right password from that address: refused; from
     // another: welcome.
-    assert!(!host.sign_in("clara", DEMO_PASSWORD, guesser).await.unwrap());
     assert!(
-        host.sign_in("clara", DEMO_PASSWORD, ip("198.51.100.2"))
+        !host
+            .sessions()
+            .sign_in("clara", DEMO_PASSWORD, guesser)
+            .await
+            .unwrap()
+    );
+    assert!(
+        host.sessions()
+            .sign_in("clara", DEMO_PASSWORD, ip("198.51.100.2"))
             .await
             .unwrap()
     );
     // No sign-in without an address is stopped by the address's lock.
-    assert!(host.sign_in("clara", DEMO_PASSWORD, None).await.unwrap());
+    assert!(
+        host.sessions()
+            .sign_in("clara", DEMO_PASSWORD, None)
+            .await
+            .unwrap()
+    );
 }
 
 pub async fn a_forwarded_address_counts_only_from_a_trusted_proxy(url: &str) {
@@ -102,25 +142,43 @@ pub async fn a_forwarded_address_counts_only_from_a_trusted_proxy(url: &str) {
     let proxy = ip("10.0.0.5");
     let forwarded = Some("198.51.100.3, 10.0.0.5");
     // Not trusted: the peer is the client, whatever it forwards.
-    assert_eq!(host.client_address(proxy, forwarded).await.unwrap(), proxy);
-    host.set_setting("admin", "trusted_proxies", r#"["10.0.0.5"]"#)
-        .await
-        .unwrap();
     assert_eq!(
-        host.client_address(proxy, forwarded).await.unwrap(),
-        ip("198.51.100.3")
-    );
-    // Nothing usable forwarded: the proxy itself.
-    assert_eq!(
-        host.client_address(proxy, Some("not an address"))
+        host.sessions()
+            .client_address(proxy, forwarded)
             .await
             .unwrap(),
         proxy
     );
-    assert_eq!(host.client_address(None, forwarded).await.unwrap(), None);
+    host.admin()
+        .set_setting("admin", "trusted_proxies", r#"["10.0.0.5"]"#)
+        .await
+        .unwrap();
+    assert_eq!(
+        host.sessions()
+            .client_address(proxy, forwarded)
+            .await
+            .unwrap(),
+        ip("198.51.100.3")
+    );
+    // Nothing usable forwarded: the proxy itself.
+    assert_eq!(
+        host.sessions()
+            .client_address(proxy, Some("not an address"))
+            .await
+            .unwrap(),
+        proxy
+    );
+    assert_eq!(
+        host.sessions()
+            .client_address(None, forwarded)
+            .await
+            .unwrap(),
+        None
+    );
     // A value that is no address list is refused, nothing stored.
     assert!(
-        host.set_setting("admin", "trusted_proxies", r#"["proxy.local"]"#)
+        host.admin()
+            .set_setting("admin", "trusted_proxies", r#"["proxy.local"]"#)
             .await
             .is_err()
     );
@@ -129,17 +187,23 @@ pub async fn a_forwarded_address_counts_only_from_a_trusted_proxy(url: &str) {
 pub async fn the_overview_reads_on_every_backend(url: &str) {
     let host = Host::new(Store::open(url).await.unwrap()).unwrap();
     // A failed sign-in is a refusal without a gate: not counted per gate.
-    assert!(!host.sign_in("admin", "guess", None).await.unwrap());
-    let overview = host.overview("admin", 7).await.unwrap();
+    assert!(
+        !host
+            .sessions()
+            .sign_in("admin", "guess", None)
+            .await
+            .unwrap()
+    );
+    let overview = host.admin().overview("admin", 7).await.unwrap();
     assert_eq!(overview.days, 7);
     assert!(overview.usage.refusals.is_empty(), "{overview:?}");
     assert_eq!(overview.wait_median, None);
     assert!(matches!(
-        host.overview("admin", 3).await,
+        host.admin().overview("admin", 3).await,
         Err(HostError::Invalid(_))
     ));
     assert!(matches!(
-        host.overview("clara", 7).await,
+        host.admin().overview("clara", 7).await,
         Err(HostError::NotAdmin { .. })
     ));
 }

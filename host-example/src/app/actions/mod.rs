@@ -19,7 +19,7 @@ use tool_core::agent::EventSink;
 use tool_core::gates::{Gates, Selection};
 
 use crate::app::runs::RunReport;
-use crate::app::{Host, HostError};
+use crate::app::{HostError, Runs};
 use crate::store::RunRequest;
 
 /// The kinds of record an action is offered on.
@@ -166,13 +166,13 @@ impl fmt::Display for Unfit {
     }
 }
 
-impl Host {
+impl Runs<'_> {
     /// What the site lets `actor` see and change: everything for a host
     /// administrator, the grants of the site user of the same name
     /// otherwise (never administrator rights the host did not give),
     /// nothing for a name the site does not know.
     pub async fn site_permissions(&self, actor: &Actor) -> Result<Permissions, SiteError> {
-        Permissions::for_actor(&self.store().site(), &actor.id, actor.admin).await
+        Permissions::for_actor(&self.host.store().site(), &actor.id, actor.admin).await
     }
 
     /// Why `action` cannot be offered to `actor` at all (the tool does not
@@ -183,7 +183,7 @@ impl Host {
         actor: &Actor,
     ) -> Result<Option<String>, HostError> {
         let setup = self.setup(&actor.id, &[]).await?;
-        let gates = Gates::new(self.registry(), setup.inputs());
+        let gates = Gates::new(self.host.registry(), setup.inputs());
         Ok(gates.denial(action.tool).map(|denial| denial.to_string()))
     }
 
@@ -194,7 +194,7 @@ impl Host {
         kind: RecordKind,
         id: u64,
     ) -> Result<RecordRef, Unfit> {
-        let site = self.store().site();
+        let site = self.host.store().site();
         let read = |error: SiteError| match error {
             SiteError::NotFound { .. } => Unfit::NotFound,
             other => Unfit::Site(other.to_string()),
@@ -280,7 +280,7 @@ impl Host {
         note: &str,
         watch: &mut (dyn EventSink + Send),
     ) -> Result<RunReport, HostError> {
-        let actor = self.actor(user).await?;
+        let actor = self.host.actor(user).await?;
         if let Some(reason) = self.action_denial(action, &actor).await? {
             return Err(HostError::NotStarted(Unfit::NotOffered(reason).to_string()));
         }

@@ -10,7 +10,7 @@
 use tool_core::ProposalId;
 
 use super::Verdict;
-use crate::app::{Host, HostError};
+use crate::app::{Approvals, HostError};
 use crate::store::now;
 
 /// Who the decision records as having expired a proposal: the host.
@@ -19,12 +19,13 @@ pub(super) const EXPIRED_BY: &str = "host";
 /// The most proposals expired in one turn (each resumes its run).
 const MOST_PER_TURN: usize = 10;
 
-impl Host {
+impl Approvals<'_> {
     /// Decides `expired` every pending proposal past the host's proposal
     /// lifetime (at most ten a turn, the oldest first); returns the ones
     /// this call expired. One another process decided first is skipped.
     pub async fn expire_overdue(&self) -> Result<Vec<ProposalId>, HostError> {
         let overdue = self
+            .host
             .store()
             .pending_proposals()
             .await?
@@ -49,13 +50,14 @@ impl Host {
     /// lifetime of proposals (`ProposalLifetime::expired`, the one
     /// reckoning the approval path uses too).
     pub(crate) fn expired(&self, created_at: u64) -> bool {
-        self.lifetime
+        self.host
+            .lifetime
             .expired(created_at, u64::try_from(now()).unwrap_or(0))
     }
 
     /// When a proposal made at `created_at` expires undecided.
     pub(crate) fn expires_at(&self, created_at: u64) -> i64 {
-        i64::try_from(self.lifetime.expires_at(created_at)).unwrap_or(i64::MAX)
+        i64::try_from(self.host.lifetime.expires_at(created_at)).unwrap_or(i64::MAX)
     }
 
     /// Decides the overdue proposal `id` expired through the one decision

@@ -15,7 +15,7 @@ use tool_core::gates::Gates;
 use tool_core::{Actor, Effect, Outcome, Proposal, RunId};
 
 use crate::app::approvals::{ProposalView, Recorded, Verdict};
-use crate::app::{Host, HostError};
+use crate::app::{Approvals, HostError};
 use crate::store::{RunRequest, StoredProposal};
 
 /// A pending proposal in someone's inbox.
@@ -67,7 +67,7 @@ pub struct DecidedTogether {
     pub outcome: Result<Recorded, String>,
 }
 
-impl Host {
+impl Approvals<'_> {
     /// Whether `approver` may decide `stored` (see the module docs). Reads
     /// only: the tool proposes, nothing is claimed or written.
     pub async fn may_decide(
@@ -75,10 +75,10 @@ impl Host {
         stored: &StoredProposal,
         approver: &Actor,
     ) -> Result<bool, HostError> {
-        let setup = self.setup(&approver.id, &[]).await?;
-        let gates = Gates::new(self.registry(), setup.inputs());
+        let setup = self.host.runs().setup(&approver.id, &[]).await?;
+        let gates = Gates::new(self.host.registry(), setup.inputs());
         let grant = gates.resolve().grant;
-        let cx = self.context(&stored.run, approver);
+        let cx = self.host.runs().context(&stored.run, approver);
         let proposal = &stored.proposal;
         let outcome = gates
             .call(&grant, proposal.tool(), proposal.arguments().clone(), &cx)
@@ -89,9 +89,9 @@ impl Host {
     /// The inbox of the host user `approver`, with at most `decided_limit`
     /// decisions.
     pub async fn inbox(&self, approver: &str, decided_limit: usize) -> Result<Inbox, HostError> {
-        let approver = self.actor(approver).await?;
+        let approver = self.host.actor(approver).await?;
         let mut pending = Vec::new();
-        for stored in self.store().pending_proposals().await? {
+        for stored in self.host.store().pending_proposals().await? {
             if !approver.admin && !self.may_decide(&stored, &approver).await? {
                 continue;
             }
@@ -108,6 +108,7 @@ impl Host {
         // Read past the limit: an editor's share of the newest decisions
         // may be spread over more rows than they are shown.
         let rows = self
+            .host
             .store()
             .decided_proposals(decided_limit.saturating_mul(10))
             .await?;
@@ -146,8 +147,9 @@ impl Host {
         if let Some(decided) = view.decision {
             return Err(HostError::AlreadyDecided(decided));
         }
-        let approver = self.actor(approver).await?;
+        let approver = self.host.actor(approver).await?;
         let stored = self
+            .host
             .store()
             .run(&view.stored.run)
             .await?
@@ -156,15 +158,19 @@ impl Host {
             .request
             .clone()
             .unwrap_or_else(|| RunRequest::new(String::new()));
-        let setup = self.request_setup(&stored.user, &request).await?;
-        let decisions = self.store().approvals();
+        let setup = self
+            .host
+            .runs()
+            .request_setup(&stored.user, &request)
+            .await?;
+        let decisions = self.host.store().approvals();
         let approval = Approval {
-            registry: self.registry(),
+            registry: self.host.registry(),
             run: setup.inputs(),
             grant: Some(&stored.grant),
             store: &decisions,
         };
-        let cx = self.context(&stored.id, &setup.actor);
+        let cx = self.host.runs().context(&stored.id, &setup.actor);
         approval
             .check_edit(&view.stored.proposal, arguments, &approver, &cx)
             .await
@@ -193,10 +199,10 @@ impl Host {
             ));
         }
         let mut decided = Vec::new();
-        while let Some(state) = self.store().run(run).await?.and_then(|r| r.state) {
+        while let Some(state) = self.host.store().run(run).await?.and_then(|r| r.state) {
             let call = &state.pending().call;
             let proposal = state.proposal().clone();
-            let pending = self.store().decision(proposal.id()).await?.is_none();
+            let pending = self.host.store().decision(proposal.id()).await?.is_none();
             if !pending || !calls.contains(&call.id) {
                 break;
             }
@@ -224,6 +230,7 @@ impl Host {
         // A single call's run of one step has no model's calls to show,
         // and no rest of a run a standing approval could cover.
         let state = self
+            .host
             .store()
             .run(&stored.run)
             .await?
@@ -236,7 +243,8 @@ impl Host {
             .remaining()
             .iter()
             .filter(|call| {
-                self.registry()
+                self.host
+                    .registry()
                     .get(&call.name)
                     .is_some_and(|tool| tool.declaration().effect == Effect::Write)
             })
@@ -247,6 +255,7 @@ impl Host {
 
     async fn requester(&self, run: &RunId) -> Result<String, HostError> {
         Ok(self
+            .host
             .store()
             .run(run)
             .await?

@@ -37,7 +37,7 @@ use crate::app::killpoint::{self, points};
 use crate::app::recorder::{EventLog, Recorder};
 use crate::app::runs::RunReport;
 use crate::app::webhooks::events;
-use crate::app::{Host, HostError};
+use crate::app::{Approvals, HostError};
 use crate::model::OpenAiClient;
 use crate::store::{
     ApplyAudited, AuditEntry, AuditKind, CallOutcome, RunPhase, RunRequest, SqlApprovals,
@@ -79,13 +79,13 @@ pub fn held_words(proposal: &Proposal, read: Option<&Exposure>) -> Option<String
     ))
 }
 
-impl Host {
+impl Approvals<'_> {
     /// The proposals waiting for a decision that `viewer` may decide (an
     /// administrator: all), oldest first: the inbox's rule.
     pub async fn pending_proposals(&self, viewer: &str) -> Result<Vec<ProposalView>, HostError> {
-        let viewer = self.actor(viewer).await?;
+        let viewer = self.host.actor(viewer).await?;
         let mut views = Vec::new();
-        for stored in self.store().pending_proposals().await? {
+        for stored in self.host.store().pending_proposals().await? {
             if viewer.admin || self.may_decide(&stored, &viewer).await? {
                 views.push(self.view(stored).await?);
             }
@@ -97,7 +97,7 @@ impl Host {
     /// the person who asked for it, or one who may decide it. Anyone else
     /// is told there is no such proposal, as for a missing one.
     pub async fn proposal_for(&self, viewer: &str, id: &str) -> Result<ProposalView, HostError> {
-        let viewer = self.actor(viewer).await?;
+        let viewer = self.host.actor(viewer).await?;
         let view = self.proposal(id).await?;
         if viewer.admin
             || view.requester == viewer.id
@@ -112,6 +112,7 @@ impl Host {
     /// One proposal, whatever its status.
     pub(crate) async fn proposal(&self, id: &str) -> Result<ProposalView, HostError> {
         let stored = self
+            .host
             .store()
             .proposal(&ProposalId::new(id))
             .await?
@@ -120,8 +121,8 @@ impl Host {
     }
 
     async fn view(&self, stored: StoredProposal) -> Result<ProposalView, HostError> {
-        let run = self.store().run(&stored.run).await?;
-        let decision = self.store().decision(stored.proposal.id()).await?;
+        let run = self.host.store().run(&stored.run).await?;
+        let decision = self.host.store().decision(stored.proposal.id()).await?;
         let still_needs = match decision {
             Some(_) => None,
             None => self.still_needs(&stored.proposal).await?,
@@ -150,6 +151,7 @@ impl Host {
             return Ok(None);
         }
         let audited = self
+            .host
             .store()
             .apply_audited(&stored.run, stored.proposal.id())
             .await?;
@@ -166,7 +168,7 @@ impl Host {
         if policy.required == Required::One {
             return Ok(None);
         }
-        let approved_by = self.store().approvals_of(proposal.id()).await?;
+        let approved_by = self.host.store().approvals_of(proposal.id()).await?;
         let waiting = ApprovalError::Waiting {
             approved_by,
             required: policy.required,
@@ -260,7 +262,7 @@ impl Host {
                 matches!(decided, Ok(Recorded::Decided(_))) || matches!(d, Decision::Expired)
             }) {
                 events::proposal_outcome(
-                    self.store(),
+                    self.host.store(),
                     &view.stored.run,
                     &view.requester,
                     &view.stored.proposal,
@@ -298,7 +300,7 @@ impl Host {
                 id: expiry::EXPIRED_BY.to_owned(),
                 admin: false,
             },
-            _ => self.actor(approver).await?,
+            _ => self.host.actor(approver).await?,
         };
         if matches!(verdict, Verdict::Reject(_))
             && !self.may_decide(&view.stored, &approver).await?
@@ -320,6 +322,7 @@ impl Host {
         }
         let run = view.stored.run.clone();
         let stored_run = self
+            .host
             .store()
             .run(&run)
             .await?
@@ -328,7 +331,8 @@ impl Host {
             // Stored by a build that kept a single call's run `completed`
             // with no state: made a run of one step, waiting, like the
             // ones stored now.
-            self.store()
+            self.host
+                .store()
                 .suspend_call_run(&run, &stored_run.grant, &view.stored.proposal)
                 .await?;
         }
@@ -339,13 +343,14 @@ impl Host {
             .await;
         if !matches!(resumed, Ok(Recorded::Decided(_)))
             && self
+                .host
                 .store()
                 .decision(view.stored.proposal.id())
                 .await?
                 .is_none()
         {
             // Nothing was decided: the run waits again.
-            self.store().release_run(&run).await?;
+            self.host.store().release_run(&run).await?;
         }
         match resumed? {
             Recorded::Decided(mut decided) if expired_approval => {
@@ -363,21 +368,21 @@ impl Host {
     async fn take(&self, run: &RunId, proposal: &ProposalId) -> Result<(), HostError> {
         let started = Instant::now();
         loop {
-            let lease = self.lease().await?;
-            if self.store().take_suspended_run(run, lease).await? {
+            let lease = self.host.jobs().lease().await?;
+            if self.host.store().take_suspended_run(run, lease).await? {
                 return Ok(());
             }
-            if let Some(decided) = self.store().decision(proposal).await? {
+            if let Some(decided) = self.host.store().decision(proposal).await? {
                 return Err(HostError::AlreadyDecided(decided));
             }
-            let status = self.store().run(run).await?.map(|run| run.status);
+            let status = self.host.store().run(run).await?.map(|run| run.status);
             // `suspended` again: given back by a process whose approval
             // was refused; take it on the next turn.
             let waiting = status.is_some_and(RunPhase::awaits_decision);
             if !waiting || started.elapsed() > TAKEN_WAIT {
                 // The process that took it may have decided and finished
                 // between the two reads above: that is "already decided".
-                if let Some(decided) = self.store().decision(proposal).await? {
+                if let Some(decided) = self.host.store().decision(proposal).await? {
                     return Err(HostError::AlreadyDecided(decided));
                 }
                 return Err(HostError::NotWaiting {
@@ -398,6 +403,7 @@ impl Host {
         watch: &mut (dyn EventSink + Send),
     ) -> Result<Recorded, HostError> {
         let stored = self
+            .host
             .store()
             .run(run)
             .await?
@@ -415,19 +421,28 @@ impl Host {
             .request
             .clone()
             .unwrap_or_else(|| RunRequest::new(String::new()));
-        let setup = self.request_setup(&stored.user, &request).await?;
+        let setup = self
+            .host
+            .runs()
+            .request_setup(&stored.user, &request)
+            .await?;
         // A skill changed while the run waited takes its tools away now.
         for note in &setup.notes {
-            self.store().record_run_note(run, note).await?;
+            self.host.store().record_run_note(run, note).await?;
         }
         // A single call's run of one step asks no model: its caller asked
         // for one call, answered once the decision is applied.
         let client = match single_call {
             true => None,
-            false => Some(self.model_named(request.model.as_deref()).await?),
+            false => Some(
+                self.host
+                    .runs()
+                    .model_named(request.model.as_deref())
+                    .await?,
+            ),
         };
         let approvals = WatchedApprovals {
-            inner: self.store().approvals(),
+            inner: self.host.store().approvals(),
             outcome: Mutex::new(None),
         };
         let model = UntilClaimed {
@@ -437,22 +452,27 @@ impl Host {
         let agent = match &client {
             Some(client) => {
                 let allowance = self
+                    .host
+                    .admin()
                     .allowance(&stored.user, Some(run), client.config(), 0)
                     .await?;
                 request
-                    .agent(self.registry(), &model)
+                    .agent(self.host.registry(), &model)
                     .context_window(client.config().window())
                     .skill_bytes(setup.skill_bytes())
                     .budget(request.budget(allowance))
             }
-            None => Agent::new(self.registry(), &model),
+            None => Agent::new(self.host.registry(), &model),
         }
         .mark_results(setup.mark_results);
-        let log = EventLog::new(self.store().clone(), run.clone(), stored.user.clone())
+        let log = EventLog::new(self.host.store().clone(), run.clone(), stored.user.clone())
             .resuming(proposal.clone());
         let approver_id = approver.id.clone();
         let applying = log.applying_rows(proposal.tool(), &approver);
-        let cx = self.applying_context(run, &setup.actor, applying);
+        let cx = self
+            .host
+            .runs()
+            .applying_context(run, &setup.actor, applying);
 
         let mut applied = None;
         let mut resumed = false;
@@ -519,6 +539,7 @@ impl Host {
                 Some(Err(error)) => Err(HostError::Decision(error.to_string())),
                 _ if is_approval
                     && self
+                        .host
                         .store()
                         .approvals_of(proposal.id())
                         .await?
@@ -540,7 +561,10 @@ impl Host {
             };
         }
         if let Some(client) = &client {
-            self.record_cost(run, client.config(), &end).await?;
+            self.host
+                .admin()
+                .record_cost(run, client.config(), &end)
+                .await?;
         }
         let applied = applied.filter(|_| is_approval);
         if single_call && let Some(applied) = &applied {
@@ -551,23 +575,26 @@ impl Host {
             // The caller's exposure first: a rise whose outcome is then not
             // recorded only makes their next calls more restricted.
             if let Ok(output) = applied {
-                self.raise_by_applied_call(
-                    &stored.user,
-                    proposal.tool(),
-                    output,
-                    proposal.id().as_str(),
-                )
-                .await?;
+                self.host
+                    .calls()
+                    .raise_by_applied_call(
+                        &stored.user,
+                        proposal.tool(),
+                        output,
+                        proposal.id().as_str(),
+                    )
+                    .await?;
             }
             let outcome = match applied {
                 Ok(output) => CallOutcome::Applied(output.clone()),
                 Err(why) => CallOutcome::Failed(why.clone()),
             };
-            self.store()
+            self.host
+                .store()
                 .record_call_outcome(proposal.id(), &outcome)
                 .await?;
         }
-        let ended = self.conclude(run, end).await?;
+        let ended = self.host.runs().conclude(run, end).await?;
         written?;
         Ok(Recorded::Decided(Decided {
             decision,
@@ -596,7 +623,7 @@ impl Host {
         entry.run = Some(run.0.clone());
         entry.tool = Some(proposal.tool().to_owned());
         entry.detail = Some(format!("proposal {}: {waiting}", proposal.id().as_str()));
-        Ok(self.store().audit(&entry).await?)
+        Ok(self.host.store().audit(&entry).await?)
     }
 
     /// Takes back `approver`'s first approval of proposal `id` (of two it
@@ -609,7 +636,12 @@ impl Host {
     pub async fn withdraw_approval(&self, id: &str, approver: &str) -> Result<(), HostError> {
         let view = self.proposal(id).await?;
         let proposal = view.stored.proposal.id();
-        if !self.store().withdraw_approval(proposal, approver).await? {
+        if !self
+            .host
+            .store()
+            .withdraw_approval(proposal, approver)
+            .await?
+        {
             return Err(HostError::Invalid(format!(
                 "`{approver}` has no approval of proposal `{id}` to withdraw (or it was decided)"
             )));
@@ -618,9 +650,9 @@ impl Host {
         entry.run = Some(view.stored.run.0.clone());
         entry.tool = Some(view.stored.proposal.tool().to_owned());
         entry.detail = Some(format!("proposal {id}"));
-        self.store().audit(&entry).await?;
+        self.host.store().audit(&entry).await?;
         events::proposal_outcome(
-            self.store(),
+            self.host.store(),
             &view.stored.run,
             &view.requester,
             &view.stored.proposal,
@@ -648,7 +680,7 @@ impl Host {
             "approving proposal {}: {reason}",
             proposal.id().as_str()
         ));
-        Ok(self.store().audit(&entry).await?)
+        Ok(self.host.store().audit(&entry).await?)
     }
 }
 

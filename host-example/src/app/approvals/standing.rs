@@ -15,13 +15,13 @@ use tool_core::{Proposal, RunId};
 
 use super::{Decided, Recorded, Verdict};
 use crate::app::runs::{RunEnded, RunReport, may_see_run};
-use crate::app::{Host, HostError};
+use crate::app::{Approvals, HostError};
 use crate::store::{AuditEntry, AuditKind};
 
 /// The limits a standing approval can state, as an approver names them.
 pub const SCOPES: [&str; 3] = ["record", "field", "kind"];
 
-impl Host {
+impl Approvals<'_> {
     /// Approves proposal `id` as `approver` and gives, with it, a standing
     /// approval of the rest of its run's proposals of the same tool within
     /// `scope` (`record`: this record; `field`: these fields; `kind`:
@@ -44,6 +44,7 @@ impl Host {
         let proposal = &view.stored.proposal;
         let run = &view.stored.run;
         let stored_run = self
+            .host
             .store()
             .run(run)
             .await?
@@ -72,18 +73,21 @@ impl Host {
         let standing = StandingApproval {
             id: new_standing_id(),
             tool: proposal.tool().to_owned(),
-            approver: self.actor(approver).await?,
+            approver: self.host.actor(approver).await?,
             limit,
         };
         // Kept before the approval resumes the run, so the run's next
         // proposal finds it.
-        self.store().save_standing(run, &standing).await?;
+        self.host.store().save_standing(run, &standing).await?;
         self.audit_standing(run, &standing, "standing approval given", proposal)
             .await?;
         match self.decide(id, approver, Verdict::Approve, watch).await {
             Ok(decided) => Ok(decided),
             Err(error) => {
-                self.store().revoke_standing(&standing.id, approver).await?;
+                self.host
+                    .store()
+                    .revoke_standing(&standing.id, approver)
+                    .await?;
                 Err(error)
             }
         }
@@ -98,16 +102,16 @@ impl Host {
     /// of a run `by` may not see: the same answer; [`HostError::Refused`]
     /// with the reason when `by` may see its run but not revoke it.
     pub async fn revoke_standing(&self, id: &str, by: &str) -> Result<(), HostError> {
-        let by = self.actor(by).await?;
+        let by = self.host.actor(by).await?;
         let unknown = || HostError::Invalid(format!("no standing approval `{id}` in force"));
-        let stored = self.store().standing(id).await?.ok_or_else(unknown)?;
+        let stored = self.host.store().standing(id).await?.ok_or_else(unknown)?;
         if stored.revoked_by.is_some() {
             return Err(unknown());
         }
         if !(by.admin || stored.standing.approver.id == by.id) {
             // Someone who may see its run may list it: they are told the
             // real reason. Anyone else learns nothing of it.
-            let run = self.store().run(&stored.run).await?;
+            let run = self.host.store().run(&stored.run).await?;
             return Err(match run.filter(|run| may_see_run(&by, run)) {
                 Some(_) => HostError::Refused(format!(
                     "standing approval `{id}` may be revoked only by its approver ({}) or an administrator",
@@ -116,14 +120,14 @@ impl Host {
                 None => unknown(),
             });
         }
-        if !self.store().revoke_standing(id, &by.id).await? {
+        if !self.host.store().revoke_standing(id, &by.id).await? {
             return Err(unknown());
         }
         let mut entry = AuditEntry::new(AuditKind::Write, &by.id, "standing approval revoked");
         entry.run = Some(stored.run.0.clone());
         entry.tool = Some(stored.standing.tool.clone());
         entry.detail = Some(format!("standing approval {id}"));
-        Ok(self.store().audit(&entry).await?)
+        Ok(self.host.store().audit(&entry).await?)
     }
 
     /// The standing approvals in force for `run`, as `viewer` may see
@@ -134,14 +138,14 @@ impl Host {
         viewer: &str,
         run: &str,
     ) -> Result<Vec<StandingApproval>, HostError> {
-        let viewer = self.actor(viewer).await?;
+        let viewer = self.host.actor(viewer).await?;
         let id = RunId(run.to_owned());
         let unknown = || HostError::UnknownRun(run.to_owned());
-        let stored = self.store().run(&id).await?.ok_or_else(unknown)?;
+        let stored = self.host.store().run(&id).await?.ok_or_else(unknown)?;
         if !may_see_run(&viewer, &stored) {
             return Err(unknown());
         }
-        Ok(self.store().standing_of_run(&id).await?)
+        Ok(self.host.store().standing_of_run(&id).await?)
     }
 
     /// While the run `decided` went on to is waiting on a proposal a
@@ -161,7 +165,7 @@ impl Host {
             else {
                 return Ok(decided);
             };
-            let standing = self.store().standing_of_run(run).await?;
+            let standing = self.host.store().standing_of_run(run).await?;
             let Some(covering) = standing.into_iter().find(|s| s.covers(next)) else {
                 return Ok(decided);
             };
@@ -193,11 +197,11 @@ impl Host {
 
     /// The approval policy of `proposal`'s tool under the settings now.
     pub(super) async fn policy_of(&self, proposal: &Proposal) -> Result<ApprovalPolicy, HostError> {
-        let Some(tool) = self.registry().get(proposal.tool()) else {
+        let Some(tool) = self.host.registry().get(proposal.tool()) else {
             return Ok(ApprovalPolicy::default());
         };
         let declaration = tool.declaration();
-        let settings = self.store().host_settings().await?;
+        let settings = self.host.store().host_settings().await?;
         Ok(ApprovalPolicy::of(
             &settings,
             &declaration.name,
@@ -221,7 +225,7 @@ impl Host {
             standing.limit,
             proposal.id().as_str()
         ));
-        Ok(self.store().audit(&entry).await?)
+        Ok(self.host.store().audit(&entry).await?)
     }
 }
 

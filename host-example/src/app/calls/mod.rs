@@ -29,7 +29,7 @@ pub use tool_mcp::{CallControl, CallScope, Caller};
 
 use crate::app::oauth::{OAuthSettings, OAuthVerifier, looks_like_jwt};
 use crate::app::webhooks::events;
-use crate::app::{Host, HostError};
+use crate::app::{Calls, HostError};
 use crate::store::{
     self, AuditKind, CallProposal, CallRows, HostUser, McpClient, StoreError, WebOrigin,
 };
@@ -147,7 +147,7 @@ fn actor(user: HostUser) -> Actor {
     }
 }
 
-impl Host {
+impl Calls<'_> {
     /// The user a bearer token belongs to: one of the host's own tokens,
     /// or, where the settings name an OAuth issuer, an access token it
     /// signed for this server ([`crate::app::oauth`]).
@@ -155,12 +155,12 @@ impl Host {
         if looks_like_jwt(token)
             && let Some(oauth) = self.oauth().await?
         {
-            return match self.calls.oauth.user(&oauth, token).await? {
+            return match self.host.calls.oauth.user(&oauth, token).await? {
                 Some(name) => self.user(&name).await,
                 None => Ok(None),
             };
         }
-        Ok(self.store().user_for_token(token).await?.map(actor))
+        Ok(self.host.store().user_for_token(token).await?.map(actor))
     }
 
     /// The OAuth issuer the settings name, if any.
@@ -170,7 +170,7 @@ impl Host {
 
     /// The user of this name, if any.
     pub async fn user(&self, name: &str) -> Result<Option<Actor>, HostError> {
-        Ok(self.store().user(name).await?.map(actor))
+        Ok(self.host.store().user(name).await?.map(actor))
     }
 
     /// The tools `actor` is offered for a single call now, resolved by the
@@ -189,7 +189,7 @@ impl Host {
     }
 
     async fn load_settings(&self) -> Result<Arc<Settings>, StoreError> {
-        let generation = self.store().settings_generation().await?;
+        let generation = self.host.store().settings_generation().await?;
         self.settings_at(generation).await
     }
 
@@ -203,8 +203,8 @@ impl Host {
     /// The settings of `generation`, read now: the cached ones while the
     /// generation is theirs.
     async fn settings_at(&self, generation: u64) -> Result<Arc<Settings>, StoreError> {
-        let database = self.store();
-        if let Some(cached) = lock(&self.calls.settings).clone()
+        let database = self.host.store();
+        if let Some(cached) = lock(&self.host.calls.settings).clone()
             && cached.generation == generation
         {
             return Ok(cached);
@@ -223,7 +223,7 @@ impl Host {
             exposure_window: database.exposure_window().await?,
             allowed_origins: database.allowed_origins().await?,
         });
-        let mut cached = lock(&self.calls.settings);
+        let mut cached = lock(&self.host.calls.settings);
         if cached.as_ref().is_none_or(|c| c.generation <= generation) {
             *cached = Some(Arc::clone(&settings));
         }
@@ -231,7 +231,7 @@ impl Host {
     }
 
     fn observe(&self, generation: u64) {
-        self.calls.changes.send_if_modified(|seen| {
+        self.host.calls.changes.send_if_modified(|seen| {
             // The first generation read is where this process starts, not
             // a change.
             let changed = *seen != 0 && generation > *seen;
@@ -245,7 +245,7 @@ impl Host {
     /// another process made reaches the open streams.
     pub async fn poll_settings(&self) -> Result<(), HostError> {
         {
-            let mut last = lock(&self.calls.last_poll);
+            let mut last = lock(&self.host.calls.last_poll);
             let now = Instant::now();
             if last.is_some_and(|at| now.duration_since(at) < SETTINGS_POLL_INTERVAL / 2) {
                 return Ok(());
@@ -260,18 +260,18 @@ impl Host {
     /// (seen by a request or [`poll_settings`](Self::poll_settings)): MCP
     /// forwards each as `notifications/tools/list_changed`.
     pub fn changes(&self) -> watch::Receiver<u64> {
-        self.calls.changes.subscribe()
+        self.host.calls.changes.subscribe()
     }
 
     fn grant_under(&self, actor: &Actor, settings: &Settings) -> Arc<Grant> {
-        let mut grants = lock(&self.calls.grants);
+        let mut grants = lock(&self.host.calls.grants);
         if let Some((generation, grant)) = grants.get(actor)
             && *generation == settings.generation
         {
             return Arc::clone(grant);
         }
         let grant = Arc::new(
-            Gates::new(self.registry(), inputs(settings, actor))
+            Gates::new(self.host.registry(), inputs(settings, actor))
                 .resolve()
                 .grant,
         );
@@ -356,12 +356,12 @@ impl Host {
             ),
             proposal,
         };
-        if let Err(error) = self.calls.audit.write(rows).await {
+        if let Err(error) = self.host.calls.audit.write(rows).await {
             tracing::error!(target: "host_example::app", %error, "could not record a call");
             return Err(HostError::Unrecorded(error).into());
         }
         if let Some((run, proposal)) = proposed {
-            events::proposal_created(self.store(), &run, &caller.actor.id, &proposal).await;
+            events::proposal_created(self.host.store(), &run, &caller.actor.id, &proposal).await;
         }
         outcome
     }
@@ -378,14 +378,15 @@ impl Host {
         output: &tool_core::ToolOutput,
         call: &str,
     ) -> Result<(), HostError> {
-        let Some(declaration) = self.registry().get(tool).map(|t| t.declaration()) else {
+        let Some(declaration) = self.host.registry().get(tool).map(|t| t.declaration()) else {
             return Ok(());
         };
         let content = exposure::content_of(declaration, output.carries_authored());
         let mut raised = tool_core::exposure::Exposure::default();
         if raised.record_result(declaration, content, call).any() {
-            let window = self.store().exposure_window().await?;
-            self.store()
+            let window = self.host.store().exposure_window().await?;
+            self.host
+                .store()
                 .raise_exposure(&format!("caller:{caller}"), &raised, window)
                 .await?;
         }
@@ -417,6 +418,7 @@ impl Host {
         // The settings generation, the caller's exposure and the session's
         // in one read.
         let state = self
+            .host
             .store()
             .call_state_in(&caller_key, session_key.as_deref())
             .await?;
@@ -433,7 +435,7 @@ impl Host {
         if let Some((_, session_read)) = &session {
             let _ = read.absorb(&session_read.exposure);
         }
-        let mut cx = self.context(run, actor).with_cancel(cancel);
+        let mut cx = self.host.runs().context(run, actor).with_cancel(cancel);
         if !read.is_empty() {
             cx = cx.with_exposure(Arc::new(read.clone()));
         }
@@ -443,10 +445,10 @@ impl Host {
         if let Some(client) = client {
             cx = cx.with_client(client);
         }
-        let outcome = Gates::new(self.registry(), inputs(&settings, actor))
+        let outcome = Gates::new(self.host.registry(), inputs(&settings, actor))
             .call(&grant, tool, arguments, &cx)
             .await;
-        let declaration = self.registry().get(tool).map(|t| t.declaration());
+        let declaration = self.host.registry().get(tool).map(|t| t.declaration());
         // The exposure is raised in a transaction of its own before the
         // call's rows: a rise whose call is then not recorded only makes
         // the caller's next calls more restricted, never less. The
@@ -459,22 +461,26 @@ impl Host {
             {
                 let mut raised = read.clone();
                 let _ = raised.record_result(declaration, content, &run.0);
-                self.store()
+                self.host
+                    .store()
                     .raise_exposure(&caller_key, &raised, window)
                     .await?;
                 if let Some((key, _)) = &session {
-                    self.store()
+                    self.host
+                        .store()
                         .raise_exposure(key, &raised, SESSION_EXPOSURE_IDLE)
                         .await?;
                 }
                 raised
             }
             _ => {
-                self.store()
+                self.host
+                    .store()
                     .touch_exposure(&caller_key, caller_read.seen_at)
                     .await?;
                 if let Some((key, session_read)) = &session {
-                    self.store()
+                    self.host
+                        .store()
                         .touch_exposure(key, session_read.seen_at)
                         .await?;
                 }

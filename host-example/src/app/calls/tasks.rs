@@ -15,7 +15,7 @@ use tool_core::approval::Decision;
 use tool_core::{Actor, Proposal, ProposalId, ToolOutput};
 
 use crate::app::approvals::{NOT_APPLIED, held_words};
-use crate::app::{Host, HostError};
+use crate::app::{Calls, HostError};
 use crate::store::{CallOutcome, RunPhase};
 
 /// The reason a withdrawal records: the requester took the call back.
@@ -119,7 +119,7 @@ impl CallTask {
     }
 }
 
-impl Host {
+impl Calls<'_> {
     /// Where the proposal `id` that `caller` made by a single call stands.
     ///
     /// # Errors
@@ -132,32 +132,41 @@ impl Host {
         let held = held_words(&stored.proposal, run.state.as_ref().map(RunState::exposure));
         let proposal = stored.proposal;
         let created_at = i64::try_from(proposal.created_at()).unwrap_or(i64::MAX);
-        let mut decided = self.store().decision_at(&proposal_id).await?;
-        if decided.is_none() && self.expired(proposal.created_at()) {
+        let mut decided = self.host.store().decision_at(&proposal_id).await?;
+        if decided.is_none() && self.host.approvals().expired(proposal.created_at()) {
             // Decided expired through the one decision path, as the
             // worker's sweep does, so a process with no worker (stdio)
             // tells its caller too.
-            self.expire_proposal(&proposal_id).await?;
-            decided = self.store().decision_at(&proposal_id).await?;
+            self.host.approvals().expire_proposal(&proposal_id).await?;
+            decided = self.host.store().decision_at(&proposal_id).await?;
         }
         if matches!(decided, Some((Decision::Approved { .. }, _)))
-            && self.store().call_outcome(&proposal_id).await?.is_none()
+            && self
+                .host
+                .store()
+                .call_outcome(&proposal_id)
+                .await?
+                .is_none()
         {
             // Being applied, or the process applying it stopped: what such
             // a process left is recovered here too once its lease ran out
             // (a process with no worker asks), so the task goes on.
-            self.recover_abandoned().await?;
+            self.host.jobs().recover_abandoned().await?;
             // A run no longer being worked on whose outcome was not kept:
             // the audit trail says what applying came to.
             let resuming = self
+                .host
                 .store()
                 .run(&stored.run)
                 .await?
                 .is_some_and(|run| run.status == RunPhase::Resuming);
             if !resuming {
-                self.settle_call(&stored.run, &proposal_id).await?;
+                self.host
+                    .jobs()
+                    .settle_call(&stored.run, &proposal_id)
+                    .await?;
             }
-            decided = self.store().decision_at(&proposal_id).await?;
+            decided = self.host.store().decision_at(&proposal_id).await?;
         }
         let Some((decision, decided_at)) = decided else {
             return Ok(CallTask {
@@ -170,7 +179,7 @@ impl Host {
         };
         let (state, updated_at) = match decision {
             Decision::Approved { approver } => {
-                match self.store().call_outcome(&proposal_id).await? {
+                match self.host.store().call_outcome(&proposal_id).await? {
                     Some((CallOutcome::Applied(output), at)) => {
                         (CallTaskState::Applied(output), at)
                     }
@@ -218,7 +227,12 @@ impl Host {
     /// gates for its tool.
     pub async fn withdraw_call(&self, caller: &Actor, id: &str) -> Result<(), HostError> {
         self.callers_proposal(caller, &ProposalId::new(id)).await?;
-        match self.reject(id, &caller.id, WITHDRAWN, &mut ()).await {
+        match self
+            .host
+            .approvals()
+            .reject(id, &caller.id, WITHDRAWN, &mut ())
+            .await
+        {
             Ok(_) | Err(HostError::AlreadyDecided(_)) => Ok(()),
             Err(error) => Err(error),
         }
@@ -232,8 +246,13 @@ impl Host {
         id: &ProposalId,
     ) -> Result<(crate::store::StoredProposal, crate::store::StoredRun), HostError> {
         let unknown = || HostError::UnknownProposal(id.as_str().to_owned());
-        let stored = self.store().proposal(id).await?.ok_or_else(unknown)?;
-        let run = self.store().run(&stored.run).await?.ok_or_else(unknown)?;
+        let stored = self.host.store().proposal(id).await?.ok_or_else(unknown)?;
+        let run = self
+            .host
+            .store()
+            .run(&stored.run)
+            .await?
+            .ok_or_else(unknown)?;
         if !run.is_single_call() || run.user != caller.id {
             return Err(unknown());
         }

@@ -7,7 +7,7 @@ use serde::Serialize;
 use tool_core::gates::Gates;
 
 use super::inputs;
-use crate::app::{Host, HostError};
+use crate::app::{Calls, HostError};
 
 /// One registered tool as the gates see it for one user now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -26,7 +26,7 @@ pub struct ToolVerdict {
     pub reason: Option<String>,
 }
 
-impl Host {
+impl Calls<'_> {
     /// Every registered tool for user `subject`, in name order: offered, or
     /// the gate that refused it and why. `viewer` may ask for themselves;
     /// for anyone else they must be an administrator.
@@ -36,13 +36,16 @@ impl Host {
         subject: &str,
     ) -> Result<Vec<ToolVerdict>, HostError> {
         if viewer != subject {
-            self.require_admin(viewer, "see another user's tools")
+            self.host
+                .admin()
+                .require_admin(viewer, "see another user's tools")
                 .await?;
         }
-        let actor = self.actor(subject).await?;
+        let actor = self.host.actor(subject).await?;
         let settings = self.call_settings().await?;
-        let resolution = Gates::new(self.registry(), inputs(&settings, &actor)).resolve();
+        let resolution = Gates::new(self.host.registry(), inputs(&settings, &actor)).resolve();
         Ok(self
+            .host
             .registry()
             .tools()
             .iter()

@@ -18,7 +18,7 @@ use site_model::Timestamp;
 
 use crate::app::skills::check::{self as skills_check, Checked, check_skill_bytes};
 use crate::app::skills::digest::{DigestError, SkillDigest, SkillFolder};
-use crate::app::{Host, HostError};
+use crate::app::{HostError, Skills};
 use crate::store::{AuditEntry, AuditKind, SkillApproval};
 pub use crate::store::{Distrust, UnapprovedSkills};
 
@@ -95,7 +95,7 @@ pub fn judge(
 #[error("nothing was approved: {0}")]
 pub struct ApproveError(pub String);
 
-impl Host {
+impl Skills<'_> {
     /// Approves every skill folder below each of `dirs` as `actor`, an
     /// administrator: records the digest of each folder's files, replacing
     /// any earlier approval of a skill of that name, and audits each. All
@@ -107,9 +107,12 @@ impl Host {
         actor: &str,
         dirs: &[PathBuf],
     ) -> Result<Vec<SkillApproval>, HostError> {
-        self.administrator(actor, "skills approve").await?;
+        self.host
+            .admin()
+            .administrator(actor, "skills approve")
+            .await?;
         let refuse = |reason: String| HostError::Approve(ApproveError(reason));
-        let known = self.registry().known_tools();
+        let known = self.host.registry().known_tools();
         let found = skills_check::check_dirs(dirs, &known).map_err(|e| refuse(e.to_string()))?;
         if let Some(error) = found.findings.iter().find(|f| f.is_error()) {
             return Err(refuse(error.to_string()));
@@ -145,7 +148,7 @@ impl Host {
                 approved_at: 0,
             });
         }
-        self.store().save_skill_approvals(&approvals).await?;
+        self.host.store().save_skill_approvals(&approvals).await?;
         let mut saved = Vec::with_capacity(approvals.len());
         for approval in approvals {
             let mut entry = AuditEntry::new(AuditKind::Write, actor, "ok");
@@ -157,8 +160,8 @@ impl Host {
                 approval.digest.files.len(),
                 approval.folder.display()
             ));
-            self.store().audit(&entry).await?;
-            let stored = self.store().skill_approval(&approval.name).await?;
+            self.host.store().audit(&entry).await?;
+            let stored = self.host.store().skill_approval(&approval.name).await?;
             saved.push(stored.unwrap_or(approval));
         }
         Ok(saved)
@@ -167,15 +170,18 @@ impl Host {
     /// Adds to `checked` what each skill's approval says of it, against
     /// the approvals and the `unapproved_skills` setting as they are now.
     pub async fn check_skill_approvals(&self, checked: &mut Checked) -> Result<(), HostError> {
-        let approved = self.store().skill_approvals().await?;
-        let unapproved = self.store().unapproved_skills().await?;
+        let approved = self.host.store().skill_approvals().await?;
+        let unapproved = self.host.store().unapproved_skills().await?;
         skills_check::check_approvals(checked, &approved, unapproved);
         Ok(())
     }
 
     /// Every approved skill, by name, for `viewer`, an administrator.
     pub async fn skill_approvals(&self, viewer: &str) -> Result<Vec<SkillApproval>, HostError> {
-        self.require_admin(viewer, "the skill approvals").await?;
-        Ok(self.store().skill_approvals().await?)
+        self.host
+            .admin()
+            .require_admin(viewer, "the skill approvals")
+            .await?;
+        Ok(self.host.store().skill_approvals().await?)
     }
 }

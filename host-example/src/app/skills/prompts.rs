@@ -26,7 +26,7 @@ use tool_core::skills::{AllowedTools, ToolTarget, read_skill};
 use crate::app::skills::approval::{UnapprovedSkills, Verdict, judge};
 use crate::app::skills::check::SkillFolders;
 use crate::app::skills::digest::{SkillFolder, sha256_hex};
-use crate::app::{Host, HostError};
+use crate::app::{HostError, Skills};
 
 /// One skill offered to a user: as a prompt, and as the files of the
 /// MCP Skills extension.
@@ -58,13 +58,13 @@ pub struct SkillFile {
     pub size: u64,
 }
 
-impl Host {
+impl Skills<'_> {
     /// The approved, unchanged skills `actor` is granted every tool of,
     /// by name.
     pub async fn skill_prompts(&self, actor: &Actor) -> Result<Vec<SkillPrompt>, HostError> {
-        let folders: Vec<PathBuf> = self.store().skills_folders().await?;
-        let approvals = self.store().skill_approvals().await?;
-        let grant = self.grant(actor).await?;
+        let folders: Vec<PathBuf> = self.host.store().skills_folders().await?;
+        let approvals = self.host.store().skill_approvals().await?;
+        let grant = self.host.calls().grant(actor).await?;
         let mut prompts: Vec<SkillPrompt> = Vec::new();
         // A folder that cannot be listed holds no skill to offer.
         for folder in SkillFolders::find(&folders).folders {

@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::app::skills::approval::{Distrust, Verdict, judge};
 use crate::app::skills::check::{SKILL_FILE, SkillFolders, folder_name};
 use crate::app::skills::digest::{FileChange, SkillFolder};
-use crate::app::{Host, HostError};
+use crate::app::{HostError, Skills};
 use crate::store::{SkillApproval, UnapprovedSkills};
 
 /// The longest `SKILL.md` pair diffed (lines of each multiplied): the
@@ -48,13 +48,16 @@ pub enum DiffLine {
     Added(String),
 }
 
-impl Host {
+impl Skills<'_> {
     /// Every skill below the skills folders with its state, by name, for
     /// `viewer`, an administrator.
     pub async fn skill_states(&self, viewer: &str) -> Result<Vec<SkillState>, HostError> {
-        self.require_admin(viewer, "see the skills").await?;
-        let folders = self.store().skills_folders().await?;
-        let approvals = self.store().skill_approvals().await?;
+        self.host
+            .admin()
+            .require_admin(viewer, "see the skills")
+            .await?;
+        let folders = self.host.store().skills_folders().await?;
+        let approvals = self.host.store().skill_approvals().await?;
         let mut states = Vec::new();
         for folder in SkillFolders::find(&folders).folders {
             let name = folder_name(&folder);
@@ -68,8 +71,11 @@ impl Host {
     /// Approves the skill `name` (its folder below the skills folders) as
     /// `actor`, an administrator, as `skills approve FOLDER` does.
     pub async fn approve_skill(&self, actor: &str, name: &str) -> Result<(), HostError> {
-        self.administrator(actor, "skills approve").await?;
-        let folders = self.store().skills_folders().await?;
+        self.host
+            .admin()
+            .administrator(actor, "skills approve")
+            .await?;
+        let folders = self.host.store().skills_folders().await?;
         let folder = SkillFolders::find(&folders)
             .folders
             .into_iter()

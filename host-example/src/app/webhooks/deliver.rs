@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use crate::app::webhooks::signature::{EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, sign};
 use crate::app::webhooks::target::{self, WebhookResolver};
-use crate::app::{Host, HostError};
+use crate::app::{HostError, Jobs};
 use crate::store::{StoredDelivery, StoredWebhook, WebhookDelivery, WebhookTargets, now};
 
 /// How long an error from a receiver is kept.
@@ -31,16 +31,16 @@ pub struct DeliveryPass {
     pub dead: usize,
 }
 
-impl Host {
+impl Jobs<'_> {
     /// Tries every delivery due now, once (see the module docs).
     pub async fn deliver_webhooks(&self) -> Result<DeliveryPass, HostError> {
-        let policy = self.store().webhook_delivery().await?;
-        let targets = self.store().webhook_targets().await?;
-        let webhooks = self.store().webhooks().await?;
+        let policy = self.host.store().webhook_delivery().await?;
+        let targets = self.host.store().webhook_targets().await?;
+        let webhooks = self.host.store().webhooks().await?;
         let sender = Sender {
             timeout: Duration::from_secs(policy.timeout_seconds),
             targets,
-            resolver: self.webhook_resolver.as_ref(),
+            resolver: self.host.webhook_resolver.as_ref(),
         };
         let mut pass = DeliveryPass::default();
         // Each round takes every webhook's oldest pending delivery; the
@@ -50,6 +50,7 @@ impl Host {
         loop {
             let at = now();
             let due: Vec<StoredDelivery> = self
+                .host
                 .store()
                 .due_deliveries(at)
                 .await?
@@ -66,6 +67,7 @@ impl Host {
                     i64::try_from(policy.timeout_seconds.saturating_mul(2)).unwrap_or(120),
                 );
                 if !self
+                    .host
                     .store()
                     .claim_delivery(&delivery.id, delivery.next_attempt_at, until)
                     .await?
@@ -78,7 +80,8 @@ impl Host {
                     Some(_) if attempts < policy.attempts => Some(retry_at(&policy, attempts)),
                     _ => None,
                 };
-                self.store()
+                self.host
+                    .store()
                     .record_attempt(&delivery.id, attempts, error.as_deref(), retry_at)
                     .await?;
                 match (error, retry_at) {
@@ -101,8 +104,9 @@ impl Host {
             }
         }
         // What is left to retry gets a pass of its own when it is due.
-        if let Some(due) = self.store().next_delivery_due().await? {
-            self.store()
+        if let Some(due) = self.host.store().next_delivery_due().await? {
+            self.host
+                .store()
                 .schedule_pass(&super::job::pass_at(due))
                 .await?;
         }

@@ -44,7 +44,7 @@ impl JobKind for DeliverWebhooks {
         _job: &'a JobRun,
     ) -> BoxFuture<'a, Result<Value, JobError>> {
         Box::pin(async move {
-            let pass = host.deliver_webhooks().await?;
+            let pass = host.jobs().deliver_webhooks().await?;
             Ok(json!({
                 "delivered": pass.delivered,
                 "retrying": pass.retrying,

@@ -21,7 +21,7 @@ pub use job::DeliverWebhooks;
 
 use tool_core::DataClass;
 
-use crate::app::{Host, HostError};
+use crate::app::{HostError, Jobs};
 use crate::store::{DeliveryStatus, StoredDelivery, new_secret};
 
 /// A webhook as an administrator sees it: the secret masked.
@@ -118,11 +118,15 @@ fn check_events(events: &[String]) -> Result<Vec<String>, HostError> {
     Ok(checked)
 }
 
-impl Host {
+impl Jobs<'_> {
     /// Every webhook, secrets masked, for `user`, an administrator.
     pub async fn webhooks(&self, user: &str) -> Result<Vec<WebhookView>, HostError> {
-        self.require_admin(user, "seeing webhooks").await?;
+        self.host
+            .admin()
+            .require_admin(user, "seeing webhooks")
+            .await?;
         Ok(self
+            .host
             .store()
             .webhooks()
             .await?
@@ -152,15 +156,16 @@ impl Host {
         secret: Option<&str>,
         data_class: Option<DataClass>,
     ) -> Result<WebhookSaved, HostError> {
-        self.administrator(user, "webhooks").await?;
+        self.host.admin().administrator(user, "webhooks").await?;
         check_name(name)?;
         let url = check_url(url)?;
         let parsed = reqwest::Url::parse(&url).map_err(|e| HostError::Invalid(e.to_string()))?;
-        let targets = self.store().webhook_targets().await?;
+        let targets = self.host.store().webhook_targets().await?;
         target::check_url(&parsed, targets)
             .map_err(|why| HostError::Invalid(format!("the webhook URL `{url}`: {why}")))?;
         let events = check_events(events)?;
         let existing = self
+            .host
             .store()
             .webhooks()
             .await?
@@ -182,19 +187,22 @@ impl Host {
                 (made.clone(), Some(made))
             }
         };
-        self.store()
+        self.host
+            .store()
             .put_webhook(name, &url, &secret, &events, data_class)
             .await?;
-        self.audit_change(
-            user,
-            "webhooks",
-            format!(
-                "webhook {name} = {url} for {}, values up to {data_class} (secret {})",
-                events.join(", "),
-                hint(&secret)
-            ),
-        )
-        .await?;
+        self.host
+            .admin()
+            .audit_change(
+                user,
+                "webhooks",
+                format!(
+                    "webhook {name} = {url} for {}, values up to {data_class} (secret {})",
+                    events.join(", "),
+                    hint(&secret)
+                ),
+            )
+            .await?;
         Ok(WebhookSaved {
             view: WebhookView {
                 name: name.to_owned(),
@@ -210,11 +218,13 @@ impl Host {
     /// Removes webhook `name` and its deliveries, as `user`, an
     /// administrator.
     pub async fn remove_webhook(&self, user: &str, name: &str) -> Result<(), HostError> {
-        self.administrator(user, "webhooks").await?;
-        if !self.store().remove_webhook(name).await? {
+        self.host.admin().administrator(user, "webhooks").await?;
+        if !self.host.store().remove_webhook(name).await? {
             return Err(HostError::Invalid(format!("there is no webhook `{name}`")));
         }
-        self.audit_change(user, "webhooks", format!("webhook {name} removed"))
+        self.host
+            .admin()
+            .audit_change(user, "webhooks", format!("webhook {name} removed"))
             .await
     }
 
@@ -225,25 +235,34 @@ impl Host {
         user: &str,
         limit: usize,
     ) -> Result<Vec<StoredDelivery>, HostError> {
-        self.require_admin(user, "seeing webhook deliveries")
+        self.host
+            .admin()
+            .require_admin(user, "seeing webhook deliveries")
             .await?;
-        Ok(self.store().deliveries(DeliveryStatus::Dead, limit).await?)
+        Ok(self
+            .host
+            .store()
+            .deliveries(DeliveryStatus::Dead, limit)
+            .await?)
     }
 
     /// Puts dead delivery `id` back in the queue, due now with its attempts
     /// counted afresh, as `user`, an administrator. Audited.
     pub async fn retry_delivery(&self, user: &str, id: &str) -> Result<(), HostError> {
-        self.administrator(user, "webhooks").await?;
-        if !self.store().retry_delivery(id).await? {
+        self.host.admin().administrator(user, "webhooks").await?;
+        if !self.host.store().retry_delivery(id).await? {
             return Err(HostError::Invalid(format!(
                 "there is no dead delivery `{id}` (see `webhooks dead`)"
             )));
         }
-        self.store()
+        self.host
+            .store()
             .schedule_pass(&job::pass_at(crate::store::now()))
             .await?;
         self.wake_worker();
-        self.audit_change(user, "webhooks", format!("delivery {id} retried"))
+        self.host
+            .admin()
+            .audit_change(user, "webhooks", format!("delivery {id} retried"))
             .await
     }
 }

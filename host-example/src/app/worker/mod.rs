@@ -32,7 +32,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tool_core::BoxFuture;
 
-use crate::app::{Host, HostError};
+use crate::app::{Host, HostError, Jobs};
 use crate::store::{JobStatus, Lease, NewJob, Store, StoredJob, WorkerSettings, now_ms};
 
 pub use recovery::Recovered;
@@ -199,11 +199,6 @@ fn millis(duration: Duration) -> i64 {
 }
 
 impl Host {
-    /// This process's id, the owner named in its leases.
-    pub fn process_id(&self) -> &str {
-        &self.leases.owner
-    }
-
     /// The same host with `kind` registered beside the built-in kinds
     /// (replacing one of the same name).
     pub fn with_job_kind(mut self, kind: Arc<dyn JobKind>) -> Self {
@@ -213,13 +208,79 @@ impl Host {
         self
     }
 
+    /// Starts this process's worker on the current Tokio runtime: it
+    /// recovers abandoned work, then claims and runs due jobs until `stop`
+    /// is cancelled (jobs still running then are dropped, and picked up
+    /// again by a worker once their lease runs out). `None`, and no
+    /// worker, when called outside a runtime.
+    pub fn start_worker(
+        self: &Arc<Host>,
+        stop: CancellationToken,
+    ) -> Option<tokio::task::JoinHandle<()>> {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::warn!("no Tokio runtime: the background worker is not started");
+            return None;
+        };
+        let host = Arc::clone(self);
+        self.jobs().hold_leases();
+        Some(runtime.spawn(async move { host.work(stop).await }))
+    }
+
+    async fn work(self: Arc<Host>, stop: CancellationToken) {
+        let mut running: JoinSet<()> = JoinSet::new();
+        loop {
+            let settings = match self.store().worker_settings().await {
+                Ok(settings) => settings,
+                Err(error) => {
+                    tracing::warn!(%error, "the worker setting cannot be read; using the default");
+                    WorkerSettings::default()
+                }
+            };
+            if let Err(error) = self.jobs().recover_abandoned().await {
+                tracing::warn!(%error, "recovering abandoned runs failed");
+            }
+            if let Err(error) = self.approvals().expire_overdue().await {
+                tracing::warn!(%error, "expiring overdue proposals failed");
+            }
+            while running.len() < settings.concurrency as usize {
+                match self.jobs().claim().await {
+                    Ok(Some(job)) => {
+                        let host = Arc::clone(&self);
+                        running.spawn(async move { host.jobs().attempt(job).await });
+                    }
+                    Ok(None) => break,
+                    Err(error) => {
+                        tracing::warn!(%error, "claiming a job failed");
+                        break;
+                    }
+                }
+            }
+            let idle = MOST_IDLE.min(settings.lease() / 3);
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = self.leases.wake.notified() => {}
+                Some(_) = running.join_next(), if !running.is_empty() => {}
+                () = tokio::time::sleep(idle) => {}
+            }
+        }
+    }
+}
+
+impl<'h> Jobs<'h> {
+    /// This process's id, the owner named in its leases.
+    pub fn process_id(&self) -> &'h str {
+        let host: &'h Host = self.host;
+        &host.leases.owner
+    }
+
     /// A lease for this process from now, as long as the `worker` setting
     /// says; renewed from now on while this host lives.
-    pub(crate) async fn lease(&self) -> Result<Lease<'_>, HostError> {
-        let settings = self.store().worker_settings().await?;
+    pub(crate) async fn lease(&self) -> Result<Lease<'h>, HostError> {
+        let host: &'h Host = self.host;
+        let settings = host.store().worker_settings().await?;
         self.hold_leases();
         Ok(Lease {
-            owner: &self.leases.owner,
+            owner: &host.leases.owner,
             until_ms: now_ms() + millis(settings.lease()),
         })
     }
@@ -230,9 +291,9 @@ impl Host {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        self.leases.heartbeat.get_or_init(|| {
-            let store = self.store().clone();
-            runtime.spawn(renew(store, Arc::downgrade(&self.leases)));
+        self.host.leases.heartbeat.get_or_init(|| {
+            let store = self.host.store().clone();
+            runtime.spawn(renew(store, Arc::downgrade(&self.host.leases)));
         });
     }
 
@@ -250,8 +311,8 @@ impl Host {
         payload: Value,
     ) -> Result<String, HostError> {
         let job = self.new_job(kind, user, payload)?;
-        self.store().enqueue_job(&job).await?;
-        self.leases.wake.notify_one();
+        self.host.store().enqueue_job(&job).await?;
+        self.host.leases.wake.notify_one();
         Ok(job.id)
     }
 
@@ -263,6 +324,7 @@ impl Host {
         payload: Value,
     ) -> Result<NewJob, HostError> {
         let known = self
+            .host
             .job_kinds
             .get(kind)
             .ok_or_else(|| HostError::Job(format!("no job kind `{kind}`")))?;
@@ -281,18 +343,19 @@ impl Host {
 
     /// Wakes this process's worker (a job was stored).
     pub(crate) fn wake_worker(&self) {
-        self.leases.wake.notify_one();
+        self.host.leases.wake.notify_one();
     }
 
     /// The job `id`, as stored.
     pub async fn job(&self, id: &str) -> Result<Option<StoredJob>, HostError> {
-        Ok(self.store().job(id).await?)
+        Ok(self.host.store().job(id).await?)
     }
 
     /// Up to `limit` dead jobs, newest first: failed on their last
     /// attempt, or for good.
     pub async fn dead_jobs(&self, limit: usize) -> Result<Vec<StoredJob>, HostError> {
         Ok(self
+            .host
             .store()
             .jobs_with_status(JobStatus::Dead, limit)
             .await?)
@@ -301,75 +364,18 @@ impl Host {
     /// Queues dead job `id` again with fresh attempts; `false` when it is
     /// not dead.
     pub async fn revive_job(&self, id: &str) -> Result<bool, HostError> {
-        let revived = self.store().revive_job(id).await?;
+        let revived = self.host.store().revive_job(id).await?;
         self.wake_worker();
         Ok(revived)
     }
 
-    /// Starts this process's worker on the current Tokio runtime: it
-    /// recovers abandoned work, then claims and runs due jobs until `stop`
-    /// is cancelled (jobs still running then are dropped, and picked up
-    /// again by a worker once their lease runs out). `None`, and no
-    /// worker, when called outside a runtime.
-    pub fn start_worker(
-        self: &Arc<Host>,
-        stop: CancellationToken,
-    ) -> Option<tokio::task::JoinHandle<()>> {
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            tracing::warn!("no Tokio runtime: the background worker is not started");
-            return None;
-        };
-        let host = Arc::clone(self);
-        self.hold_leases();
-        Some(runtime.spawn(async move { host.work(stop).await }))
-    }
-
-    async fn work(self: Arc<Host>, stop: CancellationToken) {
-        let mut running: JoinSet<()> = JoinSet::new();
-        loop {
-            let settings = match self.store().worker_settings().await {
-                Ok(settings) => settings,
-                Err(error) => {
-                    tracing::warn!(%error, "the worker setting cannot be read; using the default");
-                    WorkerSettings::default()
-                }
-            };
-            if let Err(error) = self.recover_abandoned().await {
-                tracing::warn!(%error, "recovering abandoned runs failed");
-            }
-            if let Err(error) = self.expire_overdue().await {
-                tracing::warn!(%error, "expiring overdue proposals failed");
-            }
-            while running.len() < settings.concurrency as usize {
-                match self.claim().await {
-                    Ok(Some(job)) => {
-                        let host = Arc::clone(&self);
-                        running.spawn(async move { host.attempt(job).await });
-                    }
-                    Ok(None) => break,
-                    Err(error) => {
-                        tracing::warn!(%error, "claiming a job failed");
-                        break;
-                    }
-                }
-            }
-            let idle = MOST_IDLE.min(settings.lease() / 3);
-            tokio::select! {
-                () = stop.cancelled() => return,
-                () = self.leases.wake.notified() => {}
-                Some(_) = running.join_next(), if !running.is_empty() => {}
-                () = tokio::time::sleep(idle) => {}
-            }
-        }
-    }
-
     async fn claim(&self) -> Result<Option<JobRun>, HostError> {
         let lease = self.lease().await?;
-        let kinds: Vec<&str> = self.job_kinds.keys().copied().collect();
-        let job = self.store().claim_job(&kinds, lease).await?;
+        let kinds: Vec<&str> = self.host.job_kinds.keys().copied().collect();
+        let job = self.host.store().claim_job(&kinds, lease).await?;
         Ok(job.map(|job| JobRun {
             job,
-            owner: self.leases.owner.clone(),
+            owner: self.host.leases.owner.clone(),
         }))
     }
 
@@ -389,7 +395,7 @@ impl Host {
     async fn attempt(&self, run: JobRun) {
         let id = run.job.id.clone();
         let owner = run.owner.clone();
-        let Some(kind) = self.job_kinds.get(run.job.kind.as_str()).cloned() else {
+        let Some(kind) = self.host.job_kinds.get(run.job.kind.as_str()).cloned() else {
             return;
         };
         let outcome = if run.job.attempts > run.job.max_attempts {
@@ -398,12 +404,12 @@ impl Host {
             ))
         } else {
             // A panic in a kind ends its attempt, not the worker.
-            AssertUnwindSafe(kind.run(self, &run))
+            AssertUnwindSafe(kind.run(self.host, &run))
                 .catch_unwind()
                 .await
                 .unwrap_or_else(|_| Err(JobError::Retry("the job's attempt panicked".to_owned())))
         };
-        let store = self.store();
+        let store = self.host.store();
         let recorded = match outcome {
             Ok(result) => {
                 store

@@ -14,7 +14,7 @@
 use tool_core::approval::Decision;
 use tool_core::{ProposalId, RunId, ToolOutput};
 
-use crate::app::{Host, HostError};
+use crate::app::{HostError, Jobs};
 use crate::store::{ApplyAudited, CallOutcome, Recovery, RunPhase, now_ms};
 
 /// The most runs recovered in one turn.
@@ -46,13 +46,13 @@ pub struct Recovered {
     pub reason: &'static str,
 }
 
-impl Host {
+impl Jobs<'_> {
     /// Recovers every run whose process stopped working on it (its lease
     /// ran out), as the module says; a run whose lease is live is never
     /// touched. Returns what was recovered by this call (a run another
     /// process recovered first is not in it).
     pub async fn recover_abandoned(&self) -> Result<Vec<Recovered>, HostError> {
-        let store = self.store();
+        let store = self.host.store();
         let mut recovered = Vec::new();
         for abandoned in store.abandoned_runs(now_ms(), MOST_PER_TURN).await? {
             let claim = match abandoned.status {
@@ -102,14 +102,19 @@ impl Host {
 
     /// How far the decision on the proposal `run` waits on got.
     async fn claim_of(&self, run: &RunId) -> Result<Claim, HostError> {
-        let Some(state) = self.store().run(run).await?.and_then(|run| run.state) else {
+        let Some(state) = self.host.store().run(run).await?.and_then(|run| run.state) else {
             return Ok(Claim::Finished(None));
         };
         let proposal = state.proposal().id();
-        Ok(match self.store().decision(proposal).await? {
+        Ok(match self.host.store().decision(proposal).await? {
             None => Claim::None,
             Some(Decision::Approved { .. })
-                if self.store().apply_audited(run, proposal).await?.is_none() =>
+                if self
+                    .host
+                    .store()
+                    .apply_audited(run, proposal)
+                    .await?
+                    .is_none() =>
             {
                 Claim::Unapplied(proposal.clone())
             }
@@ -128,6 +133,7 @@ impl Host {
         proposal: &ProposalId,
     ) -> Result<(), HostError> {
         let Some(caller) = self
+            .host
             .store()
             .run(run)
             .await?
@@ -137,15 +143,15 @@ impl Host {
             return Ok(());
         };
         let approved = matches!(
-            self.store().decision(proposal).await?,
+            self.host.store().decision(proposal).await?,
             Some(Decision::Approved { .. })
         );
         // An outcome the process recorded before it stopped stays, and so
         // does the exposure it raised with it.
-        if !approved || self.store().call_outcome(proposal).await?.is_some() {
+        if !approved || self.host.store().call_outcome(proposal).await?.is_some() {
             return Ok(());
         }
-        let outcome = match self.store().apply_audited(run, proposal).await? {
+        let outcome = match self.host.store().apply_audited(run, proposal).await? {
             Some(ApplyAudited::Applied(_)) => {
                 CallOutcome::Applied(ToolOutput::text(APPLIED_BEFORE_STOPPING))
             }
@@ -153,21 +159,21 @@ impl Host {
             None => return Ok(()),
         };
         if let (CallOutcome::Applied(_), Some(stored)) =
-            (&outcome, self.store().proposal(proposal).await?)
+            (&outcome, self.host.store().proposal(proposal).await?)
         {
             // What the lost result carried is not known: counted as text
             // people wrote (fails closed), as the process that stopped may
             // not have raised the caller's exposure.
             let unknown = ToolOutput::text(APPLIED_BEFORE_STOPPING).with_authored();
-            self.raise_by_applied_call(
-                &caller,
-                stored.proposal.tool(),
-                &unknown,
-                proposal.as_str(),
-            )
-            .await?;
+            self.host
+                .calls()
+                .raise_by_applied_call(&caller, stored.proposal.tool(), &unknown, proposal.as_str())
+                .await?;
         }
-        self.store().record_call_outcome(proposal, &outcome).await?;
+        self.host
+            .store()
+            .record_call_outcome(proposal, &outcome)
+            .await?;
         Ok(())
     }
 }

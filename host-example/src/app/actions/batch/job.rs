@@ -18,7 +18,7 @@ use crate::app::actions::{Action, Unfit};
 use crate::app::killpoint::{self, points};
 use crate::app::runs::{RunEnded, new_run_id};
 use crate::app::worker::{JobError, JobKind, JobRun, Retries};
-use crate::app::{Host, HostError};
+use crate::app::{Host, HostError, Runs};
 use crate::store::{BatchItem, JobStatus, RunPhase};
 use tool_core::agent::RunStatus;
 
@@ -92,22 +92,22 @@ impl JobKind for BatchJob {
         host: &'a Host,
         job: &'a JobRun,
     ) -> BoxFuture<'a, Result<Value, JobError>> {
-        Box::pin(host.run_batch(job))
+        Box::pin(async move { host.runs().run_batch(job).await })
     }
 }
 
-impl Host {
+impl Runs<'_> {
     /// Batch job `id` as `viewer` sees it; one that is not theirs reads
     /// like one that does not exist.
     pub async fn batch(&self, viewer: &str, id: &str) -> Result<BatchView, HostError> {
         let missing = || HostError::Job(format!("no batch `{id}`"));
-        let job = self.store().job(id).await?.ok_or_else(missing)?;
+        let job = self.host.store().job(id).await?.ok_or_else(missing)?;
         if job.kind != BATCH_KIND || job.user.as_deref() != Some(viewer) {
             return Err(missing());
         }
         let order: BatchOrder = serde_json::from_value(job.payload.clone())
             .map_err(|error| HostError::Job(format!("batch `{id}` is corrupt: {error}")))?;
-        let items = self.store().batch_items(id).await?;
+        let items = self.host.store().batch_items(id).await?;
         let mut report = BatchReport {
             runs: Vec::new(),
             next_press: order.next_press,
@@ -150,9 +150,9 @@ impl Host {
             .user
             .clone()
             .ok_or_else(|| JobError::Fail("the batch names no user".to_owned()))?;
-        let actor = self.actor(&user).await?;
+        let actor = self.host.actor(&user).await?;
         let permissions = self.site_permissions(&actor).await;
-        let store = self.store();
+        let store = self.host.store();
         let items = store.batch_items(id).await?;
         let total = items.len();
         let mut spent: u64 = items.iter().map(|item| item.tokens).sum();
@@ -178,7 +178,7 @@ impl Host {
                             self.finish_item(job, &item, RunKind::Failed, &said, 0)
                                 .await?;
                             done += 1;
-                            job.progress(self, &progress(done, total)).await?;
+                            job.progress(self.host, &progress(done, total)).await?;
                             continue;
                         }
                     };
@@ -213,7 +213,7 @@ impl Host {
             };
             spent += held;
             done += 1;
-            job.progress(self, &progress(done, total)).await?;
+            job.progress(self.host, &progress(done, total)).await?;
         }
         Ok(json!({ "spent": spent }))
     }
@@ -231,7 +231,7 @@ impl Host {
         let (kind, said, tokens) =
             match self.start_run_as(run.clone(), user, request, &mut ()).await {
                 Ok(report) => {
-                    let stored = self.store().run(&run).await?;
+                    let stored = self.host.store().run(&run).await?;
                     let tokens = stored.map_or(0, |s| s.usage.input_tokens + s.usage.output_tokens);
                     let said = match &report.ended {
                         RunEnded::Suspended(proposal) => proposal.summary.clone(),
@@ -258,7 +258,7 @@ impl Host {
     /// tokens it spent.
     async fn settle(&self, job: &JobRun, item: &BatchItem) -> Result<u64, JobError> {
         let run = RunId(item.run.clone().unwrap_or_default());
-        let mut stored = self.store().run(&run).await?;
+        let mut stored = self.host.store().run(&run).await?;
         if stored.is_none() {
             // Stopped before the run was stored: it never started.
             let user = job.job.user.clone().unwrap_or_default();
@@ -266,7 +266,7 @@ impl Host {
                 .map_err(|error| JobError::Fail(format!("the batch is corrupt: {error}")))?;
             let action = Action::of_tool(&order.tool)
                 .ok_or_else(|| JobError::Fail(format!("there is no action `{}`", order.tool)))?;
-            let actor = self.actor(&user).await?;
+            let actor = self.host.actor(&user).await?;
             let permissions = self
                 .site_permissions(&actor)
                 .await
@@ -291,8 +291,8 @@ impl Host {
             .is_some_and(|s| matches!(s.status, RunPhase::Running | RunPhase::Resuming))
         {
             // Its process left it: recovered once its lease ran out.
-            self.recover_abandoned().await?;
-            stored = self.store().run(&run).await?;
+            self.host.jobs().recover_abandoned().await?;
+            stored = self.host.store().run(&run).await?;
         }
         let Some(stored) = stored else {
             return Err(JobError::Retry(format!("run {} vanished", run.0)));
@@ -304,7 +304,7 @@ impl Host {
             )));
         }
         let tokens = stored.usage.input_tokens + stored.usage.output_tokens;
-        let notes = self.store().run_notes(&run).await?;
+        let notes = self.host.store().run_notes(&run).await?;
         let said = match notes.last() {
             Some(note @ crate::store::RunNote::Recovered { .. }) => note.to_string(),
             _ => stored.answer.clone().unwrap_or_default(),
@@ -324,6 +324,7 @@ impl Host {
     ) -> Result<(), JobError> {
         let id = job.job.id.as_str();
         let recorded = self
+            .host
             .store()
             .finish_batch_item(id, job.owner(), item.position, kind.as_str(), said, tokens)
             .await

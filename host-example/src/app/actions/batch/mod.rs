@@ -17,7 +17,7 @@ use tool_core::export::Provider;
 use tool_core::{Actor, RunId};
 
 use crate::app::actions::{Action, RecordRef, Unfit};
-use crate::app::{Host, HostError};
+use crate::app::{HostError, Runs};
 use crate::model::ModelConfig;
 use crate::store::RunPhase;
 use job::{BATCH_KIND, BatchOrder};
@@ -190,7 +190,7 @@ pub fn read_ids(pasted: &str) -> (Vec<&str>, usize) {
     (all.into_iter().take(MOST_READ).collect(), cut)
 }
 
-impl Host {
+impl Runs<'_> {
     /// Which of the pasted ids `action` can run on for `user`, and what
     /// running them might cost.
     pub async fn preview_batch(
@@ -199,7 +199,7 @@ impl Host {
         action: &Action,
         pasted: &str,
     ) -> Result<BatchPreview, HostError> {
-        let actor = self.actor(user).await?;
+        let actor = self.host.actor(user).await?;
         let (ids, cut) = read_ids(pasted);
         let denial = self.action_denial(action, &actor).await?;
         let permissions = self.site_permissions(&actor).await;
@@ -253,13 +253,14 @@ impl Host {
         action: &Action,
         records: &[RecordRef],
     ) -> Result<Estimate, HostError> {
-        let config: Option<ModelConfig> = self.store().model_config().await?;
+        let config: Option<ModelConfig> = self.host.store().model_config().await?;
         let setup = self.setup(&actor.id, &[]).await?;
         let system = match setup.system_prompt() {
             Message::System { text } => text.len(),
             _ => 0,
         };
         let schema = self
+            .host
             .registry()
             .get(action.tool)
             .map_or(0, |tool| tool.export(Provider::OpenAi).to_string().len());
@@ -320,7 +321,7 @@ impl Host {
         note: &str,
         budget: u64,
     ) -> Result<String, HostError> {
-        let actor = self.actor(user).await?;
+        let actor = self.host.actor(user).await?;
         let order = BatchOrder {
             tool: action.tool.to_owned(),
             note: note.to_owned(),
@@ -328,9 +329,12 @@ impl Host {
             next_press: ids.iter().copied().skip(MOST_PER_PRESS).collect(),
         };
         let now: Vec<u64> = ids.iter().copied().take(MOST_PER_PRESS).collect();
-        let job = self.new_job(BATCH_KIND, Some(&actor.id), order.to_value())?;
-        self.store().enqueue_batch(&job, &now).await?;
-        self.wake_worker();
+        let job = self
+            .host
+            .jobs()
+            .new_job(BATCH_KIND, Some(&actor.id), order.to_value())?;
+        self.host.store().enqueue_batch(&job, &now).await?;
+        self.host.jobs().wake_worker();
         Ok(job.id)
     }
 }
