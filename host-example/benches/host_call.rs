@@ -73,6 +73,7 @@ async fn measure(
             let gates = Gates::new(host.registry(), setup.inputs());
             let grant = gates.resolve().grant;
             store
+                .run_log()
                 .create_run(
                     &run,
                     "admin",

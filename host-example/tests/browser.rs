@@ -132,23 +132,37 @@ fn browser_pages() {
     let (address, model) = runtime.block_on(async {
         let store = Store::open(&url).await.unwrap();
         let model = ScriptedModel::start().await;
-        store.set_setting("model", &model.setting()).await.unwrap();
         store
+            .config()
+            .set_setting("model", &model.setting())
+            .await
+            .unwrap();
+        store
+            .config()
             .set_setting(
                 "models",
                 &format!(r#"{{"second": {}}}"#, model.setting_named("second")),
             )
             .await
             .unwrap();
-        store.set_setting("tools", WRITE_TOOLS_ON).await.unwrap();
+        store
+            .config()
+            .set_setting("tools", WRITE_TOOLS_ON)
+            .await
+            .unwrap();
         // One skill, never approved, for the skills page to show.
         let review = skills.join("review");
         std::fs::create_dir_all(&review).unwrap();
         std::fs::write(review.join("SKILL.md"), SKILL).unwrap();
         let folders = serde_json::to_string(&[&skills]).unwrap();
-        store.set_setting("skills_folders", &folders).await.unwrap();
+        store
+            .config()
+            .set_setting("skills_folders", &folders)
+            .await
+            .unwrap();
         // The sign-in tests send `X-Forwarded-For` as a proxy in front would.
         store
+            .config()
             .set_setting("trusted_proxies", r#"["127.0.0.1"]"#)
             .await
             .unwrap();

@@ -50,8 +50,13 @@ fn a_batch_of_20_survives_a_restart_of_serve() {
     let model = runtime.block_on(async {
         let store = Store::open(&url).await.unwrap();
         let model = ScriptedModel::start().await;
-        store.set_setting("model", &model.setting()).await.unwrap();
         store
+            .config()
+            .set_setting("model", &model.setting())
+            .await
+            .unwrap();
+        store
+            .config()
             .set_setting(
                 "tools",
                 r#"{"create_translation_draft": {"state": "enabled"}}"#,
@@ -61,6 +66,7 @@ fn a_batch_of_20_survives_a_restart_of_serve() {
         // Short leases: the restarted process takes the batch over two
         // seconds after the kill.
         store
+            .config()
             .set_setting("worker", r#"{"concurrency": 2, "lease_seconds": 2}"#)
             .await
             .unwrap();

@@ -159,7 +159,7 @@ fn assert_refused(page: &Answer) {
 
 async fn sessions_in_database(url: &str, user: &str) -> i64 {
     let store = Store::open(url).await.unwrap();
-    let count = store.browser_sessions_of(user).await.unwrap();
+    let count = store.people().browser_sessions_of(user).await.unwrap();
     store.pool().close().await;
     count
 }

@@ -426,7 +426,7 @@ fn users_tokens_revoke_password_and_the_last_administrator() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
         let store = host_example::store::Store::open(&host.url).await.unwrap();
-        assert_eq!(store.user_for_token(token).await.unwrap(), None);
+        assert_eq!(store.people().user_for_token(token).await.unwrap(), None);
     });
 
     let (code, _, err) = host
@@ -444,7 +444,13 @@ fn users_tokens_revoke_password_and_the_last_administrator() {
     assert_eq!(code, 0, "{err}");
     runtime.block_on(async {
         let store = host_example::store::Store::open(&host.url).await.unwrap();
-        assert!(store.verify_password("clara", "n3w").await.unwrap());
+        assert!(
+            store
+                .people()
+                .verify_password("clara", "n3w")
+                .await
+                .unwrap()
+        );
     });
 
     // Unmake every administrator: the last one stays.

@@ -50,10 +50,15 @@ impl Fixture {
                 setting[key] = value.clone();
             }
             store
+                .config()
                 .set_setting("model", &setting.to_string())
                 .await
                 .unwrap();
-            store.set_setting("tools", WRITE_TOOLS_ON).await.unwrap();
+            store
+                .config()
+                .set_setting("tools", WRITE_TOOLS_ON)
+                .await
+                .unwrap();
             (Host::new(store.clone()).unwrap(), store)
         });
         Fixture {
@@ -134,7 +139,10 @@ fn only_who_may_decide_sees_or_rejects_a_proposal() {
         matches!(refused, Err(HostError::MayNotDecide)),
         "{refused:?}"
     );
-    let audit = fx.runtime.block_on(fx.store.audit_tail(5)).unwrap();
+    let audit = fx
+        .runtime
+        .block_on(fx.store.audit_log().audit_tail(5))
+        .unwrap();
     assert!(
         audit
             .iter()
@@ -255,7 +263,7 @@ fn a_one_call_proposal_is_decided_with_no_run_to_continue() {
             proposal: (*proposal).clone(),
             exposure: Exposure::default(),
         };
-        store.save_call_proposal(&made).await.unwrap();
+        store.decisions().save_call_proposal(&made).await.unwrap();
         proposal.id().as_str().to_owned()
     });
     // Its card offers no rest of a run to approve with it.
@@ -364,7 +372,7 @@ fn a_batch_out_of_budget_stops_and_names_the_records_it_kept() {
     assert_eq!(names, ["update_page_metadata"]);
     let stored = fx
         .runtime
-        .block_on(fx.store.run(report.runs[0].run.as_ref().unwrap()))
+        .block_on(fx.store.run_log().run(report.runs[0].run.as_ref().unwrap()))
         .unwrap()
         .unwrap();
     assert_eq!(

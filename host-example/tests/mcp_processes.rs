@@ -88,7 +88,7 @@ async fn stateless_call(url: &str, token: &str, client: &str, i: usize) -> Value
 async fn audited(url: &str, client: &str) -> Vec<(String, usize)> {
     let store = Store::open(url).await.unwrap();
     let mut seen = std::collections::BTreeMap::<String, usize>::new();
-    for entry in store.audit_tail(1_000).await.unwrap() {
+    for entry in store.audit_log().audit_tail(1_000).await.unwrap() {
         let Some(caller) = entry.client.filter(|_| entry.kind == AuditKind::Call) else {
             continue;
         };

@@ -109,9 +109,10 @@ fn a_provider_echoing_the_key_leaves_it_nowhere_the_host_keeps_shows_or_sends() 
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let (run, events, outcome) = runtime.block_on(async {
         let store = Store::open(&host.url).await.unwrap();
-        let run = store.runs(10).await.unwrap()[0].id.clone();
-        let events = serde_json::to_string(&store.run_events(&run).await.unwrap()).unwrap();
-        let outcome = format!("{:?}", store.run(&run).await.unwrap());
+        let run = store.run_log().runs(10).await.unwrap()[0].id.clone();
+        let events =
+            serde_json::to_string(&store.run_log().run_events(&run).await.unwrap()).unwrap();
+        let outcome = format!("{:?}", store.run_log().run(&run).await.unwrap());
         (run, events, outcome)
     });
     assert!(events.contains("401 Unauthorized"), "{events}");

@@ -243,7 +243,7 @@ async fn approving_an_expired_proposal_records_its_expiry_and_is_told_not_applie
     let view = host.approvals().proposal_for("admin", id).await.unwrap();
     assert_eq!(view.stored.status, "expired");
     // Audited as the expiry, never as an approval.
-    let audit = store.audit_tail(100).await.unwrap();
+    let audit = store.audit_log().audit_tail(100).await.unwrap();
     let about: Vec<&str> = audit
         .iter()
         .filter(|e| e.run.as_deref() == Some(&format!("mcp-{id}")))
@@ -275,7 +275,7 @@ async fn an_applied_single_calls_result_raises_its_callers_exposure() {
     };
     assert!(proposal.carries_text_not_sent());
     let store = Store::open(&demo.url).await.unwrap();
-    let window = store.exposure_window().await.unwrap();
+    let window = store.config().exposure_window().await.unwrap();
     let untrusted = |read: &tool_core::exposure::Exposure| {
         !read.raised_by(tool_core::DataClass::Public, tool_core::Content::Untrusted)
     };
@@ -284,6 +284,7 @@ async fn an_applied_single_calls_result_raises_its_callers_exposure() {
     // raise it again.
     assert!(untrusted(
         &store
+            .run_log()
             .exposure("caller:admin", window)
             .await
             .unwrap()
@@ -295,6 +296,7 @@ async fn an_applied_single_calls_result_raises_its_callers_exposure() {
         .unwrap();
     assert!(
         store
+            .run_log()
             .exposure("caller:admin", window)
             .await
             .unwrap()
@@ -312,6 +314,7 @@ async fn an_applied_single_calls_result_raises_its_callers_exposure() {
         Some(Applied::Written(_))
     ));
     let read = store
+        .run_log()
         .exposure("caller:admin", window)
         .await
         .unwrap()

@@ -96,14 +96,16 @@ impl World {
         let host = runtime.block_on(async {
             let store = Store::open(&db.url).await.unwrap();
             let tools = r#"{"update_page_metadata": {"state": "enabled"}}"#;
-            store.set_setting("tools", tools).await.unwrap();
+            store.config().set_setting("tools", tools).await.unwrap();
             store
+                .config()
                 .set_setting("trust_zone", r#""personal""#)
                 .await
                 .unwrap();
             // One attempt: a refused delivery is dead at once.
             let delivery = r#"{"attempts": 1, "backoff_seconds": [1], "timeout_seconds": 5}"#;
             store
+                .config()
                 .set_setting("webhook_delivery", delivery)
                 .await
                 .unwrap();

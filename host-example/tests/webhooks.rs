@@ -181,13 +181,19 @@ impl Fixture {
         let db = db(&runtime)?;
         let (host, store) = runtime.block_on(async {
             let store = Store::open(&db.url).await.unwrap();
-            store.set_setting("model", &model.setting()).await.unwrap();
             store
+                .config()
+                .set_setting("model", &model.setting())
+                .await
+                .unwrap();
+            store
+                .config()
                 .set_setting("tools", r#"{"update_page_metadata": {"state": "enabled"}}"#)
                 .await
                 .unwrap();
             // The receivers are on loopback.
             store
+                .config()
                 .set_setting("webhook_targets", r#"{"allow_local_network": true}"#)
                 .await
                 .unwrap();
@@ -527,7 +533,10 @@ fn webhooks_are_an_administrators_setting_and_the_secret_is_not_shown_again() {
     assert_eq!(saved.new_secret, None);
     assert_eq!(saved.view.secret_hint, listed[0].secret_hint);
     // The audit trail names the change, never the secret.
-    let audit = fx.runtime.block_on(fx.store.audit_tail(10)).unwrap();
+    let audit = fx
+        .runtime
+        .block_on(fx.store.audit_log().audit_tail(10))
+        .unwrap();
     assert!(audit.iter().any(|e| e.tool.as_deref() == Some("webhooks")));
     assert!(
         audit
@@ -689,7 +698,7 @@ fn worker_delivers_in_order_after_the_receiver_is_up(fx: &Fixture) {
     eventually("a failed attempt", || {
         let pending = fx
             .runtime
-            .block_on(fx.store.deliveries(DeliveryStatus::Pending, 10))
+            .block_on(fx.store.job_queue().deliveries(DeliveryStatus::Pending, 10))
             .unwrap();
         pending.iter().any(|d| d.attempts >= 1)
     });
@@ -782,7 +791,7 @@ fn a_proposal_nobody_decided_in_time_is_expired_by_the_hosts_sweep_and_its_webho
     assert_eq!(view.stored.status, "expired");
     let run = fx
         .runtime
-        .block_on(fx.store.run(&view.stored.run))
+        .block_on(fx.store.run_log().run(&view.stored.run))
         .unwrap()
         .unwrap();
     assert_eq!(run.status.to_string(), "completed", "{run:?}");

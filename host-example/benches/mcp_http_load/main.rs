@@ -334,7 +334,12 @@ async fn load(url: &str, token: &str, server: Server, calls: usize, concurrency:
 async fn audited(url: &str, client: &str, calls: usize) -> BTreeMap<String, usize> {
     let store = Store::open(url).await.unwrap();
     let mut seen = BTreeMap::<String, usize>::new();
-    for entry in store.audit_tail(calls * 2 + 1_000).await.unwrap() {
+    for entry in store
+        .audit_log()
+        .audit_tail(calls * 2 + 1_000)
+        .await
+        .unwrap()
+    {
         let Some(caller) = entry.client.filter(|_| entry.kind == AuditKind::Call) else {
             continue;
         };

@@ -57,7 +57,7 @@ impl Admin<'_> {
             let mut entry = AuditEntry::new(AuditKind::Write, user, "refused");
             entry.tool = Some(doing.to_owned());
             entry.detail = Some("needs an administrator".to_owned());
-            self.host.store().audit(&entry).await?;
+            self.host.store().audit_log().audit(&entry).await?;
         }
         checked
     }
@@ -67,7 +67,7 @@ impl Admin<'_> {
     /// [`HostError::NotAdmin`] if not. Nothing changes, so nothing is
     /// audited; a change is checked again where it is made.
     pub async fn require_admin(&self, user: &str, doing: &str) -> Result<(), HostError> {
-        match self.host.store().user(user).await? {
+        match self.host.store().people().user(user).await? {
             Some(found) if found.admin => Ok(()),
             _ => Err(HostError::NotAdmin {
                 doing: doing.to_owned(),
@@ -85,20 +85,20 @@ impl Admin<'_> {
         let mut entry = AuditEntry::new(AuditKind::Write, user, "ok");
         entry.tool = Some(doing.to_owned());
         entry.detail = Some(detail);
-        Ok(self.host.store().audit(&entry).await?)
+        Ok(self.host.store().audit_log().audit(&entry).await?)
     }
 
     /// The gates' settings as they are now, for `viewer`, an administrator.
     pub async fn host_settings(&self, viewer: &str) -> Result<HostSettings, HostError> {
         self.require_admin(viewer, "the settings").await?;
-        Ok(self.host.store().host_settings().await?)
+        Ok(self.host.store().config().host_settings().await?)
     }
 
     /// Every setting with the value in effect, for `viewer`, an
     /// administrator.
     pub async fn settings(&self, viewer: &str) -> Result<Vec<SettingValue>, HostError> {
         self.require_admin(viewer, "the settings").await?;
-        Ok(self.host.store().settings().await?)
+        Ok(self.host.store().config().settings().await?)
     }
 
     /// Sets `key` to `json` (JSON text) as `user`, an administrator: the
@@ -125,7 +125,7 @@ impl Admin<'_> {
     }
 
     async fn store_setting(&self, user: &str, key: &str, json: &str) -> Result<Value, HostError> {
-        let stored = self.host.store().set_setting(key, json).await?;
+        let stored = self.host.store().config().set_setting(key, json).await?;
         self.audit_change(user, "settings", format!("{key} = {stored}"))
             .await?;
         // Read back at once (not at the next poll): open MCP sessions hear
@@ -175,7 +175,7 @@ impl Admin<'_> {
         {
             return Err(HostError::Invalid(format!("there is no group `{group}`")));
         }
-        let mut groups = self.host.store().host_settings().await?.groups;
+        let mut groups = self.host.store().config().host_settings().await?.groups;
         let entry = groups.entry(group.to_owned()).or_default();
         entry.state = state;
         entry.egress = egress;
@@ -195,7 +195,7 @@ impl Admin<'_> {
         if self.host.registry().get(tool).is_none() {
             return Err(HostError::Invalid(format!("there is no tool `{tool}`")));
         }
-        let mut tools = self.host.store().host_settings().await?.tools;
+        let mut tools = self.host.store().config().host_settings().await?.tools;
         tools.entry(tool.to_owned()).or_default().state = state;
         self.store_setting(user, SettingKey::Tools.name(), &json(&tools))
             .await
@@ -211,7 +211,12 @@ impl Admin<'_> {
         password: Option<&str>,
     ) -> Result<HostUser, HostError> {
         self.administrator(user, "adding a user").await?;
-        let added = self.host.store().add_user(name, admin, password).await?;
+        let added = self
+            .host
+            .store()
+            .people()
+            .add_user(name, admin, password)
+            .await?;
         self.audit_change(
             user,
             "users add",
@@ -224,7 +229,7 @@ impl Admin<'_> {
     /// Every host user, for `viewer`, an administrator.
     pub async fn users(&self, viewer: &str) -> Result<Vec<HostUser>, HostError> {
         self.require_admin(viewer, "the user list").await?;
-        Ok(self.host.store().users().await?)
+        Ok(self.host.store().people().users().await?)
     }
 
     /// A new bearer token for `name`, made by `user`: their own, or anyone's
@@ -233,7 +238,7 @@ impl Admin<'_> {
     pub async fn new_token(&self, user: &str, name: &str) -> Result<String, HostError> {
         self.own_or_admin(user, name, "a token for another user")
             .await?;
-        let token = self.host.store().new_token(name).await?;
+        let token = self.host.store().people().new_token(name).await?;
         self.audit_change(user, "users token", format!("token for {name}"))
             .await?;
         Ok(token)
@@ -254,7 +259,11 @@ impl Admin<'_> {
         if password.is_empty() {
             return Err(HostError::Invalid("the new password is empty".to_owned()));
         }
-        self.host.store().set_password(name, Some(password)).await?;
+        self.host
+            .store()
+            .people()
+            .set_password(name, Some(password))
+            .await?;
         self.audit_change(user, "users password", format!("password of {name} reset"))
             .await
     }
@@ -264,7 +273,7 @@ impl Admin<'_> {
     pub async fn set_admin(&self, user: &str, name: &str, admin: bool) -> Result<(), HostError> {
         self.administrator(user, "making or unmaking an administrator")
             .await?;
-        self.host.store().set_admin(name, admin).await?;
+        self.host.store().people().set_admin(name, admin).await?;
         self.audit_change(user, "users admin", format!("user {name} (admin: {admin})"))
             .await
     }
@@ -274,7 +283,7 @@ impl Admin<'_> {
     pub async fn tokens(&self, user: &str, name: &str) -> Result<Vec<TokenInfo>, HostError> {
         self.own_or_admin(user, name, "see another user's tokens")
             .await?;
-        Ok(self.host.store().tokens(name).await?)
+        Ok(self.host.store().people().tokens(name).await?)
     }
 
     /// Revokes `name`'s token `id` (as [`Host::tokens`] names it), for
@@ -283,7 +292,7 @@ impl Admin<'_> {
     pub async fn revoke_token(&self, user: &str, name: &str, id: &str) -> Result<(), HostError> {
         self.own_or_admin(user, name, "revoking another user's token")
             .await?;
-        if !self.host.store().revoke_token(name, id).await? {
+        if !self.host.store().people().revoke_token(name, id).await? {
             return Err(HostError::Invalid(format!(
                 "`{name}` has no token `{id}` (see `users tokens {name}`)"
             )));
@@ -306,24 +315,24 @@ impl Admin<'_> {
     /// `viewer`, an administrator.
     pub async fn audit_tail(&self, viewer: &str, n: usize) -> Result<Vec<AuditEntry>, HostError> {
         self.require_admin(viewer, "the audit trail").await?;
-        Ok(self.host.store().audit_tail(n).await?)
+        Ok(self.host.store().audit_log().audit_tail(n).await?)
     }
 
     /// The database's schema version.
     pub async fn schema_version(&self) -> Result<i64, HostError> {
-        Ok(self.host.store().schema_version().await?)
+        Ok(self.host.store().audit_log().schema_version().await?)
     }
 
     /// A consistent copy of the database in `file` (SQLite; PostgreSQL is
     /// refused with what to run instead). Like every command-line
     /// maintenance, it is open to whoever can reach the database.
     pub async fn backup_database(&self, file: &std::path::Path) -> Result<(), HostError> {
-        Ok(self.host.store().backup(file).await?)
+        Ok(self.host.store().audit_log().backup(file).await?)
     }
 
     /// The database's integrity, schema version and row counts.
     pub async fn check_database(&self) -> Result<DatabaseCheck, HostError> {
-        Ok(self.host.store().check().await?)
+        Ok(self.host.store().audit_log().check().await?)
     }
 
     /// What the gates offer `actor` now (the settings, the trust zone and

@@ -94,6 +94,7 @@ impl Admin<'_> {
         let mut rows = self
             .host
             .store()
+            .audit_log()
             .audit_search(filter, before, size + 1)
             .await?;
         let more = rows.len() > size;
@@ -127,6 +128,6 @@ impl Admin<'_> {
     /// For `viewer`, an administrator.
     pub async fn audit_verify(&self, viewer: &str) -> Result<AuditVerification, HostError> {
         self.require_admin(viewer, "the audit trail").await?;
-        Ok(self.host.store().verify_audit().await?)
+        Ok(self.host.store().audit_log().verify_audit().await?)
     }
 }

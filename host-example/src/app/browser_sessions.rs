@@ -68,15 +68,21 @@ impl Sessions<'_> {
         user: Option<&str>,
     ) -> Result<NewBrowserSession, HostError> {
         let at = now();
-        let lifetimes = self.host.store().session_lifetimes().await?;
+        let lifetimes = self.host.store().config().session_lifetimes().await?;
         self.host
             .store()
+            .people()
             .remove_browser_sessions_older_than(
                 at - lifetimes.idle_seconds,
                 at - lifetimes.lifetime_seconds,
             )
             .await?;
-        let (id, csrf) = self.host.store().begin_browser_session(user, at).await?;
+        let (id, csrf) = self
+            .host
+            .store()
+            .people()
+            .begin_browser_session(user, at)
+            .await?;
         Ok(NewBrowserSession { id, csrf })
     }
 
@@ -96,7 +102,7 @@ impl Sessions<'_> {
             return Ok(None);
         }
         if let Some(old) = replacing {
-            self.host.store().end_browser_session(old).await?;
+            self.host.store().people().end_browser_session(old).await?;
         }
         self.begin_browser_session(Some(name)).await.map(Some)
     }
@@ -108,13 +114,13 @@ impl Sessions<'_> {
         &self,
         id: &str,
     ) -> Result<Option<(StoredBrowserSession, SessionLifetimes, i64)>, HostError> {
-        let Some(session) = self.host.store().browser_session(id).await? else {
+        let Some(session) = self.host.store().people().browser_session(id).await? else {
             return Ok(None);
         };
-        let lifetimes = self.host.store().session_lifetimes().await?;
+        let lifetimes = self.host.store().config().session_lifetimes().await?;
         let at = now();
         if expired(&session, lifetimes, at) {
-            self.host.store().end_browser_session(id).await?;
+            self.host.store().people().end_browser_session(id).await?;
             return Ok(None);
         }
         Ok(Some((session, lifetimes, at)))
@@ -141,13 +147,14 @@ impl Sessions<'_> {
             return Ok(None);
         };
         let Some(user) = self.host.calls().user(&name).await? else {
-            self.host.store().end_browser_session(id).await?;
+            self.host.store().people().end_browser_session(id).await?;
             return Ok(None);
         };
         let due = at - session.last_seen_at >= touch_every(lifetimes);
         if due || session.notice.is_some() {
             self.host
                 .store()
+                .people()
                 .touch_browser_session(id, at, session.notice.as_deref())
                 .await?;
         }
@@ -163,13 +170,14 @@ impl Sessions<'_> {
         Ok(self
             .host
             .store()
+            .people()
             .set_browser_session_notice(id, notice)
             .await?)
     }
 
     /// Ends session `id` (signing out).
     pub async fn end_browser_session(&self, id: &str) -> Result<(), HostError> {
-        self.host.store().end_browser_session(id).await?;
+        self.host.store().people().end_browser_session(id).await?;
         Ok(())
     }
 }

@@ -127,15 +127,17 @@ impl Admin<'_> {
     ) -> Result<Allowance, HostError> {
         let at = Timestamp(now());
         Ok(Allowance {
-            limits: self.host.store().budgets().await?.of(user),
+            limits: self.host.store().config().budgets().await?.of(user),
             day: self
                 .host
                 .store()
+                .people()
                 .spent_since(user, at.day_start().0, run)
                 .await?,
             month: self
                 .host
                 .store()
+                .people()
                 .spent_since(user, at.month_start().0, run)
                 .await?,
             user: user.to_owned(),
@@ -160,6 +162,7 @@ impl Admin<'_> {
         Ok(self
             .host
             .store()
+            .people()
             .set_run_cost(run, prices.estimate_cost(usage))
             .await?)
     }
@@ -168,18 +171,20 @@ impl Admin<'_> {
     /// an administrator.
     pub async fn budgets(&self, viewer: &str) -> Result<Vec<UserBudget>, HostError> {
         self.require_admin(viewer, "see budgets").await?;
-        let budgets = self.host.store().budgets().await?;
+        let budgets = self.host.store().config().budgets().await?;
         let at = Timestamp(now());
         let mut all = Vec::new();
-        for user in self.host.store().users().await? {
+        for user in self.host.store().people().users().await? {
             let day = self
                 .host
                 .store()
+                .people()
                 .spent_since(&user.name, at.day_start().0, None)
                 .await?;
             let month = self
                 .host
                 .store()
+                .people()
                 .spent_since(&user.name, at.month_start().0, None)
                 .await?;
             all.push(UserBudget {
@@ -199,7 +204,7 @@ impl Admin<'_> {
     /// administrator.
     pub async fn default_budget(&self, viewer: &str) -> Result<Limits, HostError> {
         self.require_admin(viewer, "the budgets").await?;
-        Ok(self.host.store().budgets().await?.default)
+        Ok(self.host.store().config().budgets().await?.default)
     }
 
     /// Sets `name`'s own limits (`None`: the default's again), or the
@@ -212,7 +217,7 @@ impl Admin<'_> {
         limits: Option<Limits>,
     ) -> Result<(), HostError> {
         self.administrator(user, "settings").await?;
-        let mut budgets = self.host.store().budgets().await?;
+        let mut budgets = self.host.store().config().budgets().await?;
         match (name, limits) {
             (None, limits) => budgets.default = limits.unwrap_or_default(),
             (Some(name), Some(limits)) => {

@@ -32,20 +32,25 @@ impl Sessions<'_> {
         let at = now();
         self.host
             .store()
+            .people()
             .remove_mcp_sessions_before(at.saturating_sub(lifetime_seconds()))
             .await?;
-        self.host.store().keep_mcp_session(id, state, at).await?;
+        self.host
+            .store()
+            .people()
+            .keep_mcp_session(id, state, at)
+            .await?;
         Ok(())
     }
 
     /// Session `id`'s state, unless it is unknown or expired.
     pub async fn mcp_session(&self, id: &str) -> Result<Option<String>, HostError> {
         let since = now().saturating_sub(lifetime_seconds());
-        Ok(self.host.store().mcp_session(id, since).await?)
+        Ok(self.host.store().people().mcp_session(id, since).await?)
     }
 
     /// Forgets session `id` (its client ended it).
     pub async fn end_mcp_session(&self, id: &str) -> Result<(), HostError> {
-        Ok(self.host.store().end_mcp_session(id).await?)
+        Ok(self.host.store().people().end_mcp_session(id).await?)
     }
 }

@@ -210,6 +210,7 @@ impl Host {
     pub async fn actor(&self, name: &str) -> Result<Actor, HostError> {
         let user = self
             .store
+            .people()
             .user(name)
             .await?
             .ok_or_else(|| StoreError::UnknownUser(name.to_owned()))?;

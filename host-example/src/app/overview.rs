@@ -44,7 +44,12 @@ impl Admin<'_> {
         }
         let today = Timestamp(now()).day_start().0 / 86_400;
         let first_day = today - i64::from(days) + 1;
-        let usage = self.host.store().usage_since(first_day * 86_400).await?;
+        let usage = self
+            .host
+            .store()
+            .run_log()
+            .usage_since(first_day * 86_400)
+            .await?;
         Ok(Overview {
             first_day,
             days,

@@ -100,7 +100,7 @@ impl Approvals<'_> {
         required: Option<Required>,
     ) -> Result<(), HostError> {
         self.host.admin().administrator(user, "settings").await?;
-        let settings = self.host.store().host_settings().await?;
+        let settings = self.host.store().config().host_settings().await?;
         match of {
             PolicyOf::Tool => {
                 if self.host.registry().get(name).is_none() {

@@ -99,6 +99,7 @@ impl EventLog {
             killpoint::reached(point).await;
         }
         self.store
+            .decisions()
             .record_event_with(&self.run, event, &audit)
             .await?;
         if let Event::ToolExecuted {

@@ -108,11 +108,20 @@ impl Runs<'_> {
         let lease = self.host.jobs().lease().await?;
         self.host
             .store()
+            .run_log()
             .create_run(&run, user, &grant, lease)
             .await?;
-        self.host.store().save_run_request(&run, &request).await?;
+        self.host
+            .store()
+            .run_log()
+            .save_run_request(&run, &request)
+            .await?;
         for note in &setup.notes {
-            self.host.store().record_run_note(&run, note).await?;
+            self.host
+                .store()
+                .run_log()
+                .record_run_note(&run, note)
+                .await?;
         }
 
         let messages = vec![setup.system_prompt(), Message::user(&request.prompt)];
@@ -181,9 +190,13 @@ impl Runs<'_> {
     pub(crate) async fn conclude(&self, run: &RunId, end: RunEnd) -> Result<RunEnded, HostError> {
         match end {
             RunEnd::Finished(finished) => {
-                self.host.store().finish_run(run, &finished).await?;
+                self.host
+                    .store()
+                    .run_log()
+                    .finish_run(run, &finished)
+                    .await?;
                 if let RunStatus::Failed { error } = &finished.status {
-                    let user = self.host.store().run(run).await?.map(|r| r.user);
+                    let user = self.host.store().run_log().run(run).await?.map(|r| r.user);
                     events::run_failed(
                         self.host.store(),
                         run,
@@ -196,7 +209,7 @@ impl Runs<'_> {
             }
             RunEnd::Suspended(state) => {
                 let proposal = state.proposal().clone();
-                self.host.store().suspend_run(run, &state).await?;
+                self.host.store().run_log().suspend_run(run, &state).await?;
                 Ok(RunEnded::Suspended(proposal))
             }
         }
@@ -207,7 +220,7 @@ impl Runs<'_> {
     pub async fn list(&self, viewer: &str, limit: usize) -> Result<Vec<RunSummary>, HostError> {
         let viewer = self.host.actor(viewer).await?;
         let whose = (!viewer.admin).then_some(viewer.id.as_str());
-        Ok(self.host.store().runs_of(whose, limit).await?)
+        Ok(self.host.store().run_log().runs_of(whose, limit).await?)
     }
 
     /// One run as `viewer` sees it: its events, notes, proposals and their
@@ -219,15 +232,21 @@ impl Runs<'_> {
         let run = self
             .host
             .store()
+            .run_log()
             .run(&id)
             .await?
             .filter(|run| may_see_run(&viewer, run))
             .ok_or_else(|| HostError::UnknownRun(id.0.clone()))?;
-        let events = self.host.store().run_events(&id).await?;
-        let notes = self.host.store().run_notes(&id).await?;
+        let events = self.host.store().run_log().run_events(&id).await?;
+        let notes = self.host.store().run_log().run_notes(&id).await?;
         let mut proposals = Vec::new();
-        for stored in self.host.store().run_proposals(&id).await? {
-            let decision = self.host.store().decision(stored.proposal.id()).await?;
+        for stored in self.host.store().decisions().run_proposals(&id).await? {
+            let decision = self
+                .host
+                .store()
+                .decisions()
+                .decision(stored.proposal.id())
+                .await?;
             proposals.push((stored, decision));
         }
         Ok(RunDetail {

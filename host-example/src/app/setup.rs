@@ -101,19 +101,19 @@ impl Runs<'_> {
     /// settings and the skills' approvals read now.
     pub async fn setup(&self, user: &str, skills: &[String]) -> Result<RunSetup, HostError> {
         let actor = self.host.actor(user).await?;
-        let settings = self.host.store().host_settings().await?;
+        let settings = self.host.store().config().host_settings().await?;
         let config = RunConfig {
-            trust_zone: self.host.store().trust_zone().await?,
+            trust_zone: self.host.store().config().trust_zone().await?,
             ..RunConfig::default()
         };
         let loaded = if skills.is_empty() {
             LoadedSkills::default()
         } else {
             skills::load(
-                &self.host.store().skills_folders().await?,
+                &self.host.store().config().skills_folders().await?,
                 skills,
-                &self.host.store().skill_approvals().await?,
-                self.host.store().unapproved_skills().await?,
+                &self.host.store().decisions().skill_approvals().await?,
+                self.host.store().config().unapproved_skills().await?,
             )?
         };
         Ok(RunSetup {
@@ -123,7 +123,7 @@ impl Runs<'_> {
             skills: loaded.skills,
             notes: loaded.notes,
             selection: Selection::All,
-            mark_results: self.host.store().mark_tool_results().await?,
+            mark_results: self.host.store().config().mark_tool_results().await?,
         })
     }
 
@@ -145,16 +145,16 @@ impl Runs<'_> {
         &self,
         name: Option<&str>,
     ) -> Result<Option<ModelConfig>, HostError> {
-        Ok(self.host.store().model_config_named(name).await?)
+        Ok(self.host.store().config().model_config_named(name).await?)
     }
 
     /// What a run may be started with: the default model configuration,
     /// the named ones, and the skills found in the skills folders.
     pub async fn run_choices(&self) -> Result<RunChoices, HostError> {
         Ok(RunChoices {
-            model: self.host.store().model_config().await?,
-            models: self.host.store().model_configs().await?,
-            skills: skills::available(&self.host.store().skills_folders().await?),
+            model: self.host.store().config().model_config().await?,
+            models: self.host.store().config().model_configs().await?,
+            skills: skills::available(&self.host.store().config().skills_folders().await?),
         })
     }
 
@@ -169,6 +169,7 @@ impl Runs<'_> {
         let config = self
             .host
             .store
+            .config()
             .model_config_named(name)
             .await?
             .ok_or_else(|| match name {
@@ -182,10 +183,17 @@ impl Runs<'_> {
     /// provider may carry: every configured model's API key, every
     /// webhook's signing secret, the database's password.
     pub async fn secrets(&self) -> Result<HostSecrets, HostError> {
-        let named = self.host.store.model_configs().await?.into_values();
+        let named = self
+            .host
+            .store
+            .config()
+            .model_configs()
+            .await?
+            .into_values();
         let keys = self
             .host
             .store
+            .config()
             .model_config()
             .await?
             .into_iter()
@@ -194,6 +202,7 @@ impl Runs<'_> {
         let webhooks = self
             .host
             .store
+            .job_queue()
             .webhooks()
             .await?
             .into_iter()

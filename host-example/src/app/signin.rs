@@ -95,7 +95,7 @@ impl Sessions<'_> {
         forwarded_for: Option<&str>,
     ) -> Result<Option<IpAddr>, HostError> {
         let Some(peer) = peer else { return Ok(None) };
-        let proxies = self.host.store().trusted_proxies().await?;
+        let proxies = self.host.store().config().trusted_proxies().await?;
         if !proxies.contains(&peer) {
             return Ok(Some(peer));
         }
@@ -124,7 +124,7 @@ impl Sessions<'_> {
             .collect();
         let mut held_back = None;
         for (key, _) in &keys {
-            if let Some(state) = self.host.store().throttle(key).await? {
+            if let Some(state) = self.host.store().people().throttle(key).await? {
                 if state.locked_until > at {
                     held_back = Some("locked");
                 } else if state.not_before > at && held_back.is_none() {
@@ -134,11 +134,21 @@ impl Sessions<'_> {
         }
         let failure = match held_back {
             Some(reason) => reason,
-            None if self.host.store().verify_password(name, password).await? => {
-                self.host.store().clear_throttle(&user_key(name)).await?;
+            None if self
+                .host
+                .store()
+                .people()
+                .verify_password(name, password)
+                .await? =>
+            {
+                self.host
+                    .store()
+                    .people()
+                    .clear_throttle(&user_key(name))
+                    .await?;
                 return Ok(true);
             }
-            None if self.host.store().user(name).await?.is_some() => "wrong password",
+            None if self.host.store().people().user(name).await?.is_some() => "wrong password",
             None => "no such user",
         };
         let from = address.map_or_else(|| "an unknown address".to_owned(), |a| a.to_string());
@@ -147,12 +157,14 @@ impl Sessions<'_> {
             let was_locked = self
                 .host
                 .store()
+                .people()
                 .throttle(key)
                 .await?
                 .is_some_and(|state| state.locked_until > at);
             let state: ThrottleState = self
                 .host
                 .store()
+                .people()
                 .count_failure(key, at, QUIET_SECONDS, |n| policy.hold(n, at))
                 .await?;
             if name_failures == 0 {
@@ -166,7 +178,7 @@ impl Sessions<'_> {
                     LOCK_SECONDS / 60,
                     state.failures
                 ));
-                self.host.store().audit(&entry).await?;
+                self.host.store().audit_log().audit(&entry).await?;
             }
         }
         let mut entry = AuditEntry::new(AuditKind::Write, name, "refused");
@@ -174,7 +186,7 @@ impl Sessions<'_> {
         entry.detail = Some(format!(
             "{failure}, from {from} (failure {name_failures} for this name)"
         ));
-        self.host.store().audit(&entry).await?;
+        self.host.store().audit_log().audit(&entry).await?;
         Ok(false)
     }
 
@@ -185,7 +197,12 @@ impl Sessions<'_> {
             .admin()
             .administrator(user, "unlocking a user")
             .await?;
-        let lifted = self.host.store().clear_throttle(&user_key(name)).await?;
+        let lifted = self
+            .host
+            .store()
+            .people()
+            .clear_throttle(&user_key(name))
+            .await?;
         let mut entry = AuditEntry::new(AuditKind::Write, user, "ok");
         entry.tool = Some("users unlock".to_owned());
         entry.detail = Some(format!(
@@ -196,7 +213,7 @@ impl Sessions<'_> {
                 "was not held back"
             }
         ));
-        self.host.store().audit(&entry).await?;
+        self.host.store().audit_log().audit(&entry).await?;
         Ok(lifted)
     }
 
@@ -209,6 +226,7 @@ impl Sessions<'_> {
         Ok(self
             .host
             .store()
+            .people()
             .locked("user:", now())
             .await?
             .into_iter()

@@ -3,15 +3,16 @@
 //! counted under the proposal's lock so two people approving at once are
 //! both counted.
 
+use crate::store::Decisions;
 use std::collections::BTreeSet;
 
 use sqlx::Row;
 use tool_core::ProposalId;
 use tool_core::approval::ClaimError;
 
-use super::{Backend, Store, StoreError, now, one_line};
+use super::{Backend, StoreError, now, one_line};
 
-impl Store {
+impl Decisions<'_> {
     /// Records `approver`'s approval of `id` (once per person) and returns
     /// everyone who has approved it so far.
     pub(crate) async fn second(
@@ -29,8 +30,8 @@ impl Store {
         id: &ProposalId,
         approver: &str,
     ) -> Result<BTreeSet<String>, StoreError> {
-        let mut tx = self.begin_write().await?;
-        if self.backend() == Backend::Postgres {
+        let mut tx = self.store.begin_write().await?;
+        if self.store.backend() == Backend::Postgres {
             // SQLite's write transaction is the whole database's; here the
             // proposal's row is the lock, so a second approver waits for
             // the first's count and sees it.
@@ -59,7 +60,7 @@ impl Store {
     pub async fn approvals_of(&self, id: &ProposalId) -> Result<BTreeSet<String>, StoreError> {
         sqlx::query("SELECT approver FROM approval_votes WHERE proposal_id = $1")
             .bind(id.as_str())
-            .fetch_all(self.pool())
+            .fetch_all(self.store.pool())
             .await?
             .iter()
             .map(|row| row.try_get("approver").map_err(StoreError::from))
@@ -79,7 +80,7 @@ impl Store {
         )
         .bind(id.as_str())
         .bind(approver)
-        .execute(self.pool())
+        .execute(self.store.pool())
         .await?;
         Ok(removed.rows_affected() > 0)
     }

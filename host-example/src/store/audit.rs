@@ -2,11 +2,12 @@
 //! run, on which tool, what was decided and by which gate; for a call made
 //! over MCP also the client, the protocol revision and how long it took.
 
+use crate::store::AuditLog;
 use std::time::Duration;
 
 use sqlx::Row;
 
-use super::{Store, StoreError};
+use super::StoreError;
 
 /// What an audit entry records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,14 +122,14 @@ pub struct StoredAudit {
     pub link: Option<ChainLink>,
 }
 
-impl Store {
+impl AuditLog<'_> {
     /// The last `n` entries, oldest first.
     pub async fn audit_tail(&self, n: usize) -> Result<Vec<AuditEntry>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM audit ORDER BY seq DESC LIMIT $1"
         ))
         .bind(i64::try_from(n).unwrap_or(i64::MAX))
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         let mut entries = rows
             .iter()
@@ -191,7 +192,7 @@ impl Store {
         }
         let rows = query
             .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-            .fetch_all(&self.pool)
+            .fetch_all(&self.store.pool)
             .await?;
         rows.iter().map(stored).collect()
     }

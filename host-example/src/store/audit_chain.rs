@@ -21,6 +21,7 @@
 //! a cut tail (or a whole chain removed) falls short of the head the heads
 //! file recorded.
 
+use crate::store::AuditLog;
 use std::fs::{self, File, OpenOptions};
 use std::io::{ErrorKind, Write as _};
 use std::path::{Path, PathBuf};
@@ -475,30 +476,24 @@ pub(super) fn row_hash(
     hex(&mac.finalize().into_bytes())
 }
 
-impl Store {
+impl AuditLog<'_> {
     /// Appends `entry`, stamped now, to this store's chain.
     pub async fn audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
-        let mut links = self.chain()?.begin(&self.pool).await?;
+        let mut links = self.store.chain()?.begin(&self.store.pool).await?;
         let row = links.link(entry);
         if self
+            .store
             .direct
             .as_ref()
             .and_then(|direct| direct.execute(INSERT_AUDIT, audit_values(&row)))
             .is_none()
         {
-            let mut connection = self.statement_connection().await?;
+            let mut connection = self.store.statement_connection().await?;
             let inserted = insert_audit(&row).execute(&mut *connection).await;
             connection.finish(inserted)?;
         }
         links.committed();
         Ok(())
-    }
-
-    /// This store's chain; fails closed while it is not open.
-    pub(super) fn chain(&self) -> Result<&AuditChain, StoreError> {
-        self.chain
-            .as_deref()
-            .ok_or_else(|| StoreError::Refused("the audit chain is not open".into()))
     }
 }
 

@@ -3,6 +3,7 @@
 //! along each chain, and each chain reaching the head the heads file
 //! records (store/audit_chain.rs writes them).
 
+use crate::store::AuditLog;
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::ErrorKind;
@@ -10,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use sqlx::Row;
 
+use super::StoreError;
 use super::audit_chain::{Content, Head, refused, row_hash};
-use super::{Store, StoreError};
 
 /// What [`Store::verify_audit`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,15 +71,15 @@ impl std::fmt::Display for AuditProblem {
 const VERIFY_COLUMNS: &str = "seq, chain, chain_pos, hash, at, actor, run_id, tool, kind, decision,
     gate, detail, client_name, client_version, protocol, duration_ms";
 
-impl Store {
+impl AuditLog<'_> {
     /// Checks every chain of the audit trail with this store's key and
     /// heads file ([`super::AuditFiles`]): see the module's documentation.
     pub async fn verify_audit(&self) -> Result<AuditVerification, StoreError> {
-        let chain = self.chain()?;
+        let chain = self.store.chain()?;
         let rows = sqlx::query(&format!(
             "SELECT {VERIFY_COLUMNS} FROM audit WHERE chain IS NOT NULL ORDER BY chain, chain_pos"
         ))
-        .fetch_all(self.pool())
+        .fetch_all(self.store.pool())
         .await?;
         let heads = match &chain.heads_path {
             Some(path) => read_heads(path)?,
@@ -173,7 +174,7 @@ impl Store {
                     sqlx::query("SELECT seq, hash FROM audit WHERE chain = $1 AND chain_pos = $2")
                         .bind(name.as_str())
                         .bind(recorded.position)
-                        .fetch_one(self.pool())
+                        .fetch_one(self.store.pool())
                         .await?;
                 let hash: Option<String> = row.try_get("hash")?;
                 if hash.as_deref() != Some(recorded.hash.as_str()) {
@@ -202,21 +203,21 @@ impl Store {
         }
         let first_chained: Option<i64> =
             sqlx::query("SELECT MIN(seq) AS seq FROM audit WHERE chain IS NOT NULL")
-                .fetch_one(self.pool())
+                .fetch_one(self.store.pool())
                 .await?
                 .try_get("seq")?;
         let first_chained = first_chained.unwrap_or(i64::MAX);
         let before_chain: i64 =
             sqlx::query("SELECT COUNT(*) AS n FROM audit WHERE chain IS NULL AND seq < $1")
                 .bind(first_chained)
-                .fetch_one(self.pool())
+                .fetch_one(self.store.pool())
                 .await?
                 .try_get("n")?;
         for row in sqlx::query(
             "SELECT seq FROM audit WHERE chain IS NULL AND seq > $1 ORDER BY seq LIMIT 1",
         )
         .bind(first_chained)
-        .fetch_all(self.pool())
+        .fetch_all(self.store.pool())
         .await?
         {
             problems.push(AuditProblem {

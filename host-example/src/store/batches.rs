@@ -5,10 +5,11 @@
 //! batch's budget. Every write names the process holding the job: one
 //! whose lease ran out writes nothing.
 
+use crate::store::RunLog;
 use sqlx::Row;
 
 use super::jobs::insert_job;
-use super::{NewJob, Store, StoreError};
+use super::{NewJob, StoreError};
 
 /// One record of a batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,10 +34,10 @@ pub struct BatchItem {
 const HELD: &str =
     "EXISTS (SELECT 1 FROM jobs WHERE id = $1 AND lease_owner = $2 AND status = 'running')";
 
-impl Store {
+impl RunLog<'_> {
     /// Stores `job` with one waiting item per record, in one transaction.
     pub async fn enqueue_batch(&self, job: &NewJob, records: &[u64]) -> Result<(), StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.store.begin_write().await?;
         insert_job(&mut tx, job).await?;
         for (position, record) in records.iter().enumerate() {
             sqlx::query(
@@ -60,7 +61,7 @@ impl Store {
              WHERE job_id = $1 ORDER BY position",
         )
         .bind(job)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         rows.iter()
             .map(|row| {
@@ -95,7 +96,7 @@ impl Store {
         .bind(owner)
         .bind(i64::from(position))
         .bind(run)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -123,7 +124,7 @@ impl Store {
         .bind(kind)
         .bind(said)
         .bind(i64::try_from(tokens).unwrap_or(i64::MAX))
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -143,7 +144,7 @@ impl Store {
         .bind(job)
         .bind(owner)
         .bind(i64::from(position))
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(())
     }

@@ -4,12 +4,13 @@
 //! tokens, so a copy of the database signs no one in. When a session
 //! expires is the app layer's rule; this keeps the rows and their times.
 
+use crate::store::People;
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
+use super::StoreError;
 use super::users::{hex, token_hash};
-use super::{Store, StoreError};
 
 /// One session as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,7 +47,7 @@ fn random_hex() -> String {
     hex(&bytes)
 }
 
-impl Store {
+impl People<'_> {
     /// Stores a new session for `user` (`None`: the sign-in form's) begun
     /// at `now`; returns its id and CSRF token, each 32 random bytes in
     /// hex. The id is not stored: this is the one time it can be seen.
@@ -65,7 +66,7 @@ impl Store {
         .bind(user)
         .bind(&csrf)
         .bind(now)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok((id, csrf))
     }
@@ -80,7 +81,7 @@ impl Store {
              FROM browser_sessions WHERE id_hash = $1",
         )
         .bind(token_hash(id))
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.store.pool)
         .await?
         .as_ref()
         .map(StoredBrowserSession::from_row)
@@ -104,7 +105,7 @@ impl Store {
         .bind(now)
         .bind(shown)
         .bind(token_hash(id))
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(())
     }
@@ -118,7 +119,7 @@ impl Store {
         sqlx::query("UPDATE browser_sessions SET notice = $1 WHERE id_hash = $2")
             .bind(notice)
             .bind(token_hash(id))
-            .execute(&self.pool)
+            .execute(&self.store.pool)
             .await?;
         Ok(())
     }
@@ -127,7 +128,7 @@ impl Store {
     pub async fn end_browser_session(&self, id: &str) -> Result<bool, StoreError> {
         let done = sqlx::query("DELETE FROM browser_sessions WHERE id_hash = $1")
             .bind(token_hash(id))
-            .execute(&self.pool)
+            .execute(&self.store.pool)
             .await?;
         Ok(done.rows_affected() > 0)
     }
@@ -144,7 +145,7 @@ impl Store {
         )
         .bind(idle_before)
         .bind(begun_before)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(done.rows_affected())
     }
@@ -154,7 +155,7 @@ impl Store {
         Ok(
             sqlx::query("SELECT COUNT(*) AS n FROM browser_sessions WHERE user_name = $1")
                 .bind(user)
-                .fetch_one(&self.pool)
+                .fetch_one(&self.store.pool)
                 .await?
                 .try_get("n")?,
         )

@@ -2,13 +2,14 @@
 //! tokens and estimated cost of their runs, summed by when each run was
 //! started.
 
+use crate::store::People;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use tool_core::RunId;
 
-use super::{Store, StoreError};
+use super::StoreError;
 
 /// One user's limits; each `None` is no limit.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -57,7 +58,7 @@ pub struct Spending {
     pub cost: f64,
 }
 
-impl Store {
+impl People<'_> {
     /// What `user`'s runs started at or after `since` have spent, leaving
     /// out `except` (the run being checked, which counts its own).
     pub async fn spent_since(
@@ -74,7 +75,7 @@ impl Store {
         .bind(user)
         .bind(since)
         .bind(except.map_or("", |run| run.0.as_str()))
-        .fetch_one(&self.pool)
+        .fetch_one(&self.store.pool)
         .await?;
         Ok(Spending {
             tokens: u64::try_from(row.try_get::<i64, _>("tokens")?).unwrap_or(0),
@@ -87,7 +88,7 @@ impl Store {
         sqlx::query("UPDATE runs SET estimated_cost = $1 WHERE id = $2")
             .bind(cost)
             .bind(run.0.as_str())
-            .execute(&self.pool)
+            .execute(&self.store.pool)
             .await?;
         Ok(())
     }

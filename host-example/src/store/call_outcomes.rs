@@ -2,12 +2,13 @@
 //! MCP client that made the call can learn it later from any process (its
 //! task, `app::calls::tasks`).
 
+use crate::store::Decisions;
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use tool_core::approval::Decision;
 use tool_core::{ProposalId, ToolOutput};
 
-use super::{Store, StoreError, from_json, now, to_json};
+use super::{StoreError, from_json, now, to_json};
 
 /// How applying an approved proposal ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -19,7 +20,7 @@ pub enum CallOutcome {
     Failed(String),
 }
 
-impl Store {
+impl Decisions<'_> {
     /// Records what applying proposal `id` came to. Recorded once: a
     /// second record for the same proposal is ignored, since a proposal is
     /// applied at most once.
@@ -35,7 +36,7 @@ impl Store {
         .bind(id.as_str())
         .bind(to_json(outcome))
         .bind(now())
-        .execute(self.pool())
+        .execute(self.store.pool())
         .await?;
         Ok(())
     }
@@ -49,7 +50,7 @@ impl Store {
         let row =
             sqlx::query("SELECT outcome, recorded_at FROM call_outcomes WHERE proposal_id = $1")
                 .bind(id.as_str())
-                .fetch_optional(self.pool())
+                .fetch_optional(self.store.pool())
                 .await?;
         row.map(|row| {
             let outcome = from_json(&row, "outcome", || {
@@ -68,7 +69,7 @@ impl Store {
     ) -> Result<Option<(Decision, i64)>, StoreError> {
         let row = sqlx::query("SELECT data, decided_at FROM decisions WHERE proposal_id = $1")
             .bind(id.as_str())
-            .fetch_optional(self.pool())
+            .fetch_optional(self.store.pool())
             .await?;
         row.map(|row| {
             let decision = from_json(&row, "data", || format!("the decision on {}", id.as_str()))?;

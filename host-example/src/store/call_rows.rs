@@ -4,6 +4,7 @@
 //! proposal it carries. Calls finishing together may share one
 //! transaction (the audit's group commit); a call's rows never span two.
 
+use crate::store::Decisions;
 use std::sync::Arc;
 
 use sqlx::{Any, Row, Transaction};
@@ -14,7 +15,7 @@ use tool_core::{Proposal, RunId};
 
 use super::audit_chain::insert_audit;
 use super::proposals::{insert_proposal, insert_proposal_once};
-use super::{AuditEntry, Store, StoreError, now, to_json};
+use super::{AuditEntry, StoreError, now, to_json};
 
 /// A proposal one call outside any run made, with the run of its own
 /// that holds who proposed, their grant and what they had read (as an
@@ -49,12 +50,12 @@ pub struct CallRows {
     pub proposal: Option<CallProposal>,
 }
 
-impl Store {
+impl Decisions<'_> {
     /// Stores a proposal one call made, pending, with its run, in one
     /// transaction and without an audit row (for tests and tools that
     /// prepare a database; calls go through [`Store::record_calls`]).
     pub async fn save_call_proposal(&self, made: &CallProposal) -> Result<(), StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.store.begin_write().await?;
         insert_call_proposal(&mut tx, made).await?;
         tx.commit().await?;
         Ok(())
@@ -79,7 +80,7 @@ impl Store {
         .bind(run.0.as_str())
         .bind(to_json(&state))
         .bind(now())
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(())
     }
@@ -92,11 +93,11 @@ impl Store {
         if let [only] = calls
             && only.proposal.is_none()
         {
-            return self.audit(&only.audit).await;
+            return self.store.audit_log().audit(&only.audit).await;
         }
         // The chain first, then the database: see store/audit_chain.rs.
-        let mut links = self.chain()?.begin(&self.pool).await?;
-        let mut tx = self.begin_write().await?;
+        let mut links = self.store.chain()?.begin(&self.store.pool).await?;
+        let mut tx = self.store.begin_write().await?;
         for call in calls {
             if let Some(made) = &call.proposal {
                 insert_call_proposal(&mut tx, made).await?;
@@ -119,8 +120,8 @@ impl Store {
         event: &Event<'_>,
         audit: &[AuditEntry],
     ) -> Result<i64, StoreError> {
-        let mut links = self.chain()?.begin(&self.pool).await?;
-        let mut tx = self.begin_write().await?;
+        let mut links = self.store.chain()?.begin(&self.store.pool).await?;
+        let mut tx = self.store.begin_write().await?;
         let row = sqlx::query(
             "INSERT INTO run_events (run_id, seq, at, data)
              SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3 FROM run_events WHERE run_id = $1

@@ -198,7 +198,7 @@ mod tests {
     async fn an_audit_row_is_written_and_read_back_on_the_calling_thread() {
         let dir = tempfile::tempdir().unwrap();
         let (store, _) = store(&dir).await;
-        store.audit(&entry("direct")).await.unwrap();
+        store.audit_log().audit(&entry("direct")).await.unwrap();
         assert_eq!(written_here(&store), 1);
         assert_eq!(audit_rows(&store, "direct").await, 1);
         let direct = store.direct.as_ref().unwrap();
@@ -206,8 +206,11 @@ mod tests {
         let sql = "SELECT COUNT(*) FROM audit WHERE decision = $1";
         assert_eq!(direct.query_row(sql, ["direct"], count), Some(1));
         // The call's read (direct here) sees the generation sqlx reads.
-        let state = store.call_state("caller:admin").await.unwrap();
-        assert_eq!(state.generation, store.settings_generation().await.unwrap());
+        let state = store.run_log().call_state("caller:admin").await.unwrap();
+        assert_eq!(
+            state.generation,
+            store.config().settings_generation().await.unwrap()
+        );
     }
 
     #[tokio::test]
@@ -236,7 +239,7 @@ mod tests {
         let held = entry("held");
         let writing = tokio::spawn({
             let store = store.clone();
-            async move { store.audit(&held).await }
+            async move { store.audit_log().audit(&held).await }
         });
         tokio::task::yield_now().await;
         sqlx::query("COMMIT").execute(&mut other).await.unwrap();
@@ -244,9 +247,9 @@ mod tests {
         assert_eq!(audit_rows(&store, "held").await, 1);
         // The next row goes direct again.
         let written = written_here(&store);
-        store.audit(&entry("after")).await.unwrap();
+        store.audit_log().audit(&entry("after")).await.unwrap();
         assert_eq!(written_here(&store), written + 1);
-        let verified = store.verify_audit().await.unwrap();
+        let verified = store.audit_log().verify_audit().await.unwrap();
         assert!(verified.is_sound(), "{verified:?}");
     }
 
@@ -255,7 +258,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (store, url) = store(&dir).await;
         assert!(store.direct.is_some());
-        store.set_setting("durability", r#""full""#).await.unwrap();
+        store
+            .config()
+            .set_setting("durability", r#""full""#)
+            .await
+            .unwrap();
         drop(store);
         assert!(Store::open(&url).await.unwrap().direct.is_none());
         let memory = Store::open("sqlite::memory:").await.unwrap();
@@ -274,11 +281,11 @@ mod tests {
         let size = || std::fs::metadata(&file).unwrap().len();
         let before = size();
         for _ in 0..CHECKPOINT_EVERY - 1 {
-            store.audit(&entry("row")).await.unwrap();
+            store.audit_log().audit(&entry("row")).await.unwrap();
         }
         // Every row is in the log: nothing copied it into the file.
         assert_eq!(size(), before);
-        store.audit(&entry("row")).await.unwrap();
+        store.audit_log().audit(&entry("row")).await.unwrap();
         // The checkpoint runs in the background: wait for it (at most 10 s).
         for _ in 0..200 {
             if size() > before {

@@ -2,12 +2,13 @@
 //! or per session-less caller, kept where every host process sharing the
 //! database finds it.
 
+use crate::store::RunLog;
 use std::time::Duration;
 
 use sqlx::Row;
 use tool_core::exposure::Exposure;
 
-use super::{Store, StoreError, from_json, now, to_json};
+use super::{StoreError, from_json, now, to_json};
 
 /// How often a caller's last call is written when nothing rose: the
 /// window is minutes long, so its end moving by up to a minute is
@@ -105,7 +106,7 @@ fn call_state_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<CallStateRow> {
     Ok((row.get(0)?, caller, session))
 }
 
-impl Store {
+impl RunLog<'_> {
     /// The settings generation and `key`'s exposure row, in one statement:
     /// a call makes this read before every tool it runs. On SQLite it runs
     /// on the calling thread when it can (store/direct.rs), else on a
@@ -121,7 +122,7 @@ impl Store {
         key: &str,
         session: Option<&str>,
     ) -> Result<CallState, StoreError> {
-        let direct = self.direct.as_ref().and_then(|direct| match session {
+        let direct = self.store.direct.as_ref().and_then(|direct| match session {
             None => direct.query_row(CALL_STATE, [key], call_state_row),
             Some(session) => {
                 direct.query_row(CALL_STATE_WITH_SESSION, [key, session], call_state_row)
@@ -146,7 +147,7 @@ impl Store {
         key: &str,
         session: Option<&str>,
     ) -> Result<CallStateRow, StoreError> {
-        let mut connection = self.statement_connection().await?;
+        let mut connection = self.store.statement_connection().await?;
         let query = match session {
             None => sqlx::query(CALL_STATE).bind(key),
             Some(session) => sqlx::query(CALL_STATE_WITH_SESSION).bind(key).bind(session),
@@ -188,10 +189,10 @@ impl Store {
         raised: &Exposure,
         window: Duration,
     ) -> Result<Exposure, StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.store.begin_write().await?;
         let query = format!(
             "SELECT exposure, seen_at FROM exposures WHERE key = $1{}",
-            self.for_update()
+            self.store.for_update()
         );
         let row = sqlx::query(&query)
             .bind(key)
@@ -229,7 +230,7 @@ impl Store {
         sqlx::query("UPDATE exposures SET seen_at = $1 WHERE key = $2 AND seen_at < $1")
             .bind(at)
             .bind(key)
-            .execute(self.pool())
+            .execute(self.store.pool())
             .await?;
         Ok(())
     }

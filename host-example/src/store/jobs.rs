@@ -7,12 +7,13 @@
 //! Every later write of a claimed job names its owner, so a process whose
 //! lease ran out (and whose job another process took) changes nothing.
 
+use crate::store::JobQueue;
 use serde_json::Value;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 use sqlx::{Any, Transaction};
 
-use super::{Store, StoreError, from_json, now, to_json};
+use super::{StoreError, from_json, now, to_json};
 
 /// Where a job is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,10 +187,10 @@ pub(crate) async fn insert_job(
     Ok(())
 }
 
-impl Store {
+impl JobQueue<'_> {
     /// Stores `job`, queued.
     pub async fn enqueue_job(&self, job: &NewJob) -> Result<(), StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.store.begin_write().await?;
         insert_job(&mut tx, job).await?;
         tx.commit().await?;
         Ok(())
@@ -199,7 +200,7 @@ impl Store {
     pub async fn job(&self, id: &str) -> Result<Option<StoredJob>, StoreError> {
         let row = sqlx::query(&format!("SELECT {COLUMNS} FROM jobs WHERE id = $1"))
             .bind(id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?;
         row.as_ref().map(job).transpose()
     }
@@ -215,7 +216,7 @@ impl Store {
         ))
         .bind(status.as_str())
         .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         rows.iter().map(job).collect()
     }
@@ -236,7 +237,7 @@ impl Store {
             "SELECT id, kind FROM jobs WHERE {due} ORDER BY run_after_ms, id LIMIT 16"
         ))
         .bind(at)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         for row in candidates {
             let id: String = row.try_get("id")?;
@@ -254,7 +255,7 @@ impl Store {
             .bind(lease.until_ms)
             .bind(now())
             .bind(id.as_str())
-            .execute(&self.pool)
+            .execute(&self.store.pool)
             .await?;
             if claimed.rows_affected() == 1 {
                 return self.job(&id).await;
@@ -280,7 +281,7 @@ impl Store {
         )
         .bind(owner)
         .bind(until_ms)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         let runs = sqlx::query(
             "UPDATE runs SET lease_until_ms = $2
@@ -288,7 +289,7 @@ impl Store {
         )
         .bind(owner)
         .bind(until_ms)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(jobs.rows_affected() + runs.rows_affected())
     }
@@ -309,7 +310,7 @@ impl Store {
         .bind(owner)
         .bind(to_json(progress))
         .bind(now())
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -337,7 +338,7 @@ impl Store {
         .bind(result.map(to_json))
         .bind(error)
         .bind(at)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -362,7 +363,7 @@ impl Store {
         .bind(error)
         .bind(run_after_ms)
         .bind(now())
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -378,7 +379,7 @@ impl Store {
         .bind(id)
         .bind(now_ms())
         .bind(now())
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(done.rows_affected() == 1)
     }

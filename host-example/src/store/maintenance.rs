@@ -1,11 +1,12 @@
 //! Looking after the database file: a consistent copy while the host runs
 //! (SQLite's `VACUUM INTO`), and a check of its pages, schema and rows.
 
+use crate::store::AuditLog;
 use std::path::Path;
 
 use sqlx::Row;
 
-use super::{Backend, Store, StoreError, one_line};
+use super::{Backend, StoreError, one_line};
 
 /// The tables `db check` counts, in the order it prints them.
 const COUNTED: [&str; 7] = [
@@ -42,13 +43,13 @@ impl DatabaseCheck {
     }
 }
 
-impl Store {
+impl AuditLog<'_> {
     /// Writes a consistent copy of a SQLite database to `file`, which must
     /// not exist yet; safe while other connections and processes write
     /// (one read transaction sees one state). On PostgreSQL, a refusal
     /// saying what to run instead.
     pub async fn backup(&self, file: &Path) -> Result<(), StoreError> {
-        if self.backend == Backend::Postgres {
+        if self.store.backend == Backend::Postgres {
             return Err(StoreError::Refused(
                 "a PostgreSQL database is backed up with its own tools: pg_dump --format=custom --file FILE DATABASE_URL (restore with pg_restore)".into(),
             ));
@@ -64,7 +65,7 @@ impl Store {
         })?;
         sqlx::query("VACUUM INTO $1")
             .bind(target)
-            .execute(&self.pool)
+            .execute(&self.store.pool)
             .await
             .map_err(|error| {
                 StoreError::Refused(format!(
@@ -78,10 +79,10 @@ impl Store {
     /// Checks the database: SQLite's integrity check, the schema version,
     /// and the rows of the main tables.
     pub async fn check(&self) -> Result<DatabaseCheck, StoreError> {
-        let integrity = match self.backend {
+        let integrity = match self.store.backend {
             Backend::Sqlite => Some(
                 sqlx::query("PRAGMA integrity_check")
-                    .fetch_all(&self.pool)
+                    .fetch_all(&self.store.pool)
                     .await?
                     .iter()
                     .map(|row| row.try_get::<String, _>(0))
@@ -92,12 +93,12 @@ impl Store {
         let mut counts = Vec::with_capacity(COUNTED.len());
         for table in COUNTED {
             let row = sqlx::query(&format!("SELECT COUNT(*) AS n FROM {table}"))
-                .fetch_one(&self.pool)
+                .fetch_one(&self.store.pool)
                 .await?;
             counts.push((table, row.try_get::<i64, _>("n")?));
         }
         Ok(DatabaseCheck {
-            backend: self.backend,
+            backend: self.store.backend,
             integrity,
             schema_version: self.schema_version().await?,
             counts,

@@ -4,12 +4,13 @@
 //! the state is what rmcp replays to restore the session, as JSON. How
 //! long a session is kept is the app layer's rule.
 
+use crate::store::People;
 use sqlx::Row;
 
+use super::StoreError;
 use super::users::token_hash;
-use super::{Store, StoreError};
 
-impl Store {
+impl People<'_> {
     /// Stores session `id`'s `state`, begun at `now` (replacing what a
     /// session of that id had).
     pub async fn keep_mcp_session(
@@ -25,7 +26,7 @@ impl Store {
         .bind(token_hash(id))
         .bind(state)
         .bind(now)
-        .execute(self.pool())
+        .execute(self.store.pool())
         .await?;
         Ok(())
     }
@@ -36,7 +37,7 @@ impl Store {
             sqlx::query("SELECT state FROM mcp_sessions WHERE id_hash = $1 AND created_at >= $2")
                 .bind(token_hash(id))
                 .bind(since)
-                .fetch_optional(self.pool())
+                .fetch_optional(self.store.pool())
                 .await?;
         Ok(row.map(|row| row.try_get("state")).transpose()?)
     }
@@ -45,7 +46,7 @@ impl Store {
     pub async fn end_mcp_session(&self, id: &str) -> Result<(), StoreError> {
         sqlx::query("DELETE FROM mcp_sessions WHERE id_hash = $1")
             .bind(token_hash(id))
-            .execute(self.pool())
+            .execute(self.store.pool())
             .await?;
         Ok(())
     }
@@ -54,7 +55,7 @@ impl Store {
     pub async fn remove_mcp_sessions_before(&self, before: i64) -> Result<(), StoreError> {
         sqlx::query("DELETE FROM mcp_sessions WHERE created_at < $1")
             .bind(before)
-            .execute(self.pool())
+            .execute(self.store.pool())
             .await?;
         Ok(())
     }

@@ -8,6 +8,7 @@
 //! refused before anything is written: an older build cannot know what the
 //! newer schema means.
 
+use crate::store::AuditLog;
 use sqlx::Row;
 
 use super::{Backend, Store, StoreError, now, one_line};
@@ -116,11 +117,11 @@ pub(super) async fn run(store: &Store) -> Result<i64, StoreError> {
     }
 }
 
-impl Store {
+impl AuditLog<'_> {
     /// The schema version recorded in the database.
     pub async fn schema_version(&self) -> Result<i64, StoreError> {
         Ok(sqlx::query(CURRENT_VERSION)
-            .fetch_one(&self.pool)
+            .fetch_one(&self.store.pool)
             .await?
             .try_get("version")?)
     }

@@ -41,6 +41,7 @@ mod recovery;
 mod run_notes;
 mod runs;
 mod seed;
+mod services;
 mod settings;
 mod signin_throttle;
 mod site;
@@ -80,6 +81,7 @@ pub use recovery::{AbandonedRun, ApplyAudited, Recovery};
 pub use run_notes::RunNote;
 pub use runs::{RunPhase, RunRequest, RunSummary, StoredRun};
 pub use seed::DEMO_PASSWORD;
+pub use services::{AuditLog, Config, Decisions, JobQueue, People, RunLog, SearchIndex};
 pub use settings::{SettingKey, SettingValue};
 pub use signin_throttle::ThrottleState;
 pub use site::SqlSite;
@@ -143,6 +145,13 @@ pub struct Store {
 }
 
 impl Store {
+    /// This store's chain; fails closed while it is not open.
+    pub(in crate::store) fn chain(&self) -> Result<&audit_chain::AuditChain, StoreError> {
+        self.chain
+            .as_deref()
+            .ok_or_else(|| StoreError::Refused("the audit chain is not open".into()))
+    }
+
     /// The password in the URL this store was opened with, if any.
     pub fn database_password(&self) -> Option<&str> {
         self.password.as_deref()
@@ -237,7 +246,7 @@ impl Store {
             // A database opened read-only is read as it is: nothing is
             // migrated or seeded, and a schema this build does not have
             // is named rather than met with a failed write.
-            let found = store.schema_version().await.unwrap_or(0);
+            let found = store.audit_log().schema_version().await.unwrap_or(0);
             let known = LATEST_VERSION;
             match found.cmp(&known) {
                 std::cmp::Ordering::Less => return Err(StoreError::OlderSchema { found, known }),

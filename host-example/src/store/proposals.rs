@@ -3,6 +3,7 @@
 //! whose primary key is the proposal id, so the first decision wins across
 //! every process sharing the database.
 
+use crate::store::Decisions;
 use std::collections::BTreeSet;
 
 use sqlx::any::{AnyArguments, AnyRow};
@@ -68,10 +69,12 @@ impl StoredProposal {
     }
 }
 
-impl Store {
+impl Decisions<'_> {
     /// Stores a proposal `run` made, pending.
     pub async fn save_proposal(&self, run: &RunId, proposal: &Proposal) -> Result<(), StoreError> {
-        insert_proposal(run, proposal).execute(&self.pool).await?;
+        insert_proposal(run, proposal)
+            .execute(&self.store.pool)
+            .await?;
         Ok(())
     }
 
@@ -79,7 +82,7 @@ impl Store {
     pub async fn proposal(&self, id: &ProposalId) -> Result<Option<StoredProposal>, StoreError> {
         sqlx::query("SELECT id, run_id, data, status FROM proposals WHERE id = $1")
             .bind(id.as_str())
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?
             .as_ref()
             .map(StoredProposal::from_row)
@@ -92,7 +95,7 @@ impl Store {
             "SELECT id, run_id, data, status FROM proposals WHERE status = 'pending'
              ORDER BY created_at, id",
         )
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?
         .iter()
         .map(StoredProposal::from_row)
@@ -106,7 +109,7 @@ impl Store {
              ORDER BY created_at, id",
         )
         .bind(run.0.as_str())
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?
         .iter()
         .map(StoredProposal::from_row)
@@ -125,7 +128,7 @@ impl Store {
              ORDER BY d.decided_at DESC, p.id LIMIT $1",
         )
         .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         rows.iter()
             .map(|row| {
@@ -142,7 +145,7 @@ impl Store {
     pub async fn decision(&self, id: &ProposalId) -> Result<Option<Decision>, StoreError> {
         sqlx::query("SELECT data FROM decisions WHERE proposal_id = $1")
             .bind(id.as_str())
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?
             .as_ref()
             .map(|row| from_json(row, "data", || format!("the decision on {}", id.as_str())))
@@ -152,14 +155,14 @@ impl Store {
     /// The durable approval store over this database.
     pub fn approvals(&self) -> SqlApprovals {
         SqlApprovals {
-            store: self.clone(),
+            store: self.store.clone(),
         }
     }
 
     async fn claim(&self, id: &ProposalId, decision: &Decision) -> Result<(), ClaimError> {
         let failed =
             |error: &dyn std::fmt::Display| ClaimError::Store(one_line(&error.to_string()));
-        let mut tx = self.begin_write().await.map_err(|e| failed(&e))?;
+        let mut tx = self.store.begin_write().await.map_err(|e| failed(&e))?;
         let inserted = sqlx::query(
             "INSERT INTO decisions (proposal_id, data, decided_at) VALUES ($1, $2, $3)",
         )
@@ -249,7 +252,7 @@ impl ApprovalStore for SqlApprovals {
         id: &'a ProposalId,
         decision: &'a Decision,
     ) -> BoxFuture<'a, Result<(), ClaimError>> {
-        Box::pin(self.store.claim(id, decision))
+        Box::pin(async move { self.store.decisions().claim(id, decision).await })
     }
 
     fn second<'a>(
@@ -257,6 +260,6 @@ impl ApprovalStore for SqlApprovals {
         id: &'a ProposalId,
         approver: &'a Actor,
     ) -> BoxFuture<'a, Result<BTreeSet<String>, ClaimError>> {
-        Box::pin(self.store.second(id, &approver.id))
+        Box::pin(async move { self.store.decisions().second(id, &approver.id).await })
     }
 }

@@ -3,10 +3,11 @@
 //! PostgreSQL `tsvector` (stemmed in each source's language, ranked by
 //! `ts_rank_cd`), both with highlighted excerpts.
 
+use crate::store::SearchIndex;
 use site_model::PublicSource;
 use sqlx::Row;
 
-use super::{Backend, Store, StoreError, from_json, to_json};
+use super::{Backend, StoreError, from_json, to_json};
 
 /// A match of the database's full-text search.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,12 +34,12 @@ pub struct FullTextQuery<'a> {
     pub limit: i64,
 }
 
-impl Store {
+impl SearchIndex<'_> {
     /// The site's generation: raised by every change applied to the site.
     pub async fn site_generation(&self) -> Result<i64, StoreError> {
         Ok(
             sqlx::query("SELECT generation FROM site_generation WHERE id = 1")
-                .fetch_one(self.pool())
+                .fetch_one(self.store.pool())
                 .await?
                 .try_get("generation")?,
         )
@@ -48,7 +49,7 @@ impl Store {
     pub async fn public_sources_generation(&self) -> Result<i64, StoreError> {
         Ok(
             sqlx::query("SELECT generation FROM public_sources_state WHERE id = 1")
-                .fetch_one(self.pool())
+                .fetch_one(self.store.pool())
                 .await?
                 .try_get("generation")?,
         )
@@ -63,10 +64,10 @@ impl Store {
         sources: &[PublicSource],
         force: bool,
     ) -> Result<(), StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.store.begin_write().await?;
         let written: i64 = sqlx::query(&format!(
             "SELECT generation FROM public_sources_state WHERE id = 1{}",
-            self.for_update()
+            self.store.for_update()
         ))
         .fetch_one(&mut *tx)
         .await?
@@ -77,7 +78,7 @@ impl Store {
         sqlx::query("DELETE FROM public_sources")
             .execute(&mut *tx)
             .await?;
-        match self.backend() {
+        match self.store.backend() {
             Backend::Sqlite => {
                 sqlx::query("DELETE FROM public_sources_fts")
                     .execute(&mut *tx)
@@ -147,7 +148,7 @@ impl Store {
         // Each term quoted: FTS5 reads a quoted string as a phrase and
         // nothing in it as syntax; `websearch_to_tsquery` never fails on its
         // input, reads quoted terms as phrases and `or` as OR.
-        let (sql, joiner) = match self.backend() {
+        let (sql, joiner) = match self.store.backend() {
             Backend::Sqlite => (SQLITE_SEARCH, " OR "),
             Backend::Postgres => (POSTGRES_SEARCH, " or "),
         };
@@ -162,7 +163,7 @@ impl Store {
             .bind(query.site)
             .bind(query.language)
             .bind(query.limit)
-            .fetch_all(self.pool())
+            .fetch_all(self.store.pool())
             .await?;
         rows.iter()
             .map(|row| {
@@ -179,7 +180,7 @@ impl Store {
     pub async fn public_source(&self, id: &str) -> Result<Option<PublicSource>, StoreError> {
         let row = sqlx::query("SELECT data FROM public_sources WHERE id = $1")
             .bind(id)
-            .fetch_optional(self.pool())
+            .fetch_optional(self.store.pool())
             .await?;
         row.map(|row| from_json(&row, "data", || format!("public source {id}")))
             .transpose()

@@ -4,12 +4,13 @@
 //! lease, so a run whose process renewed its lease meanwhile, or that
 //! another process recovered first, is left alone.
 
+use crate::store::RunLog;
 use sqlx::Row;
 use tool_core::approval::Decision;
 use tool_core::{ProposalId, RunId};
 
 use super::audit_chain::insert_audit;
-use super::{AuditEntry, AuditKind, RunNote, RunPhase, Store, StoreError, now, to_json};
+use super::{AuditEntry, AuditKind, RunNote, RunPhase, StoreError, now, to_json};
 
 /// A run whose process stopped working on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,7 +50,7 @@ pub enum Recovery {
 const ABANDONED: &str = "status IN ('running', 'resuming')
     AND (lease_until_ms IS NULL OR lease_until_ms < $1)";
 
-impl Store {
+impl RunLog<'_> {
     /// Up to `limit` runs whose process stopped working on them: `running`
     /// or `resuming` with their lease run out at `now_ms`.
     pub async fn abandoned_runs(
@@ -63,7 +64,7 @@ impl Store {
         ))
         .bind(now_ms)
         .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         rows.iter()
             .map(|row| {
@@ -129,7 +130,7 @@ impl Store {
         )
         .bind(run.0.as_str())
         .bind(format!("%({})", proposal.as_str()))
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.store.pool)
         .await?;
         row.map(|row| {
             let detail: Option<String> = row.try_get("detail")?;
@@ -159,8 +160,8 @@ impl Store {
             ),
         };
         // The chain first, then the database: see store/audit_chain.rs.
-        let mut links = self.chain()?.begin(&self.pool).await?;
-        let mut tx = self.begin_write().await?;
+        let mut links = self.store.chain()?.begin(&self.store.pool).await?;
+        let mut tx = self.store.begin_write().await?;
         let done = sqlx::query(&format!(
             "UPDATE runs SET status = $2, outcome = COALESCE($3, outcome),
                  state = CASE WHEN $2 = 'failed' THEN NULL ELSE state END,

@@ -1,6 +1,7 @@
 //! What the host notes about a run beside the agent's events: decisions
 //! it took before the agent loop started, such as a skill it did not trust.
 
+use crate::store::RunLog;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -8,7 +9,7 @@ use sqlx::Row;
 use tool_core::RunId;
 
 use super::Distrust;
-use super::{Store, StoreError, from_json, now, to_json};
+use super::{StoreError, from_json, now, to_json};
 
 /// One note on a run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,7 +56,7 @@ impl fmt::Display for RunNote {
     }
 }
 
-impl Store {
+impl RunLog<'_> {
     /// Appends `note` to the run's notes.
     pub async fn record_run_note(&self, run: &RunId, note: &RunNote) -> Result<(), StoreError> {
         sqlx::query(
@@ -65,7 +66,7 @@ impl Store {
         .bind(run.0.as_str())
         .bind(now())
         .bind(to_json(note))
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(())
     }
@@ -74,7 +75,7 @@ impl Store {
     pub async fn run_notes(&self, run: &RunId) -> Result<Vec<RunNote>, StoreError> {
         let rows = sqlx::query("SELECT seq, data FROM run_notes WHERE run_id = $1 ORDER BY seq")
             .bind(run.0.as_str())
-            .fetch_all(&self.pool)
+            .fetch_all(&self.store.pool)
             .await?;
         rows.iter()
             .map(|row| {

@@ -1,6 +1,7 @@
 //! Runs: who started them, their grant, their state while suspended, every
 //! event as it happens, and how they ended.
 
+use crate::store::RunLog;
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use sqlx::any::AnyRow;
@@ -10,7 +11,7 @@ use tool_core::gates::{Grant, Selection};
 
 use super::jobs::Lease;
 use super::proposals::insert_proposal_once;
-use super::{Store, StoreError, from_json, now, to_json};
+use super::{StoreError, from_json, now, to_json};
 
 /// Where a stored run is: its `status` column, worded once
 /// ([`RunPhase::as_str`], also its `Display`).
@@ -236,7 +237,7 @@ fn tokens(count: u64) -> i64 {
     i64::try_from(count).unwrap_or(i64::MAX)
 }
 
-impl Store {
+impl RunLog<'_> {
     /// Records a new run, `running`, held by `lease`.
     pub async fn create_run(
         &self,
@@ -257,7 +258,7 @@ impl Store {
         .bind(at)
         .bind(lease.owner)
         .bind(lease.until_ms)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(())
     }
@@ -272,7 +273,7 @@ impl Store {
         .bind(run.0.as_str())
         .bind(now())
         .bind(to_json(event))
-        .fetch_one(&self.pool)
+        .fetch_one(&self.store.pool)
         .await?;
         Ok(row.try_get("seq")?)
     }
@@ -281,7 +282,7 @@ impl Store {
     pub async fn run_events(&self, run: &RunId) -> Result<Vec<Event<'static>>, StoreError> {
         let rows = sqlx::query("SELECT seq, data FROM run_events WHERE run_id = $1 ORDER BY seq")
             .bind(run.0.as_str())
-            .fetch_all(&self.pool)
+            .fetch_all(&self.store.pool)
             .await?;
         rows.iter()
             .map(|row| {
@@ -296,7 +297,7 @@ impl Store {
     /// stored it already), in one transaction.
     pub async fn suspend_run(&self, run: &RunId, state: &RunState) -> Result<(), StoreError> {
         let usage = state.usage();
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.store.begin_write().await?;
         insert_proposal_once(run, state.proposal())
             .execute(&mut *tx)
             .await?;
@@ -325,7 +326,7 @@ impl Store {
         sqlx::query("UPDATE runs SET request = $2 WHERE id = $1")
             .bind(run.0.as_str())
             .bind(to_json(request))
-            .execute(&self.pool)
+            .execute(&self.store.pool)
             .await?;
         Ok(())
     }
@@ -347,7 +348,7 @@ impl Store {
         .bind(now())
         .bind(lease.owner)
         .bind(lease.until_ms)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -362,7 +363,7 @@ impl Store {
         )
         .bind(run.0.as_str())
         .bind(now())
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(())
     }
@@ -390,13 +391,13 @@ impl Store {
                 sqlx::query(&format!("{select} WHERE r.user_name = $1 {order} LIMIT $2"))
                     .bind(user)
                     .bind(limit)
-                    .fetch_all(&self.pool)
+                    .fetch_all(&self.store.pool)
                     .await?
             }
             None => {
                 sqlx::query(&format!("{select} {order} LIMIT $1"))
                     .bind(limit)
-                    .fetch_all(&self.pool)
+                    .fetch_all(&self.store.pool)
                     .await?
             }
         };
@@ -433,7 +434,7 @@ impl Store {
         .bind(tokens(finished.usage.output_tokens))
         .bind(now())
         .bind(to_json(&finished.messages))
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(())
     }
@@ -446,7 +447,7 @@ impl Store {
              FROM runs WHERE id = $1",
         )
         .bind(id.0.as_str())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.store.pool)
         .await?
         .as_ref()
         .map(StoredRun::from_row)

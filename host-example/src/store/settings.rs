@@ -4,6 +4,7 @@
 //! stored, and read back through the same type; a stored value that no
 //! longer parses is a one-line [`StoreError::Corrupt`] naming the key.
 
+use crate::store::Config;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -20,7 +21,7 @@ use super::budgets::Budgets;
 use super::jobs::WorkerSettings;
 use super::webhooks::{PublicUrl, WebhookDelivery, WebhookTargets};
 use super::{Durability, OAuthSettings, UnapprovedSkills, WebOrigin};
-use super::{Store, StoreError, now};
+use super::{StoreError, now};
 use crate::model::ModelConfig;
 
 /// A setting the host knows.
@@ -258,7 +259,7 @@ pub struct SettingValue {
     pub is_default: bool,
 }
 
-impl Store {
+impl Config<'_> {
     /// Checks `json` (JSON text) against `key`'s type and stores it;
     /// nothing is stored if it does not fit.
     ///
@@ -277,7 +278,7 @@ impl Store {
         let value = key
             .check(value)
             .map_err(|error| invalid(format!("does not fit: {error}")))?;
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.store.begin_write().await?;
         write_setting(&mut tx, key, &value).await?;
         bump_generation(&mut tx).await?;
         tx.commit().await?;
@@ -298,7 +299,7 @@ impl Store {
             ),
             (SettingKey::Exposure, serde_json::to_value(&host.exposure)),
         ];
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.store.begin_write().await?;
         for (key, value) in values {
             let value = value.map_err(|error| StoreError::InvalidSetting {
                 key: key.name(),
@@ -315,7 +316,7 @@ impl Store {
     /// process sharing the database, so one read tells whether the
     /// settings changed.
     pub async fn settings_generation(&self) -> Result<u64, StoreError> {
-        let mut connection = self.statement_connection().await?;
+        let mut connection = self.store.statement_connection().await?;
         let row = sqlx::query("SELECT generation FROM settings_generation WHERE id = 1")
             .fetch_one(&mut *connection)
             .await;
@@ -335,7 +336,7 @@ impl Store {
     ) -> Result<Option<T>, StoreError> {
         let row = sqlx::query("SELECT value FROM settings WHERE key = $1")
             .bind(key.name())
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?;
         let Some(row) = row else { return Ok(None) };
         let text: String = row.try_get("value")?;

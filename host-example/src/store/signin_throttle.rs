@@ -3,9 +3,10 @@
 //! guesser. The policy (how long to hold back after how many failures)
 //! is the app layer's; this keeps the counts and the times.
 
+use crate::store::People;
 use sqlx::Row;
 
-use super::{Store, StoreError};
+use super::StoreError;
 
 /// Where one key stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,14 +20,14 @@ pub struct ThrottleState {
     pub locked_until: i64,
 }
 
-impl Store {
+impl People<'_> {
     /// Where `key` stands, `None` when it has no failures kept.
     pub async fn throttle(&self, key: &str) -> Result<Option<ThrottleState>, StoreError> {
         let row = sqlx::query(
             "SELECT failures, not_before, locked_until FROM signin_throttle WHERE key = $1",
         )
         .bind(key)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.store.pool)
         .await?;
         row.map(|row| state(&row)).transpose()
     }
@@ -43,7 +44,7 @@ impl Store {
         quiet: i64,
         hold: impl Fn(i64) -> (i64, i64),
     ) -> Result<ThrottleState, StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.store.begin_write().await?;
         let row = sqlx::query(
             "INSERT INTO signin_throttle (key, failures, last_failure_at, not_before, locked_until)
              VALUES ($1, 1, $2, 0, 0)
@@ -78,7 +79,7 @@ impl Store {
     pub async fn clear_throttle(&self, key: &str) -> Result<bool, StoreError> {
         let done = sqlx::query("DELETE FROM signin_throttle WHERE key = $1")
             .bind(key)
-            .execute(&self.pool)
+            .execute(&self.store.pool)
             .await?;
         Ok(done.rows_affected() > 0)
     }
@@ -94,7 +95,7 @@ impl Store {
              WHERE locked_until > $1 ORDER BY key",
         )
         .bind(now)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         let mut found = Vec::new();
         for row in &rows {

@@ -1,13 +1,14 @@
 //! Approved skills: each skill's digest as an administrator approved it,
 //! with who and when (see [`crate::app::skills::approval`]).
 
+use crate::store::Decisions;
 use std::path::PathBuf;
 
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
 use super::SkillDigest;
-use super::{Store, StoreError, from_json, now, to_json};
+use super::{StoreError, from_json, now, to_json};
 
 /// One skill as approved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,7 +56,7 @@ impl SkillApproval {
 
 const COLUMNS: &str = "name, folder, digest, files, approved_by, approved_at, skill_md";
 
-impl Store {
+impl Decisions<'_> {
     /// Records `approvals`, all or none, each replacing any earlier
     /// approval of its skill, stamped now.
     pub async fn save_skill_approvals(
@@ -63,7 +64,7 @@ impl Store {
         approvals: &[SkillApproval],
     ) -> Result<(), StoreError> {
         let at = now();
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.store.begin_write().await?;
         for approval in approvals {
             sqlx::query(
                 "INSERT INTO skill_approvals
@@ -93,7 +94,7 @@ impl Store {
         sqlx::query(&format!(
             "SELECT {COLUMNS} FROM skill_approvals ORDER BY name"
         ))
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?
         .iter()
         .map(SkillApproval::from_row)
@@ -106,7 +107,7 @@ impl Store {
             "SELECT {COLUMNS} FROM skill_approvals WHERE name = $1"
         ))
         .bind(name)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.store.pool)
         .await?
         .as_ref()
         .map(SkillApproval::from_row)

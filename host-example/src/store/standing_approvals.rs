@@ -1,11 +1,12 @@
 //! Standing approvals of agent runs, kept where every host process finds
 //! them: given, listed for a run, revoked.
 
+use crate::store::Decisions;
 use sqlx::Row;
 use tool_core::RunId;
 use tool_core::approval::StandingApproval;
 
-use super::{Store, StoreError, from_json, now, to_json};
+use super::{StoreError, from_json, now, to_json};
 
 /// A standing approval with its run and whether it was revoked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,7 +19,7 @@ pub struct StoredStanding {
     pub revoked_by: Option<String>,
 }
 
-impl Store {
+impl Decisions<'_> {
     /// Keeps `standing` for `run`.
     pub async fn save_standing(
         &self,
@@ -32,7 +33,7 @@ impl Store {
         .bind(run.0.as_str())
         .bind(to_json(standing))
         .bind(now())
-        .execute(self.pool())
+        .execute(self.store.pool())
         .await?;
         Ok(())
     }
@@ -44,7 +45,7 @@ impl Store {
              ORDER BY created_at, id",
         )
         .bind(run.0.as_str())
-        .fetch_all(self.pool())
+        .fetch_all(self.store.pool())
         .await?
         .iter()
         .map(|row| {
@@ -59,7 +60,7 @@ impl Store {
         let row =
             sqlx::query("SELECT run_id, data, revoked_by FROM standing_approvals WHERE id = $1")
                 .bind(id)
-                .fetch_optional(self.pool())
+                .fetch_optional(self.store.pool())
                 .await?;
         row.map(|row| {
             Ok(StoredStanding {
@@ -80,7 +81,7 @@ impl Store {
         .bind(id)
         .bind(now())
         .bind(by)
-        .execute(self.pool())
+        .execute(self.store.pool())
         .await?;
         Ok(revoked.rows_affected() > 0)
     }

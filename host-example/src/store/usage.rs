@@ -2,9 +2,10 @@
 //! per gate, how long decided proposals waited, and tokens and estimated
 //! cost per day; read from the audit trail, the proposals and the runs.
 
+use crate::store::RunLog;
 use sqlx::Row;
 
-use super::{Store, StoreError};
+use super::StoreError;
 
 /// The figures of one period (days are counted from the Unix epoch, UTC).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -23,7 +24,7 @@ fn count(row: &sqlx::any::AnyRow, column: &str) -> Result<u64, StoreError> {
     Ok(u64::try_from(row.try_get::<i64, _>(column)?).unwrap_or(0))
 }
 
-impl Store {
+impl RunLog<'_> {
     /// The figures since `since` (seconds since the Unix epoch).
     pub async fn usage_since(&self, since: i64) -> Result<HostUsage, StoreError> {
         let calls = sqlx::query(
@@ -32,7 +33,7 @@ impl Store {
              GROUP BY at / 86400, tool ORDER BY day, tool",
         )
         .bind(since)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?
         .iter()
         .map(|row| Ok((row.try_get("day")?, row.try_get("tool")?, count(row, "n")?)))
@@ -43,7 +44,7 @@ impl Store {
              GROUP BY gate ORDER BY gate",
         )
         .bind(since)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?
         .iter()
         .map(|row| Ok((row.try_get("gate")?, count(row, "n")?)))
@@ -54,7 +55,7 @@ impl Store {
              ORDER BY waited",
         )
         .bind(since)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?
         .iter()
         .map(|row| row.try_get("waited").map_err(StoreError::from))
@@ -66,7 +67,7 @@ impl Store {
              FROM runs WHERE created_at >= $1 GROUP BY created_at / 86400 ORDER BY day",
         )
         .bind(since)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?
         .iter()
         .map(|row| {

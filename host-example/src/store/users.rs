@@ -1,6 +1,7 @@
 //! The host's users: who may act, with an argon2 password hash and bearer
 //! tokens kept as their sha256 (a token is shown once, when made).
 
+use crate::store::People;
 use argon2::Argon2;
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
@@ -8,7 +9,7 @@ use sha2::{Digest, Sha256};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
-use super::{Store, StoreError, now};
+use super::{StoreError, now};
 
 /// A user of the host.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,7 +93,7 @@ pub struct TokenInfo {
 /// host's tokens alike in practice; a clash is refused, not guessed at.
 pub const TOKEN_ID_LEN: usize = 12;
 
-impl Store {
+impl People<'_> {
     /// Adds a user; `password` `None` leaves them without one.
     pub async fn add_user(
         &self,
@@ -118,7 +119,7 @@ impl Store {
         .bind(i64::from(admin))
         .bind(hash)
         .bind(now())
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await
         .map_err(|error| match &error {
             sqlx::Error::Database(db) if db.is_unique_violation() => {
@@ -134,7 +135,7 @@ impl Store {
     /// Every user, by name.
     pub async fn users(&self) -> Result<Vec<HostUser>, StoreError> {
         let rows = sqlx::query(&format!("SELECT {USER_COLUMNS} FROM users"))
-            .fetch_all(&self.pool)
+            .fetch_all(&self.store.pool)
             .await?;
         let mut users = rows
             .iter()
@@ -148,7 +149,7 @@ impl Store {
     pub async fn user(&self, name: &str) -> Result<Option<HostUser>, StoreError> {
         sqlx::query(&format!("SELECT {USER_COLUMNS} FROM users WHERE name = $1"))
             .bind(name)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?
             .as_ref()
             .map(HostUser::from_row)
@@ -160,7 +161,7 @@ impl Store {
     pub async fn verify_password(&self, name: &str, password: &str) -> Result<bool, StoreError> {
         let row = sqlx::query("SELECT password_hash FROM users WHERE name = $1")
             .bind(name)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?;
         let Some(hash) = row
             .map(|row| row.try_get::<Option<String>, _>("password_hash"))
@@ -194,7 +195,7 @@ impl Store {
             .bind(token_hash(&token))
             .bind(name)
             .bind(now())
-            .execute(&self.pool)
+            .execute(&self.store.pool)
             .await?;
         Ok(token)
     }
@@ -206,7 +207,7 @@ impl Store {
              FROM tokens t JOIN users u ON u.name = t.user_name WHERE t.hash = $1",
         )
         .bind(token_hash(token))
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.store.pool)
         .await?
         .as_ref()
         .map(HostUser::from_row)
@@ -218,7 +219,7 @@ impl Store {
     /// begun with the old password outlives it.
     pub async fn set_password(&self, name: &str, password: Option<&str>) -> Result<(), StoreError> {
         let hash = password.map(hash_password).transpose()?;
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.store.begin_write().await?;
         let done = sqlx::query("UPDATE users SET password_hash = $1 WHERE name = $2")
             .bind(hash)
             .bind(name)
@@ -240,7 +241,7 @@ impl Store {
     /// transaction, serialised with every other process's, so two
     /// administrators unmaking each other at once cannot leave none.
     pub async fn set_admin(&self, name: &str, admin: bool) -> Result<(), StoreError> {
-        let mut tx = self.begin_exclusive().await?;
+        let mut tx = self.store.begin_exclusive().await?;
         let found = sqlx::query("SELECT admin FROM users WHERE name = $1")
             .bind(name)
             .fetch_optional(&mut *tx)
@@ -276,7 +277,7 @@ impl Store {
              ORDER BY created_at, hash",
         )
         .bind(name)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         rows.iter()
             .map(|row| {
@@ -297,7 +298,7 @@ impl Store {
         if id.len() != TOKEN_ID_LEN || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Ok(false);
         }
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.store.begin_write().await?;
         let matching: i64 =
             sqlx::query("SELECT COUNT(*) AS n FROM tokens WHERE user_name = $1 AND hash LIKE $2")
                 .bind(name)

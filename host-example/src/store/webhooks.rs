@@ -3,6 +3,7 @@
 //! delivered or dead (the dead-letter list). What is sent, when and how
 //! often is the app layer's (`app::webhooks`); this is storage only.
 
+use crate::store::JobQueue;
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use sqlx::any::AnyRow;
 use sqlx::{Any, Row, Transaction};
@@ -10,7 +11,7 @@ use tool_core::DataClass;
 
 use super::jobs::{NewJob, insert_job};
 use super::users::hex;
-use super::{Store, StoreError, now};
+use super::{StoreError, now};
 
 /// A webhook as stored, its secret whole (the app layer masks it).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,7 +131,7 @@ pub fn new_secret() -> String {
     format!("whsec_{}", hex(&bytes))
 }
 
-impl Store {
+impl JobQueue<'_> {
     /// Adds webhook `name`, or replaces its URL, secret and events.
     pub async fn put_webhook(
         &self,
@@ -154,7 +155,7 @@ impl Store {
         .bind(events)
         .bind(data_class.to_string())
         .bind(now())
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(())
     }
@@ -165,7 +166,7 @@ impl Store {
             "SELECT name, url, secret, events, data_class, created_at, updated_at FROM webhooks
              ORDER BY name",
         )
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         rows.iter()
             .map(|row| {
@@ -196,7 +197,7 @@ impl Store {
 
     /// Removes webhook `name` and its deliveries; whether it existed.
     pub async fn remove_webhook(&self, name: &str) -> Result<bool, StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.store.begin_write().await?;
         sqlx::query("DELETE FROM webhook_deliveries WHERE webhook = $1")
             .bind(name)
             .execute(&mut *tx)
@@ -227,7 +228,7 @@ impl Store {
             return Ok(0);
         }
         let at = now();
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.store.begin_write().await?;
         for (webhook, body) in deliveries {
             sqlx::query(
                 "INSERT INTO webhook_deliveries (id, webhook, event_id, event, body, status,
@@ -251,7 +252,7 @@ impl Store {
     /// Stores `pass`, the job that delivers what is due, unless a queued
     /// job of its kind will run by its time already.
     pub async fn schedule_pass(&self, pass: &NewJob) -> Result<(), StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.store.begin_write().await?;
         schedule_in(&mut tx, pass).await?;
         tx.commit().await?;
         Ok(())
@@ -262,7 +263,7 @@ impl Store {
         let row = sqlx::query(
             "SELECT MIN(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending'",
         )
-        .fetch_one(&self.pool)
+        .fetch_one(&self.store.pool)
         .await?;
         Ok(row.try_get::<Option<i64>, _>("due")?)
     }
@@ -279,7 +280,7 @@ impl Store {
              ORDER BY seq"
         ))
         .bind(at)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         rows.iter().map(StoredDelivery::from_row).collect()
     }
@@ -302,7 +303,7 @@ impl Store {
         .bind(seen)
         .bind(until)
         .bind(now())
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?
         .rows_affected();
         Ok(taken == 1)
@@ -334,7 +335,7 @@ impl Store {
         .bind(error)
         .bind(retry_at.unwrap_or(at))
         .bind(at)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(())
     }
@@ -351,7 +352,7 @@ impl Store {
         ))
         .bind(status.as_str())
         .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         rows.iter().map(StoredDelivery::from_row).collect()
     }
@@ -367,7 +368,7 @@ impl Store {
         )
         .bind(id)
         .bind(at)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?
         .rows_affected();
         Ok(retried == 1)
@@ -487,10 +488,12 @@ pub struct WebhookTargets {
     pub allow_local_network: bool,
 }
 
-impl Store {
+impl JobQueue<'_> {
     /// The `webhook_targets` setting.
     pub async fn webhook_targets(&self) -> Result<WebhookTargets, StoreError> {
         Ok(self
+            .store
+            .config()
             .setting(super::SettingKey::WebhookTargets)
             .await?
             .unwrap_or_default())
@@ -499,6 +502,8 @@ impl Store {
     /// The `webhook_delivery` setting.
     pub async fn webhook_delivery(&self) -> Result<WebhookDelivery, StoreError> {
         Ok(self
+            .store
+            .config()
             .setting(super::SettingKey::WebhookDelivery)
             .await?
             .unwrap_or_default())
@@ -506,7 +511,12 @@ impl Store {
 
     /// The `public_url` setting, if set.
     pub async fn public_url(&self) -> Result<Option<PublicUrl>, StoreError> {
-        Ok(self.setting(super::SettingKey::PublicUrl).await?.flatten())
+        Ok(self
+            .store
+            .config()
+            .setting(super::SettingKey::PublicUrl)
+            .await?
+            .flatten())
     }
 }
 

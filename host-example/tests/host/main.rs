@@ -240,7 +240,7 @@ fn a_run_calls_two_read_tools_and_answers(host: &Host) {
 
     // Each call: the gate's decision and the call, with actor and run.
     let (rt, store) = host.store();
-    let audit = rt.block_on(store.audit_tail(50)).unwrap();
+    let audit = rt.block_on(store.audit_log().audit_tail(50)).unwrap();
     for tool in ["get_pagetree", "list_tables"] {
         for (kind, decision) in [(AuditKind::Gate, "allowed"), (AuditKind::Call, "ok")] {
             assert!(
@@ -279,7 +279,7 @@ fn a_proposal_approved_from_a_second_process_is_written(host: &Host) {
     assert!(err.contains("already decided (approved by ops)"), "{err}");
 
     let (rt, store) = host.store();
-    let audit = rt.block_on(store.audit_tail(50)).unwrap();
+    let audit = rt.block_on(store.audit_log().audit_tail(50)).unwrap();
     let by_ops = |decision: &str| {
         audit.iter().any(|e| {
             e.kind == AuditKind::Write
@@ -336,7 +336,7 @@ fn a_tool_disabled_before_approval_is_refused(host: &Host) {
             .contains("suspended")
     );
     let (rt, store) = host.store();
-    let audit = rt.block_on(store.audit_tail(50)).unwrap();
+    let audit = rt.block_on(store.audit_log().audit_tail(50)).unwrap();
     assert!(
         audit
             .iter()
@@ -373,7 +373,7 @@ fn two_processes_approving_at_once_apply_once(host: &Host) {
     assert_eq!(host.page_title(2), NEW_TITLE);
     assert_eq!(model.seen().len(), 2, "the run was continued once");
     let (rt, store) = host.store();
-    let audit = rt.block_on(store.audit_tail(100)).unwrap();
+    let audit = rt.block_on(store.audit_log().audit_tail(100)).unwrap();
     let applied = audit.iter().filter(|e| e.decision == "applied").count();
     assert_eq!(applied, 1, "{audit:#?}");
 }
@@ -391,10 +391,13 @@ fn an_unreachable_model_fails_the_run_and_changes_nothing(host: &Host) {
     assert!(err.contains("could not be reached"), "{err}");
     assert_eq!(rt.block_on(store.site().dump()).unwrap(), before);
     // The run is kept, failed, with its conversation.
-    let runs = rt.block_on(store.runs(10)).unwrap();
+    let runs = rt.block_on(store.run_log().runs(10)).unwrap();
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].status, host_example::store::RunPhase::Failed);
-    let run = rt.block_on(store.run(&runs[0].id)).unwrap().unwrap();
+    let run = rt
+        .block_on(store.run_log().run(&runs[0].id))
+        .unwrap()
+        .unwrap();
     assert!(run.conversation.is_some_and(|c| c.len() == 2));
 }
 
@@ -412,7 +415,7 @@ fn a_corrupt_setting_is_one_line_and_changes_nothing(host: &Host) {
     assert_eq!(code, 1);
     assert_one_line_error(&err);
     assert!(err.contains("setting `model`"), "{err}");
-    assert!(rt.block_on(store.runs(10)).unwrap().is_empty());
+    assert!(rt.block_on(store.run_log().runs(10)).unwrap().is_empty());
     assert!(model.seen().is_empty());
 }
 

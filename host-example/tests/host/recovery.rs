@@ -54,7 +54,7 @@ async fn take(store: &Store, run: &RunId, owner: &str, until_ms: i64) {
 }
 
 async fn status(store: &Store, run: &RunId) -> RunPhase {
-    store.run(run).await.unwrap().unwrap().status
+    store.run_log().run(run).await.unwrap().unwrap().status
 }
 
 pub fn a_live_lease_is_left_and_expired_work_is_recovered(host: &Host) {
@@ -77,6 +77,7 @@ pub fn a_live_lease_is_left_and_expired_work_is_recovered(host: &Host) {
             until_ms: now_ms() + 1000,
         };
         store
+            .run_log()
             .create_run(&running, "admin", &Grant::empty(), lease)
             .await
             .unwrap();
@@ -118,7 +119,7 @@ pub fn a_live_lease_is_left_and_expired_work_is_recovered(host: &Host) {
     rt.block_on(async {
         assert_eq!(status(&store, &resumed).await, RunPhase::Suspended);
         assert_eq!(status(&store, &running).await, RunPhase::Failed);
-        let notes = store.run_notes(&running).await.unwrap();
+        let notes = store.run_log().run_notes(&running).await.unwrap();
         assert!(
             matches!(&notes[..], [RunNote::Recovered { reason }] if reason.contains("stopped")),
             "{notes:?}"
@@ -174,7 +175,7 @@ pub fn a_run_left_resuming_after_an_unapplied_approval_is_given_back(host: &Host
         assert!(recovered[0].reason.contains("approval is taken back"));
         assert_eq!(status(&store, &run).await, RunPhase::Suspended);
         let id = tool_core::ProposalId::new(proposal.as_str());
-        assert!(store.decision(&id).await.unwrap().is_none());
+        assert!(store.decisions().decision(&id).await.unwrap().is_none());
     });
     // Decided again, applied once. (Left `resuming` after its change, with
     // the change's `applied` row, a run is failed: tests/kill.)

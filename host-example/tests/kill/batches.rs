@@ -45,7 +45,7 @@ pub fn killed_during_a_batch(target: &Target) {
     }
     target.serve_until("every batch done", |rt, store| {
         jobs.iter().all(|job| {
-            let stored = rt.block_on(store.job(job)).unwrap();
+            let stored = rt.block_on(store.job_queue().job(job)).unwrap();
             stored.is_some_and(|job| job.status == JobStatus::Done)
         })
     });
@@ -55,16 +55,16 @@ pub fn killed_during_a_batch(target: &Target) {
     let store = rt.block_on(store).unwrap();
     let mut runs_of_items = Vec::new();
     for job in &jobs {
-        let stored = rt.block_on(store.job(job)).unwrap().unwrap();
+        let stored = rt.block_on(store.job_queue().job(job)).unwrap().unwrap();
         assert_eq!(stored.status, JobStatus::Done, "batch {job}: {stored:?}");
-        let items = rt.block_on(store.batch_items(job)).unwrap();
+        let items = rt.block_on(store.run_log().batch_items(job)).unwrap();
         assert_eq!(items.len(), RECORDS.len(), "batch {job}");
         for item in items {
             assert_eq!(item.state, "done", "batch {job}: {item:?}");
             runs_of_items.push(item.run.expect("a done item has its run"));
         }
     }
-    let all = rt.block_on(store.runs(1_000_000)).unwrap();
+    let all = rt.block_on(store.run_log().runs(1_000_000)).unwrap();
     for run in &runs_of_items {
         let times = all.iter().filter(|r| &r.id.0 == run).count();
         assert_eq!(times, 1, "item run {run} stored {times} times");

@@ -29,13 +29,18 @@ pub fn after_restart(target: &Target, killed: &Killed) {
     target.ok(&["--user", "admin", "audit", "verify"]);
 
     let (rt, store) = target.store();
-    let audit = rt.block_on(store.audit_tail(1_000_000)).unwrap();
-    let runs = rt.block_on(store.runs(1_000_000)).unwrap();
+    let audit = rt
+        .block_on(store.audit_log().audit_tail(1_000_000))
+        .unwrap();
+    let runs = rt.block_on(store.run_log().runs(1_000_000)).unwrap();
     let mut proposals = Vec::new();
     let mut proposed_events = Vec::new();
     for run in &runs {
-        proposals.extend(rt.block_on(store.run_proposals(&run.id)).unwrap());
-        for event in rt.block_on(store.run_events(&run.id)).unwrap() {
+        proposals.extend(
+            rt.block_on(store.decisions().run_proposals(&run.id))
+                .unwrap(),
+        );
+        for event in rt.block_on(store.run_log().run_events(&run.id)).unwrap() {
             if let Event::ToolExecuted {
                 result: CallResult::Proposed { proposal },
                 ..
@@ -80,7 +85,9 @@ pub fn after_restart(target: &Target, killed: &Killed) {
 
     // A decision recorded is the proposal's status, and the other way.
     for stored in &proposals {
-        let decision = rt.block_on(store.decision(stored.proposal.id())).unwrap();
+        let decision = rt
+            .block_on(store.decisions().decision(stored.proposal.id()))
+            .unwrap();
         assert_eq!(
             decision.is_some(),
             stored.status != "pending",
@@ -151,8 +158,10 @@ pub fn title_written(entry: &HistoryEntry) -> Option<String> {
 /// approval is finished or released).
 pub fn recovered(target: &Target, point: &str) {
     let (rt, store) = target.store();
-    let audit = rt.block_on(store.audit_tail(1_000_000)).unwrap();
-    let runs = rt.block_on(store.runs(1_000_000)).unwrap();
+    let audit = rt
+        .block_on(store.audit_log().audit_tail(1_000_000))
+        .unwrap();
+    let runs = rt.block_on(store.run_log().runs(1_000_000)).unwrap();
     for run in &runs {
         let id = &run.id.0;
         assert!(
@@ -163,7 +172,7 @@ pub fn recovered(target: &Target, point: &str) {
         if run.status != RunPhase::Failed {
             continue;
         }
-        let notes = rt.block_on(store.run_notes(&run.id)).unwrap();
+        let notes = rt.block_on(store.run_log().run_notes(&run.id)).unwrap();
         assert!(
             notes
                 .iter()
@@ -181,7 +190,10 @@ pub fn recovered(target: &Target, point: &str) {
     let history = rt.block_on(site.history("pages", 2)).unwrap();
     let written: Vec<String> = history.iter().filter_map(title_written).collect();
     for run in &runs {
-        for stored in rt.block_on(store.run_proposals(&run.id)).unwrap() {
+        for stored in rt
+            .block_on(store.decisions().run_proposals(&run.id))
+            .unwrap()
+        {
             let title = stored.proposal.arguments()["title"].as_str().unwrap_or("");
             if stored.status == "approved" {
                 assert!(
@@ -197,7 +209,7 @@ pub fn recovered(target: &Target, point: &str) {
 /// The proposals waiting for a decision.
 pub fn pending(target: &Target) -> Vec<String> {
     let (rt, store) = target.store();
-    rt.block_on(store.pending_proposals())
+    rt.block_on(store.decisions().pending_proposals())
         .unwrap()
         .iter()
         .map(|p| p.proposal.id().as_str().to_owned())

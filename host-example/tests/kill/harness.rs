@@ -66,7 +66,7 @@ impl Target {
     /// until no run is left `running` or `resuming`, and stops it.
     pub fn recover(&self) {
         self.serve_until("no run left running or resuming", |rt, store| {
-            let runs = rt.block_on(store.runs(1_000_000)).unwrap();
+            let runs = rt.block_on(store.run_log().runs(1_000_000)).unwrap();
             !runs
                 .iter()
                 .any(|run| matches!(run.status, RunPhase::Running | RunPhase::Resuming))
@@ -137,7 +137,7 @@ impl Target {
         let out = self.ok(&args);
         assert!(out.contains("waits for approval of proposal"), "{out}");
         let (rt, store) = self.store();
-        let pending = rt.block_on(store.pending_proposals()).unwrap();
+        let pending = rt.block_on(store.decisions().pending_proposals()).unwrap();
         let mut mine = pending
             .iter()
             .filter(|p| p.proposal.arguments()["title"] == title);

@@ -95,7 +95,11 @@ fn recovered_results_raise_the_callers_exposure(target: &Target, point: &str, id
     let (rt, store) = target.store();
     let recovered = ids.iter().any(|id| {
         let outcome = rt
-            .block_on(store.call_outcome(&tool_core::ProposalId::new(id)))
+            .block_on(
+                store
+                    .decisions()
+                    .call_outcome(&tool_core::ProposalId::new(id)),
+            )
             .unwrap();
         matches!(outcome, Some((CallOutcome::Applied(output), _))
             if output.to_model_text().contains("process applying it stopped"))
@@ -103,9 +107,13 @@ fn recovered_results_raise_the_callers_exposure(target: &Target, point: &str, id
     if !recovered {
         return;
     }
-    let window = rt.block_on(store.exposure_window()).unwrap();
+    let window = rt.block_on(store.config().exposure_window()).unwrap();
     let read = rt
-        .block_on(store.exposure(&format!("caller:{CALLER}"), window))
+        .block_on(
+            store
+                .run_log()
+                .exposure(&format!("caller:{CALLER}"), window),
+        )
         .unwrap()
         .exposure;
     assert!(
@@ -147,7 +155,7 @@ pub fn two_deciders_at_once(target: &Target) {
         );
         let (rt, store) = target.store();
         let id = tool_core::ProposalId::new(&proposal);
-        let outcome = rt.block_on(store.call_outcome(&id)).unwrap();
+        let outcome = rt.block_on(store.decisions().call_outcome(&id)).unwrap();
         assert!(
             matches!(outcome, Some((CallOutcome::Applied(_), _))),
             "{at}: the stored outcome is the winner's: {outcome:?}"
@@ -163,7 +171,9 @@ fn invariants(target: &Target, at: &str, settled: bool) {
     target.ok(&["db", "check"]);
     target.ok(&["--user", "admin", "audit", "verify"]);
     let (rt, store) = target.store();
-    let audit = rt.block_on(store.audit_tail(1_000_000)).unwrap();
+    let audit = rt
+        .block_on(store.audit_log().audit_tail(1_000_000))
+        .unwrap();
     let site = store.site();
     let history = rt.block_on(site.history("pages", 2)).unwrap();
     let written: Vec<String> = history.iter().filter_map(title_written).collect();
@@ -181,14 +191,19 @@ fn invariants(target: &Target, at: &str, settled: bool) {
     }
     let host = rt.block_on(Host::open(&target.db.url)).unwrap();
     let caller = rt.block_on(host.calls().user(CALLER)).unwrap().unwrap();
-    let runs = rt.block_on(store.runs(1_000_000)).unwrap();
+    let runs = rt.block_on(store.run_log().runs(1_000_000)).unwrap();
     for run in &runs {
-        for stored in rt.block_on(store.run_proposals(&run.id)).unwrap() {
+        for stored in rt
+            .block_on(store.decisions().run_proposals(&run.id))
+            .unwrap()
+        {
             let id = stored.proposal.id().as_str().to_owned();
             let title = stored.proposal.arguments()["title"]
                 .as_str()
                 .unwrap_or_default();
-            let decision = rt.block_on(store.decision(stored.proposal.id())).unwrap();
+            let decision = rt
+                .block_on(store.decisions().decision(stored.proposal.id()))
+                .unwrap();
             assert_eq!(
                 decision.is_some(),
                 stored.status != "pending",

@@ -21,6 +21,7 @@ pub async fn approvals_of_two_count_each_person_once_even_at_once(url: &str) {
     let store = Store::open(url).await.unwrap();
     let run = RunId("run-votes".into());
     store
+        .run_log()
         .create_run(
             &run,
             "clara",
@@ -42,14 +43,18 @@ pub async fn approvals_of_two_count_each_person_once_even_at_once(url: &str) {
         "summary": "Retitle page 20",
     }))
     .unwrap();
-    store.save_proposal(&run, &proposal).await.unwrap();
+    store
+        .decisions()
+        .save_proposal(&run, &proposal)
+        .await
+        .unwrap();
     let id = ProposalId::new("p-votes");
 
     // Six people at once, each from a pool of their own: every one counted,
     // whatever the order, and the last to count sees all six.
     let mut approving = Vec::new();
     for n in 0..6 {
-        let approvals = Store::open(url).await.unwrap().approvals();
+        let approvals = Store::open(url).await.unwrap().decisions().approvals();
         let id = id.clone();
         approving.push(tokio::spawn(async move {
             approvals
@@ -64,19 +69,46 @@ pub async fn approvals_of_two_count_each_person_once_even_at_once(url: &str) {
     }
     let everyone: BTreeSet<String> = (0..6).map(|n| format!("approver-{n}")).collect();
     assert!(seen.contains(&everyone), "{seen:?}");
-    assert_eq!(store.approvals_of(&id).await.unwrap(), everyone);
+    assert_eq!(store.decisions().approvals_of(&id).await.unwrap(), everyone);
 
     // The same person again counts once.
-    let again = store.approvals().second(&id, &actor("approver-0")).await;
+    let again = store
+        .decisions()
+        .approvals()
+        .second(&id, &actor("approver-0"))
+        .await;
     assert_eq!(again.unwrap(), everyone);
 
     // Withdrawn while undecided; not after the decision.
-    assert!(store.withdraw_approval(&id, "approver-5").await.unwrap());
-    assert!(!store.withdraw_approval(&id, "approver-5").await.unwrap());
+    assert!(
+        store
+            .decisions()
+            .withdraw_approval(&id, "approver-5")
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .decisions()
+            .withdraw_approval(&id, "approver-5")
+            .await
+            .unwrap()
+    );
     let decision = Decision::Approved {
         approver: actor("approver-4"),
     };
-    store.approvals().claim(&id, &decision).await.unwrap();
-    assert!(!store.withdraw_approval(&id, "approver-3").await.unwrap());
-    assert_eq!(store.approvals_of(&id).await.unwrap().len(), 5);
+    store
+        .decisions()
+        .approvals()
+        .claim(&id, &decision)
+        .await
+        .unwrap();
+    assert!(
+        !store
+            .decisions()
+            .withdraw_approval(&id, "approver-3")
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.decisions().approvals_of(&id).await.unwrap().len(), 5);
 }

@@ -73,6 +73,7 @@ async fn propose(host: &Host, client: &str, n: u64) -> Result<Outcome, CallError
 pub async fn a_call_whose_audit_row_fails_keeps_no_proposal(url: &str) {
     let store = Store::open(url).await.unwrap();
     store
+        .config()
         .set_setting("tools", r#"{"update_page_metadata": {"state": "enabled"}}"#)
         .await
         .unwrap();
@@ -84,7 +85,14 @@ pub async fn a_call_whose_audit_row_fails_keeps_no_proposal(url: &str) {
         matches!(refused, Err(CallError::Host(HostError::Unrecorded(_)))),
         "{refused:?}"
     );
-    assert!(store.pending_proposals().await.unwrap().is_empty());
+    assert!(
+        store
+            .decisions()
+            .pending_proposals()
+            .await
+            .unwrap()
+            .is_empty()
+    );
     assert_eq!(count(&store, "SELECT COUNT(*) FROM runs").await, 0);
     assert_eq!(
         count(&store, "SELECT COUNT(*) FROM audit WHERE kind = 'call'").await,
@@ -105,10 +113,10 @@ pub async fn a_call_whose_audit_row_fails_keeps_no_proposal(url: &str) {
             assert!(matches!(result, Ok(Outcome::Proposed(_))), "{result:?}");
         }
     }
-    let pending = store.pending_proposals().await.unwrap();
+    let pending = store.decisions().pending_proposals().await.unwrap();
     assert_eq!(pending.len(), 7);
     assert_eq!(count(&store, "SELECT COUNT(*) FROM runs").await, 7);
-    let audited = store.audit_tail(100).await.unwrap();
+    let audited = store.audit_log().audit_tail(100).await.unwrap();
     let proposed: Vec<_> = audited
         .iter()
         .filter(|e| e.kind == AuditKind::Call && e.decision == "proposed")
@@ -127,7 +135,7 @@ pub async fn a_call_whose_audit_row_fails_keeps_no_proposal(url: &str) {
     }
     // The failed transactions left no hole in the host's audit chain: its
     // head was read back before the next write.
-    let report = store.verify_audit().await.unwrap();
+    let report = store.audit_log().verify_audit().await.unwrap();
     assert!(report.is_sound(), "{:?}", report.problems);
     assert_eq!(report.rows, 7);
 }
@@ -137,6 +145,7 @@ pub async fn a_run_event_whose_audit_row_fails_is_not_stored(url: &str) {
     refuse_boom_audit_rows(&store).await;
     let run = RunId("run-1".into());
     store
+        .run_log()
         .create_run(
             &run,
             "admin",
@@ -177,23 +186,35 @@ pub async fn a_run_event_whose_audit_row_fails_is_not_stored(url: &str) {
     // kinds of row is left.
     assert!(
         store
+            .decisions()
             .record_event_with(&run, &event, &[gate.clone(), call])
             .await
             .is_err()
     );
-    assert!(store.run_events(&run).await.unwrap().is_empty());
-    assert!(store.pending_proposals().await.unwrap().is_empty());
+    assert!(store.run_log().run_events(&run).await.unwrap().is_empty());
+    assert!(
+        store
+            .decisions()
+            .pending_proposals()
+            .await
+            .unwrap()
+            .is_empty()
+    );
     assert_eq!(count(&store, "SELECT COUNT(*) FROM audit").await, 0);
 
     // Written whole when nothing fails: numbered from 1.
     assert_eq!(
         store
+            .decisions()
             .record_event_with(&run, &event, &[gate])
             .await
             .unwrap(),
         1
     );
-    assert_eq!(store.run_events(&run).await.unwrap().len(), 1);
-    assert_eq!(store.pending_proposals().await.unwrap().len(), 1);
+    assert_eq!(store.run_log().run_events(&run).await.unwrap().len(), 1);
+    assert_eq!(
+        store.decisions().pending_proposals().await.unwrap().len(),
+        1
+    );
     assert_eq!(count(&store, "SELECT COUNT(*) FROM audit").await, 1);
 }

@@ -37,7 +37,7 @@ fn entry(n: usize) -> AuditEntry {
 /// Forty rows in one chain: lone rows and group commits alike.
 async fn forty_rows(store: &Store) {
     for n in 0..20 {
-        store.audit(&entry(n)).await.unwrap();
+        store.audit_log().audit(&entry(n)).await.unwrap();
     }
     let calls: Vec<CallRows> = (20..40)
         .map(|n| CallRows {
@@ -45,12 +45,12 @@ async fn forty_rows(store: &Store) {
             proposal: None,
         })
         .collect();
-    store.record_calls(&calls[..10]).await.unwrap();
-    store.record_calls(&calls[10..]).await.unwrap();
+    store.decisions().record_calls(&calls[..10]).await.unwrap();
+    store.decisions().record_calls(&calls[10..]).await.unwrap();
 }
 
 async fn verified(store: &Store) -> AuditVerification {
-    store.verify_audit().await.unwrap()
+    store.audit_log().verify_audit().await.unwrap()
 }
 
 /// `(seq, position, hash)` of every row of the only chain, in order.
@@ -95,9 +95,9 @@ pub async fn concurrent_writers_in_two_stores_keep_every_chain_valid(url: &str) 
                         };
                         3
                     ];
-                    store.record_calls(&calls).await.unwrap();
+                    store.decisions().record_calls(&calls).await.unwrap();
                 } else {
-                    store.audit(&entry(w * 100 + n)).await.unwrap();
+                    store.audit_log().audit(&entry(w * 100 + n)).await.unwrap();
                 }
             }
         });
@@ -303,7 +303,7 @@ pub async fn a_cut_tail_is_caught_by_the_heads_file(url: &str) {
 pub async fn a_missing_or_readable_key_is_refused(url: &str) {
     let dir = tempfile::tempdir().unwrap();
     let store = open(url, dir.path()).await;
-    store.audit(&entry(1)).await.unwrap();
+    store.audit_log().audit(&entry(1)).await.unwrap();
     let key = dir.path().join("audit.key");
     let text = std::fs::read_to_string(&key).unwrap();
     assert_eq!(text.trim().len(), 64);

@@ -42,10 +42,14 @@ fn counts(data: &SiteData) -> [usize; 13] {
 
 pub async fn first_start_migrates_and_seeds(url: &str) {
     let store = Store::open(url).await.unwrap();
-    assert_eq!(store.schema_version().await.unwrap(), LATEST_VERSION);
+    assert_eq!(
+        store.audit_log().schema_version().await.unwrap(),
+        LATEST_VERSION
+    );
     let dump = store.site().dump().await.unwrap();
     assert_eq!(counts(&dump), counts(&demo()));
     let names: Vec<String> = store
+        .people()
         .users()
         .await
         .unwrap()
@@ -72,14 +76,14 @@ pub async fn second_start_does_not_seed_twice(url: &str) {
         counts(&second.site().dump().await.unwrap()),
         counts(&demo())
     );
-    assert_eq!(second.users().await.unwrap().len(), 5);
+    assert_eq!(second.people().users().await.unwrap().len(), 5);
 }
 
 pub async fn concurrent_first_starts_seed_once(url: &str) {
     let (a, b) = tokio::join!(Store::open(url), Store::open(url));
     let (a, _b) = (a.unwrap(), b.unwrap());
     assert_eq!(counts(&a.site().dump().await.unwrap()), counts(&demo()));
-    assert_eq!(a.users().await.unwrap().len(), 5);
+    assert_eq!(a.people().users().await.unwrap().len(), 5);
 }
 
 pub async fn reads_match_the_memory_site(url: &str) {
@@ -345,7 +349,7 @@ pub async fn concurrent_claims_have_one_winner(url: &str) {
     let store = Store::open(url).await.unwrap();
     let id = ProposalId::new("0123456789abcdef0123456789abcdef");
     let claims = (0..8).map(|n| {
-        let approvals = store.approvals();
+        let approvals = store.decisions().approvals();
         let id = id.clone();
         tokio::spawn(async move {
             let decision = Decision::Approved {
@@ -363,7 +367,7 @@ pub async fn concurrent_claims_have_one_winner(url: &str) {
         1,
         "{results:?}"
     );
-    let winner = store.decision(&id).await.unwrap().unwrap();
+    let winner = store.decisions().decision(&id).await.unwrap().unwrap();
     for result in &results {
         match result {
             Ok(()) => {}
@@ -373,7 +377,11 @@ pub async fn concurrent_claims_have_one_winner(url: &str) {
     }
     // A later claim from another process (another pool) loses too.
     let other = Store::open(url).await.unwrap();
-    let late = other.approvals().claim(&id, &Decision::Expired).await;
+    let late = other
+        .decisions()
+        .approvals()
+        .claim(&id, &Decision::Expired)
+        .await;
     assert!(
         matches!(late, Err(ClaimError::AlreadyDecided(_))),
         "{late:?}"
@@ -382,28 +390,56 @@ pub async fn concurrent_claims_have_one_winner(url: &str) {
 
 pub async fn passwords_and_tokens(url: &str) {
     let store = Store::open(url).await.unwrap();
-    assert!(store.verify_password("admin", DEMO_PASSWORD).await.unwrap());
-    assert!(!store.verify_password("admin", "wrong").await.unwrap());
+    assert!(
+        store
+            .people()
+            .verify_password("admin", DEMO_PASSWORD)
+            .await
+            .unwrap()
+    );
     assert!(
         !store
+            .people()
+            .verify_password("admin", "wrong")
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .people()
             .verify_password("nobody", DEMO_PASSWORD)
             .await
             .unwrap()
     );
     store
+        .people()
         .add_user("maria", false, Some("s3cret"))
         .await
         .unwrap();
-    assert!(store.verify_password("maria", "s3cret").await.unwrap());
+    assert!(
+        store
+            .people()
+            .verify_password("maria", "s3cret")
+            .await
+            .unwrap()
+    );
     assert!(matches!(
-        store.add_user("maria", true, None).await,
+        store.people().add_user("maria", true, None).await,
         Err(StoreError::UserExists(_))
     ));
-    let token = store.new_token("maria").await.unwrap();
+    let token = store.people().new_token("maria").await.unwrap();
     assert_eq!(token.len(), 64);
-    let user = store.user_for_token(&token).await.unwrap().unwrap();
+    let user = store
+        .people()
+        .user_for_token(&token)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(user.name, "maria");
-    assert_eq!(store.user_for_token("not-a-token").await.unwrap(), None);
+    assert_eq!(
+        store.people().user_for_token("not-a-token").await.unwrap(),
+        None
+    );
     let stored: Vec<String> = sqlx::query("SELECT hash, user_name FROM tokens")
         .fetch_all(store.pool())
         .await
@@ -453,6 +489,7 @@ pub async fn runs_events_proposals_and_audit_round_trip(url: &str) {
     let store = Store::open(url).await.unwrap();
     let run = RunId("run-1".into());
     store
+        .run_log()
         .create_run(
             &run,
             "admin",
@@ -469,13 +506,19 @@ pub async fn runs_events_proposals_and_audit_round_trip(url: &str) {
         tool_core::agent::Event::RoundStarted { round: 2 },
     ];
     for (n, event) in events.iter().enumerate() {
-        assert_eq!(store.record_event(&run, event).await.unwrap(), n as i64 + 1);
+        assert_eq!(
+            store.run_log().record_event(&run, event).await.unwrap(),
+            n as i64 + 1
+        );
     }
-    assert_eq!(store.run_events(&run).await.unwrap(), events);
-    let stored = store.run(&run).await.unwrap().unwrap();
+    assert_eq!(store.run_log().run_events(&run).await.unwrap(), events);
+    let stored = store.run_log().run(&run).await.unwrap().unwrap();
     assert_eq!(stored.status, host_example::store::RunPhase::Running);
     assert_eq!(stored.grant, tool_core::gates::Grant::empty());
-    assert_eq!(store.run(&RunId("nope".into())).await.unwrap(), None);
+    assert_eq!(
+        store.run_log().run(&RunId("nope".into())).await.unwrap(),
+        None
+    );
 
     // A proposal of the run, decided once, and the run's end.
     let proposal: tool_core::Proposal = serde_json::from_value(json!({
@@ -488,8 +531,12 @@ pub async fn runs_events_proposals_and_audit_round_trip(url: &str) {
         "summary": "Retitle page 2",
     }))
     .unwrap();
-    store.save_proposal(&run, &proposal).await.unwrap();
-    let pending = store.pending_proposals().await.unwrap();
+    store
+        .decisions()
+        .save_proposal(&run, &proposal)
+        .await
+        .unwrap();
+    let pending = store.decisions().pending_proposals().await.unwrap();
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0].proposal, proposal);
     assert_eq!(pending[0].run, run);
@@ -500,14 +547,30 @@ pub async fn runs_events_proposals_and_audit_round_trip(url: &str) {
         },
     };
     store
+        .decisions()
         .approvals()
         .claim(proposal.id(), &approve)
         .await
         .unwrap();
-    let stored = store.proposal(proposal.id()).await.unwrap().unwrap();
+    let stored = store
+        .decisions()
+        .proposal(proposal.id())
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(stored.status, "approved");
-    assert!(store.pending_proposals().await.unwrap().is_empty());
-    assert_eq!(store.decision(proposal.id()).await.unwrap(), Some(approve));
+    assert!(
+        store
+            .decisions()
+            .pending_proposals()
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        store.decisions().decision(proposal.id()).await.unwrap(),
+        Some(approve)
+    );
     let usage = tool_core::agent::Usage {
         input_tokens: 1200,
         output_tokens: 80,
@@ -521,8 +584,8 @@ pub async fn runs_events_proposals_and_audit_round_trip(url: &str) {
         decisions: vec![],
         exposure: Default::default(),
     };
-    store.finish_run(&run, &finished).await.unwrap();
-    let ended = store.run(&run).await.unwrap().unwrap();
+    store.run_log().finish_run(&run, &finished).await.unwrap();
+    let ended = store.run_log().run(&run).await.unwrap().unwrap();
     assert_eq!(
         (ended.status.as_str(), ended.answer.as_deref(), ended.usage),
         ("completed", Some("Done."), usage)
@@ -534,9 +597,9 @@ pub async fn runs_events_proposals_and_audit_round_trip(url: &str) {
         entry.tool = Some(format!("tool_{n}"));
         entry.gate = Some("group".into());
         entry.run = Some(run.0.clone());
-        store.audit(&entry).await.unwrap();
+        store.audit_log().audit(&entry).await.unwrap();
     }
-    let tail = store.audit_tail(2).await.unwrap();
+    let tail = store.audit_log().audit_tail(2).await.unwrap();
     assert_eq!(
         tail.iter()
             .map(|e| e.tool.clone().unwrap())
@@ -572,7 +635,7 @@ pub async fn the_app_layer_sees_settings_proposals_and_audit_of_other_processes(
     );
     let changes = server.calls().changes();
     other
-        .set_setting(
+        .config().set_setting(
             "tools",
             r#"{"list_tables": {"state": "disabled"}, "update_page_metadata": {"state": "enabled"}}"#,
         )
@@ -605,7 +668,7 @@ pub async fn the_app_layer_sees_settings_proposals_and_audit_of_other_processes(
         .await
         .unwrap();
     assert_eq!(
-        other.host_settings().await.unwrap().tools["list_tables"].state,
+        other.config().host_settings().await.unwrap().tools["list_tables"].state,
         Toggle::Enabled
     );
 
@@ -626,10 +689,10 @@ pub async fn the_app_layer_sees_settings_proposals_and_audit_of_other_processes(
     let Outcome::Proposed(proposal) = outcome else {
         panic!("{outcome:?}")
     };
-    let pending = other.pending_proposals().await.unwrap();
+    let pending = other.decisions().pending_proposals().await.unwrap();
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0].proposal.id(), proposal.id());
-    let run = other.run(&pending[0].run).await.unwrap().unwrap();
+    let run = other.run_log().run(&pending[0].run).await.unwrap().unwrap();
     assert_eq!(run.user, "clara");
 
     // A refused call in the audit trail, with its client and gate.
@@ -656,7 +719,13 @@ pub async fn the_app_layer_sees_settings_proposals_and_audit_of_other_processes(
         )
         .await;
     assert!(matches!(refused, Err(CallError::Tool(_))), "{refused:?}");
-    let last = other.audit_tail(1).await.unwrap().pop().unwrap();
+    let last = other
+        .audit_log()
+        .audit_tail(1)
+        .await
+        .unwrap()
+        .pop()
+        .unwrap();
     assert_eq!(
         (last.actor.as_str(), last.kind, last.decision.as_str()),
         ("clara", AuditKind::Call, "refused")

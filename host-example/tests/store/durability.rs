@@ -45,7 +45,11 @@ async fn sqlite_runs_in_wal_with_normal_sync_on_every_connection() {
 async fn durability_full_is_read_at_the_next_open() {
     let db = TestDb::sqlite();
     let store = Store::open(&db.url).await.unwrap();
-    store.set_setting("durability", r#""full""#).await.unwrap();
+    store
+        .config()
+        .set_setting("durability", r#""full""#)
+        .await
+        .unwrap();
     store.pool().close().await;
     let store = Store::open(&db.url).await.unwrap();
     assert_eq!(store.durability(), Durability::Full);
@@ -58,6 +62,7 @@ async fn a_durability_that_is_neither_is_refused() {
     let db = TestDb::sqlite();
     let store = Store::open(&db.url).await.unwrap();
     let error = store
+        .config()
         .set_setting("durability", r#""sometimes""#)
         .await
         .unwrap_err()
@@ -66,7 +71,7 @@ async fn a_durability_that_is_neither_is_refused() {
         error.starts_with("setting `durability`: does not fit"),
         "{error}"
     );
-    let setting = store.settings().await.unwrap();
+    let setting = store.config().settings().await.unwrap();
     let durability = setting
         .iter()
         .find(|s| s.key.name() == "durability")

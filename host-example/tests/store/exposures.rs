@@ -18,7 +18,11 @@ fn read(tool: &str, call: &str, data: DataClass, content: Content) -> Exposure {
 
 pub async fn exposures_are_kept_per_key_and_merged(url: &str) {
     let store = Store::open(url).await.unwrap();
-    let nothing = store.exposure("caller:ada", WINDOW).await.unwrap();
+    let nothing = store
+        .run_log()
+        .exposure("caller:ada", WINDOW)
+        .await
+        .unwrap();
     assert!(nothing.exposure.is_empty());
     assert_eq!(nothing.seen_at, 0);
 
@@ -29,6 +33,7 @@ pub async fn exposures_are_kept_per_key_and_merged(url: &str) {
         Content::Untrusted,
     );
     store
+        .run_log()
         .raise_exposure("caller:ada", &untrusted, WINDOW)
         .await
         .unwrap();
@@ -36,17 +41,26 @@ pub async fn exposures_are_kept_per_key_and_merged(url: &str) {
     // both rises are kept, each with the call that raised it first.
     let personal = read("list_users", "c2", DataClass::Personal, Content::Trusted);
     let merged = store
+        .run_log()
         .raise_exposure("caller:ada", &personal, WINDOW)
         .await
         .unwrap();
     assert_eq!(merged.untrusted.as_ref().unwrap().call, "c1");
     assert_eq!(merged.data.as_ref().unwrap().class, DataClass::Personal);
-    let stored = store.exposure("caller:ada", WINDOW).await.unwrap();
+    let stored = store
+        .run_log()
+        .exposure("caller:ada", WINDOW)
+        .await
+        .unwrap();
     assert_eq!(stored.exposure, merged);
     assert!(stored.seen_at > 0);
 
     // Another key has read nothing.
-    let other = store.exposure("session:abc", WINDOW).await.unwrap();
+    let other = store
+        .run_log()
+        .exposure("session:abc", WINDOW)
+        .await
+        .unwrap();
     assert!(other.exposure.is_empty());
 }
 
@@ -54,6 +68,7 @@ pub async fn an_exposure_is_forgotten_after_a_window_without_calls(url: &str) {
     let store = Store::open(url).await.unwrap();
     let untrusted = read("fetch_logs", "c1", DataClass::Personal, Content::Untrusted);
     store
+        .run_log()
         .raise_exposure("caller:ada", &untrusted, WINDOW)
         .await
         .unwrap();
@@ -62,15 +77,21 @@ pub async fn an_exposure_is_forgotten_after_a_window_without_calls(url: &str) {
         .execute(store.pool())
         .await
         .unwrap();
-    let forgotten = store.exposure("caller:ada", WINDOW).await.unwrap();
+    let forgotten = store
+        .run_log()
+        .exposure("caller:ada", WINDOW)
+        .await
+        .unwrap();
     assert!(forgotten.exposure.is_empty());
     // Nothing to keep alive: touching does not bring it back.
     store
+        .run_log()
         .touch_exposure("caller:ada", forgotten.seen_at)
         .await
         .unwrap();
     assert!(
         store
+            .run_log()
             .exposure("caller:ada", WINDOW)
             .await
             .unwrap()
@@ -80,6 +101,7 @@ pub async fn an_exposure_is_forgotten_after_a_window_without_calls(url: &str) {
     // A new rise after the window starts over, without the old one.
     let public = read("get_pagetree", "c9", DataClass::Internal, Content::Trusted);
     let fresh = store
+        .run_log()
         .raise_exposure("caller:ada", &public, WINDOW)
         .await
         .unwrap();
@@ -91,13 +113,22 @@ pub async fn an_exposure_is_forgotten_after_a_window_without_calls(url: &str) {
         .execute(store.pool())
         .await
         .unwrap();
-    let kept = store.exposure("caller:ada", WINDOW).await.unwrap();
+    let kept = store
+        .run_log()
+        .exposure("caller:ada", WINDOW)
+        .await
+        .unwrap();
     assert_eq!(kept.exposure, fresh);
     store
+        .run_log()
         .touch_exposure("caller:ada", kept.seen_at)
         .await
         .unwrap();
-    let touched = store.exposure("caller:ada", WINDOW).await.unwrap();
+    let touched = store
+        .run_log()
+        .exposure("caller:ada", WINDOW)
+        .await
+        .unwrap();
     assert!(touched.seen_at > kept.seen_at);
 }
 
@@ -105,17 +136,18 @@ pub async fn exposure_settings_round_trip_and_bad_values_are_refused(url: &str) 
     let store = Store::open(url).await.unwrap();
     // The defaults: gate 9 on, safe rules, a window of thirty minutes,
     // results marked.
-    let settings = store.host_settings().await.unwrap();
+    let settings = store.config().host_settings().await.unwrap();
     assert!(settings.exposure.enabled);
     assert_eq!(
         settings.exposure.egress_after_data,
         Some(DataClass::Confidential)
     );
     assert_eq!(settings.exposure.writes_after_untrusted, Approvers::Others);
-    assert_eq!(store.exposure_window().await.unwrap(), WINDOW);
-    assert!(store.mark_tool_results().await.unwrap());
+    assert_eq!(store.config().exposure_window().await.unwrap(), WINDOW);
+    assert!(store.config().mark_tool_results().await.unwrap());
 
     store
+        .config()
         .set_setting(
             "exposure",
             r#"{"egress_after_data": null, "writes_after_untrusted": "anyone"}"#,
@@ -123,18 +155,21 @@ pub async fn exposure_settings_round_trip_and_bad_values_are_refused(url: &str) 
         .await
         .unwrap();
     store
+        .config()
         .set_setting("exposure_window_minutes", "5")
         .await
         .unwrap();
     store
+        .config()
         .set_setting("mark_tool_results", "false")
         .await
         .unwrap();
     store
+        .config()
         .set_setting("groups", r#"{"system": {"exposure": "exempt"}}"#)
         .await
         .unwrap();
-    let settings = store.host_settings().await.unwrap();
+    let settings = store.config().host_settings().await.unwrap();
     assert!(
         settings.exposure.enabled,
         "an unnamed rule keeps its default"
@@ -143,11 +178,11 @@ pub async fn exposure_settings_round_trip_and_bad_values_are_refused(url: &str) 
     assert_eq!(settings.exposure.writes_after_untrusted, Approvers::Anyone);
     assert_eq!(settings.groups["system"].exposure, GroupExposure::Exempt);
     assert_eq!(
-        store.exposure_window().await.unwrap(),
+        store.config().exposure_window().await.unwrap(),
         Duration::from_secs(300)
     );
-    assert!(!store.mark_tool_results().await.unwrap());
-    let shown = store.settings().await.unwrap();
+    assert!(!store.config().mark_tool_results().await.unwrap());
+    let shown = store.config().settings().await.unwrap();
     for key in [
         SettingKey::Exposure,
         SettingKey::ExposureWindowMinutes,
@@ -170,14 +205,14 @@ pub async fn exposure_settings_round_trip_and_bad_values_are_refused(url: &str) 
         ("mark_tool_results", r#""no""#),
         ("groups", r#"{"system": {"exposure": "loose"}}"#),
     ] {
-        let error = store.set_setting(key, value).await.unwrap_err();
+        let error = store.config().set_setting(key, value).await.unwrap_err();
         assert!(
             matches!(error, StoreError::InvalidSetting { .. }),
             "{key} {value}: {error}"
         );
     }
     assert_eq!(
-        store.exposure_window().await.unwrap(),
+        store.config().exposure_window().await.unwrap(),
         Duration::from_secs(300)
     );
 }
@@ -190,17 +225,23 @@ pub async fn exposure_settings_round_trip_and_bad_values_are_refused(url: &str) 
 pub async fn a_call_reads_what_another_store_committed_a_moment_ago(url: &str) {
     let this = Store::open(url).await.unwrap();
     let other = Store::open(url).await.unwrap();
-    let mut generation = this.call_state("caller:ada").await.unwrap().generation;
+    let mut generation = this
+        .run_log()
+        .call_state("caller:ada")
+        .await
+        .unwrap()
+        .generation;
     for round in 0..5 {
         for _ in 0..3 {
-            let state = this.call_state("caller:ada").await.unwrap();
+            let state = this.run_log().call_state("caller:ada").await.unwrap();
             assert_eq!(state.generation, generation, "round {round}");
         }
         other
+            .config()
             .set_setting("exposure_window_minutes", &(10 + round).to_string())
             .await
             .unwrap();
-        let state = this.call_state("caller:ada").await.unwrap();
+        let state = this.run_log().call_state("caller:ada").await.unwrap();
         assert!(state.generation > generation, "round {round}: {state:?}");
         generation = state.generation;
     }
@@ -211,22 +252,25 @@ pub async fn a_call_reads_what_another_store_committed_a_moment_ago(url: &str) {
         Content::Untrusted,
     );
     other
+        .run_log()
         .raise_exposure("caller:ada", &untrusted, WINDOW)
         .await
         .unwrap();
-    let state = this.call_state("caller:ada").await.unwrap();
+    let state = this.run_log().call_state("caller:ada").await.unwrap();
     assert!(!state.exposure(WINDOW).unwrap().exposure.is_empty());
     // A key with no row reads as nothing, with the generation all the same.
-    let none = this.call_state("caller:nobody").await.unwrap();
+    let none = this.run_log().call_state("caller:nobody").await.unwrap();
     assert_eq!(none.generation, generation);
     assert!(none.exposure(WINDOW).unwrap().exposure.is_empty());
     // A session's row is read in the same statement, apart from the
     // caller's: what one read, the other did not.
     other
+        .run_log()
         .raise_exposure("session:bo:s1", &untrusted, WINDOW)
         .await
         .unwrap();
     let both = this
+        .run_log()
         .call_state_in("caller:ada", Some("session:bo:s1"))
         .await
         .unwrap();
@@ -234,6 +278,7 @@ pub async fn a_call_reads_what_another_store_committed_a_moment_ago(url: &str) {
     assert!(!both.exposure(WINDOW).unwrap().exposure.is_empty());
     assert!(!both.session_exposure(WINDOW).unwrap().exposure.is_empty());
     let fresh = this
+        .run_log()
         .call_state_in("caller:nobody", Some("session:nobody:s2"))
         .await
         .unwrap();

@@ -64,7 +64,7 @@ async fn until_settled(store: &Store, ids: &[String]) {
     for _ in 0..200 {
         let mut settled = true;
         for id in ids {
-            let status = store.job(id).await.unwrap().unwrap().status;
+            let status = store.job_queue().job(id).await.unwrap().unwrap().status;
             settled &= matches!(status, JobStatus::Done | JobStatus::Dead);
         }
         if settled {
@@ -110,7 +110,7 @@ pub async fn two_workers_run_each_job_once(url: &str) {
     assert_eq!(ran.len(), ids.len(), "each job ran once: {ran:?}");
     assert_eq!(seen.len(), ids.len());
     for id in &ids {
-        let job = store.job(id).await.unwrap().unwrap();
+        let job = store.job_queue().job(id).await.unwrap().unwrap();
         assert_eq!(job.status, JobStatus::Done);
         assert_eq!(job.attempts, 1);
         assert_eq!(job.progress, Some(json!({"step": 1})));
@@ -121,7 +121,11 @@ pub async fn two_workers_run_each_job_once(url: &str) {
 
 pub async fn of_racing_claims_one_wins(url: &str) {
     let store = Store::open(url).await.unwrap();
-    store.enqueue_job(&job("job-race", "race")).await.unwrap();
+    store
+        .job_queue()
+        .enqueue_job(&job("job-race", "race"))
+        .await
+        .unwrap();
     let mut racers = Vec::new();
     for n in 0..8 {
         let store = Store::open(url).await.unwrap();
@@ -131,7 +135,12 @@ pub async fn of_racing_claims_one_wins(url: &str) {
                 owner: &owner,
                 until_ms: now_ms() + 60_000,
             };
-            store.claim_job(&["race"], lease).await.unwrap().is_some()
+            store
+                .job_queue()
+                .claim_job(&["race"], lease)
+                .await
+                .unwrap()
+                .is_some()
         }));
     }
     let mut won = 0;
@@ -143,46 +152,82 @@ pub async fn of_racing_claims_one_wins(url: &str) {
 
 pub async fn a_live_lease_is_left_and_an_expired_one_taken(url: &str) {
     let store = Store::open(url).await.unwrap();
-    store.enqueue_job(&job("job-lease", "lease")).await.unwrap();
+    store
+        .job_queue()
+        .enqueue_job(&job("job-lease", "lease"))
+        .await
+        .unwrap();
     let live = Lease {
         owner: "alive",
         until_ms: now_ms() + 60_000,
     };
-    let claimed = store.claim_job(&["lease"], live).await.unwrap().unwrap();
+    let claimed = store
+        .job_queue()
+        .claim_job(&["lease"], live)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(claimed.attempts, 1);
     assert_eq!(claimed.lease_owner.as_deref(), Some("alive"));
     let other = Lease {
         owner: "other",
         until_ms: now_ms() + 60_000,
     };
-    assert!(store.claim_job(&["lease"], other).await.unwrap().is_none());
+    assert!(
+        store
+            .job_queue()
+            .claim_job(&["lease"], other)
+            .await
+            .unwrap()
+            .is_none()
+    );
     // A kind this process does not know is not claimed.
     store
+        .job_queue()
         .enqueue_job(&job("job-unknown", "unknown"))
         .await
         .unwrap();
-    assert!(store.claim_job(&["lease"], other).await.unwrap().is_none());
+    assert!(
+        store
+            .job_queue()
+            .claim_job(&["lease"], other)
+            .await
+            .unwrap()
+            .is_none()
+    );
     // The holder stops renewing: its lease runs out.
-    store.renew_leases("alive", now_ms() - 1).await.unwrap();
-    let taken = store.claim_job(&["lease"], other).await.unwrap().unwrap();
+    store
+        .job_queue()
+        .renew_leases("alive", now_ms() - 1)
+        .await
+        .unwrap();
+    let taken = store
+        .job_queue()
+        .claim_job(&["lease"], other)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(taken.id, "job-lease");
     assert_eq!(taken.attempts, 2);
     assert_eq!(taken.lease_owner.as_deref(), Some("other"));
     // The first holder can no longer write it.
     assert!(
         !store
+            .job_queue()
             .set_job_progress("job-lease", "alive", &json!(1))
             .await
             .unwrap()
     );
     assert!(
         !store
+            .job_queue()
             .end_job("job-lease", "alive", JobStatus::Done, None, None)
             .await
             .unwrap()
     );
     assert!(
         store
+            .job_queue()
             .end_job("job-lease", "other", JobStatus::Done, Some(&json!(2)), None)
             .await
             .unwrap()
@@ -230,11 +275,11 @@ pub async fn a_failing_job_is_retried_then_dead_and_can_be_revived(url: &str) {
         .unwrap();
     let store = Store::open(url).await.unwrap();
     until_settled(&store, &[flaky.clone(), broken.clone()]).await;
-    let flaky_job = store.job(&flaky).await.unwrap().unwrap();
+    let flaky_job = store.job_queue().job(&flaky).await.unwrap().unwrap();
     assert_eq!(flaky_job.status, JobStatus::Dead);
     assert_eq!(flaky_job.attempts, 3);
     assert_eq!(flaky_job.last_error.as_deref(), Some("the far end is down"));
-    let broken_job = store.job(&broken).await.unwrap().unwrap();
+    let broken_job = store.job_queue().job(&broken).await.unwrap().unwrap();
     assert_eq!(broken_job.status, JobStatus::Dead);
     assert_eq!(broken_job.attempts, 1, "a failure for good is not retried");
     let dead: Vec<String> = host
@@ -259,14 +304,26 @@ pub async fn a_failing_job_is_retried_then_dead_and_can_be_revived(url: &str) {
         "no longer dead"
     );
     assert_eq!(
-        store.job(&broken).await.unwrap().unwrap().status,
+        store
+            .job_queue()
+            .job(&broken)
+            .await
+            .unwrap()
+            .unwrap()
+            .status,
         JobStatus::Queued
     );
     // Revived, it runs again (here, in this task) and fails for good again.
     assert_eq!(host.jobs().run_due_jobs().await.unwrap(), 1);
     assert_eq!(runs(&broken), 2);
     assert_eq!(
-        store.job(&broken).await.unwrap().unwrap().status,
+        store
+            .job_queue()
+            .job(&broken)
+            .await
+            .unwrap()
+            .unwrap()
+            .status,
         JobStatus::Dead
     );
 }

@@ -6,7 +6,7 @@ use host_example::store::{AuditEntry, AuditFiles, AuditKind, Backend, Store, Sto
 
 pub async fn a_backup_opens_and_checks_like_the_original(url: &str) {
     let store = Store::open(url).await.unwrap();
-    let check = store.check().await.unwrap();
+    let check = store.audit_log().check().await.unwrap();
     assert!(check.is_sound(), "{check:?}");
     assert_eq!(check.schema_version, host_example::store::LATEST_VERSION);
     let users = check.counts.iter().find(|(t, _)| *t == "users").unwrap().1;
@@ -15,7 +15,7 @@ pub async fn a_backup_opens_and_checks_like_the_original(url: &str) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("copy.db");
     if store.backend() == Backend::Postgres {
-        let error = store.backup(&file).await.unwrap_err();
+        let error = store.audit_log().backup(&file).await.unwrap_err();
         assert!(matches!(error, StoreError::Refused(_)), "{error}");
         assert!(error.to_string().contains("pg_dump"), "{error}");
         assert!(!file.exists());
@@ -27,11 +27,11 @@ pub async fn a_backup_opens_and_checks_like_the_original(url: &str) {
         tokio::spawn(async move {
             for n in 0..50 {
                 let entry = AuditEntry::new(AuditKind::Write, "admin", format!("w{n}"));
-                store.audit(&entry).await.unwrap();
+                store.audit_log().audit(&entry).await.unwrap();
             }
         })
     };
-    store.backup(&file).await.unwrap();
+    store.audit_log().backup(&file).await.unwrap();
     writer.await.unwrap();
     // The copy's audit rows are chained under the original's key: it opens
     // with that key (a backup goes with its key file), and without it only
@@ -40,9 +40,9 @@ pub async fn a_backup_opens_and_checks_like_the_original(url: &str) {
     let copy = Store::open_with_audit(&copy_url, &AuditFiles::for_database(url))
         .await
         .unwrap();
-    let chained = copy.verify_audit().await.unwrap().rows;
+    let chained = copy.audit_log().verify_audit().await.unwrap().rows;
     assert_eq!(Store::open(&copy_url).await.is_ok(), chained == 0);
-    let copied = copy.check().await.unwrap();
+    let copied = copy.audit_log().check().await.unwrap();
     assert!(copied.is_sound(), "{copied:?}");
     assert_eq!(copied.schema_version, check.schema_version);
     let audit = |c: &host_example::store::DatabaseCheck| {
@@ -63,6 +63,6 @@ pub async fn a_backup_opens_and_checks_like_the_original(url: &str) {
     );
 
     // Never over an existing file.
-    let error = store.backup(&file).await.unwrap_err();
+    let error = store.audit_log().backup(&file).await.unwrap_err();
     assert!(error.to_string().contains("exists already"), "{error}");
 }

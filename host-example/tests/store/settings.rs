@@ -11,27 +11,41 @@ use tool_core::DataClass;
 
 pub async fn settings_round_trip(url: &str) {
     let store = Store::open(url).await.unwrap();
-    assert_eq!(store.trust_zone().await.unwrap(), DataClass::Internal);
-    assert_eq!(store.model_config().await.unwrap(), None);
+    assert_eq!(
+        store.config().trust_zone().await.unwrap(),
+        DataClass::Internal
+    );
+    assert_eq!(store.config().model_config().await.unwrap(), None);
     store
+        .config()
         .set_setting("trust_zone", r#""confidential""#)
         .await
         .unwrap();
-    assert_eq!(store.trust_zone().await.unwrap(), DataClass::Confidential);
+    assert_eq!(
+        store.config().trust_zone().await.unwrap(),
+        DataClass::Confidential
+    );
     store
+        .config()
         .set_setting("groups", r#"{"system": {"state": "disabled"}}"#)
         .await
         .unwrap();
     store
+        .config()
         .set_setting("sites", r#"["https://www.example.com"]"#)
         .await
         .unwrap();
-    store.set_setting("skill_trust_floor", "2").await.unwrap();
-    let settings = store.host_settings().await.unwrap();
+    store
+        .config()
+        .set_setting("skill_trust_floor", "2")
+        .await
+        .unwrap();
+    let settings = store.config().host_settings().await.unwrap();
     assert_eq!(settings.groups.len(), 1);
     assert_eq!(settings.sites.len(), 1);
     assert_eq!(settings.skill_trust_floor.0, 2);
     store
+        .config()
         .set_setting(
             "model",
             r#"{"base_url": "http://localhost:11434/v1", "model": "qwen3:8b"}"#,
@@ -39,39 +53,44 @@ pub async fn settings_round_trip(url: &str) {
         .await
         .unwrap();
     assert_eq!(
-        store.model_config().await.unwrap().unwrap().model,
+        store.config().model_config().await.unwrap().unwrap().model,
         "qwen3:8b"
     );
     store
+        .config()
         .set_setting("skills_folders", r#"["/srv/skills"]"#)
         .await
         .unwrap();
-    assert_eq!(store.skills_folders().await.unwrap().len(), 1);
+    assert_eq!(store.config().skills_folders().await.unwrap().len(), 1);
     store
+        .config()
         .set_setting(
             "models",
             r#"{"large": {"base_url": "http://localhost:8000/v1", "model": "big"}}"#,
         )
         .await
         .unwrap();
-    let named = |name| store.model_config_named(name);
+    let config = store.config();
+    let named = |name| config.model_config_named(name);
     assert_eq!(named(Some("large")).await.unwrap().unwrap().model, "big");
     assert_eq!(named(None).await.unwrap().unwrap().model, "qwen3:8b");
     assert_eq!(named(Some("small")).await.unwrap(), None);
     assert_eq!(
-        store.unapproved_skills().await.unwrap(),
+        store.config().unapproved_skills().await.unwrap(),
         UnapprovedSkills::Refuse
     );
     store
+        .config()
         .set_setting("unapproved_skills", r#""allow""#)
         .await
         .unwrap();
     assert_eq!(
-        store.unapproved_skills().await.unwrap(),
+        store.config().unapproved_skills().await.unwrap(),
         UnapprovedSkills::Allow
     );
-    assert_eq!(store.oauth_settings().await.unwrap(), None);
+    assert_eq!(store.config().oauth_settings().await.unwrap(), None);
     store
+        .config()
         .set_setting(
             "oauth",
             r#"{"issuer": "https://id.example", "resource": "https://host.example/mcp",
@@ -79,27 +98,33 @@ pub async fn settings_round_trip(url: &str) {
         )
         .await
         .unwrap();
-    let oauth = store.oauth_settings().await.unwrap().unwrap();
+    let oauth = store.config().oauth_settings().await.unwrap().unwrap();
     assert_eq!(oauth.issuer, "https://id.example");
     assert_eq!(oauth.resource, "https://host.example/mcp");
     let origins = r#"["HTTPS://Host.Test:443", "http://host.test:3000"]"#;
-    let stored = store.set_setting("allowed_origins", origins).await.unwrap();
+    let stored = store
+        .config()
+        .set_setting("allowed_origins", origins)
+        .await
+        .unwrap();
     let expected = json!(["https://host.test", "http://host.test:3000"]);
     assert_eq!(stored, expected);
     let proxies = store
+        .config()
         .set_setting("trusted_proxies", r#"["127.0.0.1", "::1"]"#)
         .await
         .unwrap();
     assert_eq!(proxies, json!(["127.0.0.1", "::1"]));
-    assert_eq!(store.trusted_proxies().await.unwrap().len(), 2);
+    assert_eq!(store.config().trusted_proxies().await.unwrap().len(), 2);
     store
+        .config()
         .set_setting(
             "budgets",
             r#"{"default": {"tokens_per_day": 5000}, "users": {"petra": {"cost_per_month": 2.5}}}"#,
         )
         .await
         .unwrap();
-    let budgets = store.budgets().await.unwrap();
+    let budgets = store.config().budgets().await.unwrap();
     assert_eq!(budgets.of("clara").tokens_per_day, Some(5000));
     assert_eq!(
         budgets.of("petra").tokens_per_day,
@@ -108,10 +133,11 @@ pub async fn settings_round_trip(url: &str) {
     );
     assert_eq!(budgets.of("petra").cost_per_month, Some(2.5));
     assert_eq!(
-        store.session_lifetimes().await.unwrap(),
+        store.config().session_lifetimes().await.unwrap(),
         SessionLifetimes::default()
     );
     store
+        .config()
         .set_setting(
             "browser_sessions",
             r#"{"idle_seconds": 900, "lifetime_seconds": 28800}"#,
@@ -119,55 +145,73 @@ pub async fn settings_round_trip(url: &str) {
         .await
         .unwrap();
     assert_eq!(
-        store.session_lifetimes().await.unwrap(),
+        store.config().session_lifetimes().await.unwrap(),
         SessionLifetimes {
             idle_seconds: 900,
             lifetime_seconds: 28800
         }
     );
-    assert_eq!(store.public_url().await.unwrap(), None);
+    assert_eq!(store.job_queue().public_url().await.unwrap(), None);
     let url = store
+        .config()
         .set_setting("public_url", r#""https://host.example/""#)
         .await
         .unwrap();
     assert_eq!(url, json!("https://host.example"));
     assert_eq!(
-        store.webhook_delivery().await.unwrap(),
+        store.job_queue().webhook_delivery().await.unwrap(),
         WebhookDelivery::default()
     );
     store
+        .config()
         .set_setting(
             "webhook_delivery",
             r#"{"attempts": 3, "backoff_seconds": [0, 5], "timeout_seconds": 2}"#,
         )
         .await
         .unwrap();
-    let delivery = store.webhook_delivery().await.unwrap();
+    let delivery = store.job_queue().webhook_delivery().await.unwrap();
     assert_eq!((delivery.attempts, delivery.backoff(3)), (3, 5));
-    assert!(!store.webhook_targets().await.unwrap().allow_local_network);
+    assert!(
+        !store
+            .job_queue()
+            .webhook_targets()
+            .await
+            .unwrap()
+            .allow_local_network
+    );
     store
+        .config()
         .set_setting("webhook_targets", r#"{"allow_local_network": true}"#)
         .await
         .unwrap();
-    assert!(store.webhook_targets().await.unwrap().allow_local_network);
+    assert!(
+        store
+            .job_queue()
+            .webhook_targets()
+            .await
+            .unwrap()
+            .allow_local_network
+    );
     assert_eq!(
-        store.worker_settings().await.unwrap(),
+        store.config().worker_settings().await.unwrap(),
         WorkerSettings::default()
     );
     // A missing field keeps its default.
     store
+        .config()
         .set_setting("worker", r#"{"lease_seconds": 5}"#)
         .await
         .unwrap();
     assert_eq!(
-        store.worker_settings().await.unwrap(),
+        store.config().worker_settings().await.unwrap(),
         WorkerSettings {
             concurrency: 2,
             lease_seconds: 5
         }
     );
     // A value that does not fit is refused and stores nothing.
-    let before = store.settings().await.unwrap();
+    let before = store.config().settings().await.unwrap();
     for (key, value) in [
         ("trust_zone", r#""secret""#),
         ("trust_zone", "not json"),
@@ -213,7 +257,7 @@ pub async fn settings_round_trip(url: &str) {
             r#"{"issuer": "i", "resource": "ftp://x/mcp", "jwks_uri": "https://id.example/k"}"#,
         ),
     ] {
-        let error = store.set_setting(key, value).await.unwrap_err();
+        let error = store.config().set_setting(key, value).await.unwrap_err();
         assert!(
             matches!(error, StoreError::InvalidSetting { .. }),
             "{error}"
@@ -225,10 +269,10 @@ pub async fn settings_round_trip(url: &str) {
         assert!(!error.to_string().contains('\n'), "{error}");
     }
     assert!(matches!(
-        store.set_setting("nope", "1").await,
+        store.config().set_setting("nope", "1").await,
         Err(StoreError::UnknownSetting { .. })
     ));
-    assert_eq!(store.settings().await.unwrap(), before);
+    assert_eq!(store.config().settings().await.unwrap(), before);
     // Gate 9's settings have their own round trip (`exposures.rs`), and
     // the durability its own (`durability.rs`).
     let elsewhere = [
@@ -248,6 +292,7 @@ pub async fn settings_round_trip(url: &str) {
 pub async fn a_corrupt_setting_is_a_one_line_error(url: &str) {
     let store = Store::open(url).await.unwrap();
     store
+        .config()
         .set_setting("trust_zone", r#""public""#)
         .await
         .unwrap();
@@ -256,12 +301,12 @@ pub async fn a_corrupt_setting_is_a_one_line_error(url: &str) {
         .execute(store.pool())
         .await
         .unwrap();
-    let error = store.trust_zone().await.unwrap_err().to_string();
+    let error = store.config().trust_zone().await.unwrap_err().to_string();
     assert!(error.contains("setting `trust_zone` "), "{error}");
     assert!(!error.contains('\n'), "{error}");
-    let error = store.host_settings().await;
+    let error = store.config().host_settings().await;
     assert!(error.is_ok(), "other settings still read");
-    assert!(store.settings().await.is_err());
+    assert!(store.config().settings().await.is_err());
     // Reading changed nothing.
     let raw: String = sqlx::query("SELECT value FROM settings WHERE key = 'trust_zone'")
         .fetch_one(store.pool())

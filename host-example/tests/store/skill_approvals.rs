@@ -28,18 +28,37 @@ fn approval(name: &str, skill_md: &str, by: &str) -> SkillApproval {
 
 pub async fn skill_approvals_round_trip_and_approving_again_replaces(url: &str) {
     let store = Store::open(url).await.unwrap();
-    assert!(store.skill_approvals().await.unwrap().is_empty());
-    assert_eq!(store.skill_approval("review").await.unwrap(), None);
+    assert!(
+        store
+            .decisions()
+            .skill_approvals()
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        store.decisions().skill_approval("review").await.unwrap(),
+        None
+    );
 
     let first = [
         approval("review", "a", "admin"),
         approval("deploy", "c", "admin"),
     ];
-    store.save_skill_approvals(&first).await.unwrap();
-    let listed = store.skill_approvals().await.unwrap();
+    store
+        .decisions()
+        .save_skill_approvals(&first)
+        .await
+        .unwrap();
+    let listed = store.decisions().skill_approvals().await.unwrap();
     let names: Vec<&str> = listed.iter().map(|a| a.name.as_str()).collect();
     assert_eq!(names, ["deploy", "review"]);
-    let review = store.skill_approval("review").await.unwrap().unwrap();
+    let review = store
+        .decisions()
+        .skill_approval("review")
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(review.digest, first[0].digest);
     assert_eq!(review.approved_by, "admin");
     assert!(review.approved_at > 0);
@@ -47,10 +66,16 @@ pub async fn skill_approvals_round_trip_and_approving_again_replaces(url: &str) 
 
     // Approving again replaces the record, digest and approver.
     store
+        .decisions()
         .save_skill_approvals(&[approval("review", "d", "ops")])
         .await
         .unwrap();
-    let review = store.skill_approval("review").await.unwrap().unwrap();
+    let review = store
+        .decisions()
+        .skill_approval("review")
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(review.approved_by, "ops");
     assert_eq!(
         review.skill_md.as_deref(),
@@ -61,12 +86,13 @@ pub async fn skill_approvals_round_trip_and_approving_again_replaces(url: &str) 
         review.digest.changes_since(&first[0].digest),
         [FileChange::Changed("SKILL.md".to_owned())]
     );
-    assert_eq!(store.skill_approvals().await.unwrap().len(), 2);
+    assert_eq!(store.decisions().skill_approvals().await.unwrap().len(), 2);
 }
 
 pub async fn a_hand_edited_skill_approval_is_corrupt_not_trusted(url: &str) {
     let store = Store::open(url).await.unwrap();
     store
+        .decisions()
         .save_skill_approvals(&[approval("review", "a", "admin")])
         .await
         .unwrap();
@@ -77,7 +103,11 @@ pub async fn a_hand_edited_skill_approval_is_corrupt_not_trusted(url: &str) {
         .execute(store.pool())
         .await
         .unwrap();
-    let error = store.skill_approval("review").await.unwrap_err();
+    let error = store
+        .decisions()
+        .skill_approval("review")
+        .await
+        .unwrap_err();
     assert!(matches!(error, StoreError::Corrupt { .. }), "{error}");
     assert!(
         error.to_string().contains("approve the skill again"),
@@ -90,6 +120,7 @@ pub async fn run_notes_round_trip_in_order(url: &str) {
     let store = Store::open(url).await.unwrap();
     let run = RunId("run-notes".to_owned());
     store
+        .run_log()
         .create_run(
             &run,
             "admin",
@@ -101,7 +132,7 @@ pub async fn run_notes_round_trip_in_order(url: &str) {
         )
         .await
         .unwrap();
-    assert!(store.run_notes(&run).await.unwrap().is_empty());
+    assert!(store.run_log().run_notes(&run).await.unwrap().is_empty());
     let notes = [
         RunNote::SkillRefused {
             skill: "review".to_owned(),
@@ -123,9 +154,9 @@ pub async fn run_notes_round_trip_in_order(url: &str) {
         },
     ];
     for note in &notes {
-        store.record_run_note(&run, note).await.unwrap();
+        store.run_log().record_run_note(&run, note).await.unwrap();
     }
-    assert_eq!(store.run_notes(&run).await.unwrap(), notes);
+    assert_eq!(store.run_log().run_notes(&run).await.unwrap(), notes);
     assert!(
         notes[0]
             .to_string()

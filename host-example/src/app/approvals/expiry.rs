@@ -27,6 +27,7 @@ impl Approvals<'_> {
         let overdue = self
             .host
             .store()
+            .decisions()
             .pending_proposals()
             .await?
             .into_iter()

@@ -91,7 +91,7 @@ impl Approvals<'_> {
     pub async fn inbox(&self, approver: &str, decided_limit: usize) -> Result<Inbox, HostError> {
         let approver = self.host.actor(approver).await?;
         let mut pending = Vec::new();
-        for stored in self.host.store().pending_proposals().await? {
+        for stored in self.host.store().decisions().pending_proposals().await? {
             if !approver.admin && !self.may_decide(&stored, &approver).await? {
                 continue;
             }
@@ -110,6 +110,7 @@ impl Approvals<'_> {
         let rows = self
             .host
             .store()
+            .decisions()
             .decided_proposals(decided_limit.saturating_mul(10))
             .await?;
         for (stored, decision, at) in rows {
@@ -151,6 +152,7 @@ impl Approvals<'_> {
         let stored = self
             .host
             .store()
+            .run_log()
             .run(&view.stored.run)
             .await?
             .ok_or_else(|| HostError::UnknownRun(view.stored.run.0.clone()))?;
@@ -163,7 +165,7 @@ impl Approvals<'_> {
             .runs()
             .request_setup(&stored.user, &request)
             .await?;
-        let decisions = self.host.store().approvals();
+        let decisions = self.host.store().decisions().approvals();
         let approval = Approval {
             registry: self.host.registry(),
             run: setup.inputs(),
@@ -199,10 +201,23 @@ impl Approvals<'_> {
             ));
         }
         let mut decided = Vec::new();
-        while let Some(state) = self.host.store().run(run).await?.and_then(|r| r.state) {
+        while let Some(state) = self
+            .host
+            .store()
+            .run_log()
+            .run(run)
+            .await?
+            .and_then(|r| r.state)
+        {
             let call = &state.pending().call;
             let proposal = state.proposal().clone();
-            let pending = self.host.store().decision(proposal.id()).await?.is_none();
+            let pending = self
+                .host
+                .store()
+                .decisions()
+                .decision(proposal.id())
+                .await?
+                .is_none();
             if !pending || !calls.contains(&call.id) {
                 break;
             }
@@ -232,6 +247,7 @@ impl Approvals<'_> {
         let state = self
             .host
             .store()
+            .run_log()
             .run(&stored.run)
             .await?
             .filter(|run| !run.is_single_call())
@@ -257,6 +273,7 @@ impl Approvals<'_> {
         Ok(self
             .host
             .store()
+            .run_log()
             .run(run)
             .await?
             .map_or_else(|| "?".to_owned(), |run| run.user))

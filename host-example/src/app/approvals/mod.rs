@@ -85,7 +85,7 @@ impl Approvals<'_> {
     pub async fn pending_proposals(&self, viewer: &str) -> Result<Vec<ProposalView>, HostError> {
         let viewer = self.host.actor(viewer).await?;
         let mut views = Vec::new();
-        for stored in self.host.store().pending_proposals().await? {
+        for stored in self.host.store().decisions().pending_proposals().await? {
             if viewer.admin || self.may_decide(&stored, &viewer).await? {
                 views.push(self.view(stored).await?);
             }
@@ -114,6 +114,7 @@ impl Approvals<'_> {
         let stored = self
             .host
             .store()
+            .decisions()
             .proposal(&ProposalId::new(id))
             .await?
             .ok_or_else(|| HostError::UnknownProposal(id.to_owned()))?;
@@ -121,8 +122,13 @@ impl Approvals<'_> {
     }
 
     async fn view(&self, stored: StoredProposal) -> Result<ProposalView, HostError> {
-        let run = self.host.store().run(&stored.run).await?;
-        let decision = self.host.store().decision(stored.proposal.id()).await?;
+        let run = self.host.store().run_log().run(&stored.run).await?;
+        let decision = self
+            .host
+            .store()
+            .decisions()
+            .decision(stored.proposal.id())
+            .await?;
         let still_needs = match decision {
             Some(_) => None,
             None => self.still_needs(&stored.proposal).await?,
@@ -153,6 +159,7 @@ impl Approvals<'_> {
         let audited = self
             .host
             .store()
+            .run_log()
             .apply_audited(&stored.run, stored.proposal.id())
             .await?;
         Ok(match audited {
@@ -168,7 +175,12 @@ impl Approvals<'_> {
         if policy.required == Required::One {
             return Ok(None);
         }
-        let approved_by = self.host.store().approvals_of(proposal.id()).await?;
+        let approved_by = self
+            .host
+            .store()
+            .decisions()
+            .approvals_of(proposal.id())
+            .await?;
         let waiting = ApprovalError::Waiting {
             approved_by,
             required: policy.required,
@@ -324,6 +336,7 @@ impl Approvals<'_> {
         let stored_run = self
             .host
             .store()
+            .run_log()
             .run(&run)
             .await?
             .ok_or_else(|| HostError::UnknownRun(run.0.clone()))?;
@@ -333,6 +346,7 @@ impl Approvals<'_> {
             // ones stored now.
             self.host
                 .store()
+                .decisions()
                 .suspend_call_run(&run, &stored_run.grant, &view.stored.proposal)
                 .await?;
         }
@@ -345,12 +359,13 @@ impl Approvals<'_> {
             && self
                 .host
                 .store()
+                .decisions()
                 .decision(view.stored.proposal.id())
                 .await?
                 .is_none()
         {
             // Nothing was decided: the run waits again.
-            self.host.store().release_run(&run).await?;
+            self.host.store().run_log().release_run(&run).await?;
         }
         match resumed? {
             Recorded::Decided(mut decided) if expired_approval => {
@@ -369,20 +384,32 @@ impl Approvals<'_> {
         let started = Instant::now();
         loop {
             let lease = self.host.jobs().lease().await?;
-            if self.host.store().take_suspended_run(run, lease).await? {
+            if self
+                .host
+                .store()
+                .run_log()
+                .take_suspended_run(run, lease)
+                .await?
+            {
                 return Ok(());
             }
-            if let Some(decided) = self.host.store().decision(proposal).await? {
+            if let Some(decided) = self.host.store().decisions().decision(proposal).await? {
                 return Err(HostError::AlreadyDecided(decided));
             }
-            let status = self.host.store().run(run).await?.map(|run| run.status);
+            let status = self
+                .host
+                .store()
+                .run_log()
+                .run(run)
+                .await?
+                .map(|run| run.status);
             // `suspended` again: given back by a process whose approval
             // was refused; take it on the next turn.
             let waiting = status.is_some_and(RunPhase::awaits_decision);
             if !waiting || started.elapsed() > TAKEN_WAIT {
                 // The process that took it may have decided and finished
                 // between the two reads above: that is "already decided".
-                if let Some(decided) = self.host.store().decision(proposal).await? {
+                if let Some(decided) = self.host.store().decisions().decision(proposal).await? {
                     return Err(HostError::AlreadyDecided(decided));
                 }
                 return Err(HostError::NotWaiting {
@@ -405,6 +432,7 @@ impl Approvals<'_> {
         let stored = self
             .host
             .store()
+            .run_log()
             .run(run)
             .await?
             .ok_or_else(|| HostError::UnknownRun(run.0.clone()))?;
@@ -428,7 +456,11 @@ impl Approvals<'_> {
             .await?;
         // A skill changed while the run waited takes its tools away now.
         for note in &setup.notes {
-            self.host.store().record_run_note(run, note).await?;
+            self.host
+                .store()
+                .run_log()
+                .record_run_note(run, note)
+                .await?;
         }
         // A single call's run of one step asks no model: its caller asked
         // for one call, answered once the decision is applied.
@@ -442,7 +474,7 @@ impl Approvals<'_> {
             ),
         };
         let approvals = WatchedApprovals {
-            inner: self.host.store().approvals(),
+            inner: self.host.store().decisions().approvals(),
             outcome: Mutex::new(None),
         };
         let model = UntilClaimed {
@@ -541,6 +573,7 @@ impl Approvals<'_> {
                     && self
                         .host
                         .store()
+                        .decisions()
                         .approvals_of(proposal.id())
                         .await?
                         .contains(&approver_id) =>
@@ -591,6 +624,7 @@ impl Approvals<'_> {
             };
             self.host
                 .store()
+                .decisions()
                 .record_call_outcome(proposal.id(), &outcome)
                 .await?;
         }
@@ -623,7 +657,7 @@ impl Approvals<'_> {
         entry.run = Some(run.0.clone());
         entry.tool = Some(proposal.tool().to_owned());
         entry.detail = Some(format!("proposal {}: {waiting}", proposal.id().as_str()));
-        Ok(self.host.store().audit(&entry).await?)
+        Ok(self.host.store().audit_log().audit(&entry).await?)
     }
 
     /// Takes back `approver`'s first approval of proposal `id` (of two it
@@ -639,6 +673,7 @@ impl Approvals<'_> {
         if !self
             .host
             .store()
+            .decisions()
             .withdraw_approval(proposal, approver)
             .await?
         {
@@ -650,7 +685,7 @@ impl Approvals<'_> {
         entry.run = Some(view.stored.run.0.clone());
         entry.tool = Some(view.stored.proposal.tool().to_owned());
         entry.detail = Some(format!("proposal {id}"));
-        self.host.store().audit(&entry).await?;
+        self.host.store().audit_log().audit(&entry).await?;
         events::proposal_outcome(
             self.host.store(),
             &view.stored.run,
@@ -680,7 +715,7 @@ impl Approvals<'_> {
             "approving proposal {}: {reason}",
             proposal.id().as_str()
         ));
-        Ok(self.host.store().audit(&entry).await?)
+        Ok(self.host.store().audit_log().audit(&entry).await?)
     }
 }
 

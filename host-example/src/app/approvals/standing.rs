@@ -46,6 +46,7 @@ impl Approvals<'_> {
         let stored_run = self
             .host
             .store()
+            .run_log()
             .run(run)
             .await?
             .ok_or_else(|| HostError::UnknownRun(run.0.clone()))?;
@@ -78,7 +79,11 @@ impl Approvals<'_> {
         };
         // Kept before the approval resumes the run, so the run's next
         // proposal finds it.
-        self.host.store().save_standing(run, &standing).await?;
+        self.host
+            .store()
+            .decisions()
+            .save_standing(run, &standing)
+            .await?;
         self.audit_standing(run, &standing, "standing approval given", proposal)
             .await?;
         match self.decide(id, approver, Verdict::Approve, watch).await {
@@ -86,6 +91,7 @@ impl Approvals<'_> {
             Err(error) => {
                 self.host
                     .store()
+                    .decisions()
                     .revoke_standing(&standing.id, approver)
                     .await?;
                 Err(error)
@@ -104,14 +110,20 @@ impl Approvals<'_> {
     pub async fn revoke_standing(&self, id: &str, by: &str) -> Result<(), HostError> {
         let by = self.host.actor(by).await?;
         let unknown = || HostError::Invalid(format!("no standing approval `{id}` in force"));
-        let stored = self.host.store().standing(id).await?.ok_or_else(unknown)?;
+        let stored = self
+            .host
+            .store()
+            .decisions()
+            .standing(id)
+            .await?
+            .ok_or_else(unknown)?;
         if stored.revoked_by.is_some() {
             return Err(unknown());
         }
         if !(by.admin || stored.standing.approver.id == by.id) {
             // Someone who may see its run may list it: they are told the
             // real reason. Anyone else learns nothing of it.
-            let run = self.host.store().run(&stored.run).await?;
+            let run = self.host.store().run_log().run(&stored.run).await?;
             return Err(match run.filter(|run| may_see_run(&by, run)) {
                 Some(_) => HostError::Refused(format!(
                     "standing approval `{id}` may be revoked only by its approver ({}) or an administrator",
@@ -120,14 +132,20 @@ impl Approvals<'_> {
                 None => unknown(),
             });
         }
-        if !self.host.store().revoke_standing(id, &by.id).await? {
+        if !self
+            .host
+            .store()
+            .decisions()
+            .revoke_standing(id, &by.id)
+            .await?
+        {
             return Err(unknown());
         }
         let mut entry = AuditEntry::new(AuditKind::Write, &by.id, "standing approval revoked");
         entry.run = Some(stored.run.0.clone());
         entry.tool = Some(stored.standing.tool.clone());
         entry.detail = Some(format!("standing approval {id}"));
-        Ok(self.host.store().audit(&entry).await?)
+        Ok(self.host.store().audit_log().audit(&entry).await?)
     }
 
     /// The standing approvals in force for `run`, as `viewer` may see
@@ -141,11 +159,17 @@ impl Approvals<'_> {
         let viewer = self.host.actor(viewer).await?;
         let id = RunId(run.to_owned());
         let unknown = || HostError::UnknownRun(run.to_owned());
-        let stored = self.host.store().run(&id).await?.ok_or_else(unknown)?;
+        let stored = self
+            .host
+            .store()
+            .run_log()
+            .run(&id)
+            .await?
+            .ok_or_else(unknown)?;
         if !may_see_run(&viewer, &stored) {
             return Err(unknown());
         }
-        Ok(self.host.store().standing_of_run(&id).await?)
+        Ok(self.host.store().decisions().standing_of_run(&id).await?)
     }
 
     /// While the run `decided` went on to is waiting on a proposal a
@@ -165,7 +189,7 @@ impl Approvals<'_> {
             else {
                 return Ok(decided);
             };
-            let standing = self.host.store().standing_of_run(run).await?;
+            let standing = self.host.store().decisions().standing_of_run(run).await?;
             let Some(covering) = standing.into_iter().find(|s| s.covers(next)) else {
                 return Ok(decided);
             };
@@ -201,7 +225,7 @@ impl Approvals<'_> {
             return Ok(ApprovalPolicy::default());
         };
         let declaration = tool.declaration();
-        let settings = self.host.store().host_settings().await?;
+        let settings = self.host.store().config().host_settings().await?;
         Ok(ApprovalPolicy::of(
             &settings,
             &declaration.name,
@@ -225,7 +249,7 @@ impl Approvals<'_> {
             standing.limit,
             proposal.id().as_str()
         ));
-        Ok(self.host.store().audit(&entry).await?)
+        Ok(self.host.store().audit_log().audit(&entry).await?)
     }
 }
 

@@ -49,7 +49,7 @@ impl AuditWriter {
             }
         };
         if let Some((rows, _)) = job {
-            return written(self.database.record_calls(&[rows]).await);
+            return written(self.database.decisions().record_calls(&[rows]).await);
         }
         committed
             .await
@@ -80,7 +80,7 @@ async fn run(database: store::Store, mut jobs: mpsc::UnboundedReceiver<Job>) {
     let mut batch = Vec::new();
     while jobs.recv_many(&mut batch, MAX_BATCH).await > 0 {
         let (calls, callers): (Vec<_>, Vec<_>) = batch.drain(..).unzip();
-        let together = written(database.record_calls(&calls).await);
+        let together = written(database.decisions().record_calls(&calls).await);
         if together.is_ok() || calls.len() == 1 {
             for caller in callers {
                 let _ = caller.send(together.clone());
@@ -88,7 +88,7 @@ async fn run(database: store::Store, mut jobs: mpsc::UnboundedReceiver<Job>) {
             continue;
         }
         for (call, caller) in calls.into_iter().zip(callers) {
-            let alone = written(database.record_calls(&[call]).await);
+            let alone = written(database.decisions().record_calls(&[call]).await);
             let _ = caller.send(alone);
         }
     }

@@ -160,7 +160,13 @@ impl Calls<'_> {
                 None => Ok(None),
             };
         }
-        Ok(self.host.store().user_for_token(token).await?.map(actor))
+        Ok(self
+            .host
+            .store()
+            .people()
+            .user_for_token(token)
+            .await?
+            .map(actor))
     }
 
     /// The OAuth issuer the settings name, if any.
@@ -170,7 +176,7 @@ impl Calls<'_> {
 
     /// The user of this name, if any.
     pub async fn user(&self, name: &str) -> Result<Option<Actor>, HostError> {
-        Ok(self.host.store().user(name).await?.map(actor))
+        Ok(self.host.store().people().user(name).await?.map(actor))
     }
 
     /// The tools `actor` is offered for a single call now, resolved by the
@@ -189,7 +195,7 @@ impl Calls<'_> {
     }
 
     async fn load_settings(&self) -> Result<Arc<Settings>, StoreError> {
-        let generation = self.host.store().settings_generation().await?;
+        let generation = self.host.store().config().settings_generation().await?;
         self.settings_at(generation).await
     }
 
@@ -214,14 +220,14 @@ impl Calls<'_> {
         // loads again.
         let settings = Arc::new(Settings {
             generation,
-            host: database.host_settings().await?,
+            host: database.config().host_settings().await?,
             run: RunConfig {
-                trust_zone: database.trust_zone().await?,
+                trust_zone: database.config().trust_zone().await?,
                 ..RunConfig::default()
             },
-            oauth: database.oauth_settings().await?.map(Arc::new),
-            exposure_window: database.exposure_window().await?,
-            allowed_origins: database.allowed_origins().await?,
+            oauth: database.config().oauth_settings().await?.map(Arc::new),
+            exposure_window: database.config().exposure_window().await?,
+            allowed_origins: database.config().allowed_origins().await?,
         });
         let mut cached = lock(&self.host.calls.settings);
         if cached.as_ref().is_none_or(|c| c.generation <= generation) {
@@ -384,9 +390,10 @@ impl Calls<'_> {
         let content = exposure::content_of(declaration, output.carries_authored());
         let mut raised = tool_core::exposure::Exposure::default();
         if raised.record_result(declaration, content, call).any() {
-            let window = self.host.store().exposure_window().await?;
+            let window = self.host.store().config().exposure_window().await?;
             self.host
                 .store()
+                .run_log()
                 .raise_exposure(&format!("caller:{caller}"), &raised, window)
                 .await?;
         }
@@ -420,6 +427,7 @@ impl Calls<'_> {
         let state = self
             .host
             .store()
+            .run_log()
             .call_state_in(&caller_key, session_key.as_deref())
             .await?;
         let settings = self.call_settings_at(state.generation).await?;
@@ -463,11 +471,13 @@ impl Calls<'_> {
                 let _ = raised.record_result(declaration, content, &run.0);
                 self.host
                     .store()
+                    .run_log()
                     .raise_exposure(&caller_key, &raised, window)
                     .await?;
                 if let Some((key, _)) = &session {
                     self.host
                         .store()
+                        .run_log()
                         .raise_exposure(key, &raised, SESSION_EXPOSURE_IDLE)
                         .await?;
                 }
@@ -476,11 +486,13 @@ impl Calls<'_> {
             _ => {
                 self.host
                     .store()
+                    .run_log()
                     .touch_exposure(&caller_key, caller_read.seen_at)
                     .await?;
                 if let Some((key, session_read)) = &session {
                     self.host
                         .store()
+                        .run_log()
                         .touch_exposure(key, session_read.seen_at)
                         .await?;
                 }

@@ -132,18 +132,29 @@ impl Calls<'_> {
         let held = held_words(&stored.proposal, run.state.as_ref().map(RunState::exposure));
         let proposal = stored.proposal;
         let created_at = i64::try_from(proposal.created_at()).unwrap_or(i64::MAX);
-        let mut decided = self.host.store().decision_at(&proposal_id).await?;
+        let mut decided = self
+            .host
+            .store()
+            .decisions()
+            .decision_at(&proposal_id)
+            .await?;
         if decided.is_none() && self.host.approvals().expired(proposal.created_at()) {
             // Decided expired through the one decision path, as the
             // worker's sweep does, so a process with no worker (stdio)
             // tells its caller too.
             self.host.approvals().expire_proposal(&proposal_id).await?;
-            decided = self.host.store().decision_at(&proposal_id).await?;
+            decided = self
+                .host
+                .store()
+                .decisions()
+                .decision_at(&proposal_id)
+                .await?;
         }
         if matches!(decided, Some((Decision::Approved { .. }, _)))
             && self
                 .host
                 .store()
+                .decisions()
                 .call_outcome(&proposal_id)
                 .await?
                 .is_none()
@@ -157,6 +168,7 @@ impl Calls<'_> {
             let resuming = self
                 .host
                 .store()
+                .run_log()
                 .run(&stored.run)
                 .await?
                 .is_some_and(|run| run.status == RunPhase::Resuming);
@@ -166,7 +178,12 @@ impl Calls<'_> {
                     .settle_call(&stored.run, &proposal_id)
                     .await?;
             }
-            decided = self.host.store().decision_at(&proposal_id).await?;
+            decided = self
+                .host
+                .store()
+                .decisions()
+                .decision_at(&proposal_id)
+                .await?;
         }
         let Some((decision, decided_at)) = decided else {
             return Ok(CallTask {
@@ -179,7 +196,13 @@ impl Calls<'_> {
         };
         let (state, updated_at) = match decision {
             Decision::Approved { approver } => {
-                match self.host.store().call_outcome(&proposal_id).await? {
+                match self
+                    .host
+                    .store()
+                    .decisions()
+                    .call_outcome(&proposal_id)
+                    .await?
+                {
                     Some((CallOutcome::Applied(output), at)) => {
                         (CallTaskState::Applied(output), at)
                     }
@@ -246,10 +269,17 @@ impl Calls<'_> {
         id: &ProposalId,
     ) -> Result<(crate::store::StoredProposal, crate::store::StoredRun), HostError> {
         let unknown = || HostError::UnknownProposal(id.as_str().to_owned());
-        let stored = self.host.store().proposal(id).await?.ok_or_else(unknown)?;
+        let stored = self
+            .host
+            .store()
+            .decisions()
+            .proposal(id)
+            .await?
+            .ok_or_else(unknown)?;
         let run = self
             .host
             .store()
+            .run_log()
             .run(&stored.run)
             .await?
             .ok_or_else(unknown)?;

@@ -188,7 +188,12 @@ impl PublicSearch {
     /// first when it is behind or missing; `rebuild` builds it again even
     /// when it is current.
     async fn current(&self, rebuild: bool) -> Result<(SearchBackend, LoadedRef), IndexError> {
-        let generation = self.store.site_generation().await.map_err(failed)?;
+        let generation = self
+            .store
+            .search_index()
+            .site_generation()
+            .await
+            .map_err(failed)?;
         let mut state = self.state.lock().await;
         if !rebuild
             && state.generation == generation
@@ -248,6 +253,7 @@ impl PublicSearch {
             SearchBackend::Database => {
                 let all = self.sources(sources).await?;
                 self.store
+                    .search_index()
                     .write_public_sources(generation, &all, rebuild)
                     .await
                     .map_err(|error| error.to_string())?;
@@ -288,7 +294,12 @@ impl PublicSearch {
 
     /// The index's state now, without building anything.
     pub(crate) async fn status(&self) -> Result<IndexStatus, IndexError> {
-        let site_generation = self.store.site_generation().await.map_err(failed)?;
+        let site_generation = self
+            .store
+            .search_index()
+            .site_generation()
+            .await
+            .map_err(failed)?;
         let state = self.state.lock().await;
         Ok(IndexStatus {
             preferred: self.preferred,
@@ -351,6 +362,7 @@ impl PublicIndex for PublicSearch {
                     .collect();
                 let limit = i64::try_from(query.limit).unwrap_or(i64::MAX);
                 self.store
+                    .search_index()
                     .search_public_sources(&FullTextQuery {
                         terms: &terms,
                         site: query.site.as_deref().unwrap_or_default(),
@@ -384,7 +396,12 @@ impl PublicIndex for PublicSearch {
         match loaded {
             LoadedRef::Tantivy(index) => index.fetch(id).map_err(failed),
             LoadedRef::Substring(index) => index.fetch(id).await,
-            LoadedRef::Database => self.store.public_source(id).await.map_err(failed),
+            LoadedRef::Database => self
+                .store
+                .search_index()
+                .public_source(id)
+                .await
+                .map_err(failed),
         }
     }
 }

@@ -148,7 +148,11 @@ impl Skills<'_> {
                 approved_at: 0,
             });
         }
-        self.host.store().save_skill_approvals(&approvals).await?;
+        self.host
+            .store()
+            .decisions()
+            .save_skill_approvals(&approvals)
+            .await?;
         let mut saved = Vec::with_capacity(approvals.len());
         for approval in approvals {
             let mut entry = AuditEntry::new(AuditKind::Write, actor, "ok");
@@ -160,8 +164,13 @@ impl Skills<'_> {
                 approval.digest.files.len(),
                 approval.folder.display()
             ));
-            self.host.store().audit(&entry).await?;
-            let stored = self.host.store().skill_approval(&approval.name).await?;
+            self.host.store().audit_log().audit(&entry).await?;
+            let stored = self
+                .host
+                .store()
+                .decisions()
+                .skill_approval(&approval.name)
+                .await?;
             saved.push(stored.unwrap_or(approval));
         }
         Ok(saved)
@@ -170,8 +179,8 @@ impl Skills<'_> {
     /// Adds to `checked` what each skill's approval says of it, against
     /// the approvals and the `unapproved_skills` setting as they are now.
     pub async fn check_skill_approvals(&self, checked: &mut Checked) -> Result<(), HostError> {
-        let approved = self.host.store().skill_approvals().await?;
-        let unapproved = self.host.store().unapproved_skills().await?;
+        let approved = self.host.store().decisions().skill_approvals().await?;
+        let unapproved = self.host.store().config().unapproved_skills().await?;
         skills_check::check_approvals(checked, &approved, unapproved);
         Ok(())
     }
@@ -182,6 +191,6 @@ impl Skills<'_> {
             .admin()
             .require_admin(viewer, "the skill approvals")
             .await?;
-        Ok(self.host.store().skill_approvals().await?)
+        Ok(self.host.store().decisions().skill_approvals().await?)
     }
 }

@@ -62,8 +62,8 @@ impl Skills<'_> {
     /// The approved, unchanged skills `actor` is granted every tool of,
     /// by name.
     pub async fn skill_prompts(&self, actor: &Actor) -> Result<Vec<SkillPrompt>, HostError> {
-        let folders: Vec<PathBuf> = self.host.store().skills_folders().await?;
-        let approvals = self.host.store().skill_approvals().await?;
+        let folders: Vec<PathBuf> = self.host.store().config().skills_folders().await?;
+        let approvals = self.host.store().decisions().skill_approvals().await?;
         let grant = self.host.calls().grant(actor).await?;
         let mut prompts: Vec<SkillPrompt> = Vec::new();
         // A folder that cannot be listed holds no skill to offer.

@@ -56,8 +56,8 @@ impl Skills<'_> {
             .admin()
             .require_admin(viewer, "see the skills")
             .await?;
-        let folders = self.host.store().skills_folders().await?;
-        let approvals = self.host.store().skill_approvals().await?;
+        let folders = self.host.store().config().skills_folders().await?;
+        let approvals = self.host.store().decisions().skill_approvals().await?;
         let mut states = Vec::new();
         for folder in SkillFolders::find(&folders).folders {
             let name = folder_name(&folder);
@@ -75,7 +75,7 @@ impl Skills<'_> {
             .admin()
             .administrator(actor, "skills approve")
             .await?;
-        let folders = self.host.store().skills_folders().await?;
+        let folders = self.host.store().config().skills_folders().await?;
         let folder = SkillFolders::find(&folders)
             .folders
             .into_iter()

@@ -34,9 +34,9 @@ pub struct DeliveryPass {
 impl Jobs<'_> {
     /// Tries every delivery due now, once (see the module docs).
     pub async fn deliver_webhooks(&self) -> Result<DeliveryPass, HostError> {
-        let policy = self.host.store().webhook_delivery().await?;
-        let targets = self.host.store().webhook_targets().await?;
-        let webhooks = self.host.store().webhooks().await?;
+        let policy = self.host.store().job_queue().webhook_delivery().await?;
+        let targets = self.host.store().job_queue().webhook_targets().await?;
+        let webhooks = self.host.store().job_queue().webhooks().await?;
         let sender = Sender {
             timeout: Duration::from_secs(policy.timeout_seconds),
             targets,
@@ -52,6 +52,7 @@ impl Jobs<'_> {
             let due: Vec<StoredDelivery> = self
                 .host
                 .store()
+                .job_queue()
                 .due_deliveries(at)
                 .await?
                 .into_iter()
@@ -69,6 +70,7 @@ impl Jobs<'_> {
                 if !self
                     .host
                     .store()
+                    .job_queue()
                     .claim_delivery(&delivery.id, delivery.next_attempt_at, until)
                     .await?
                 {
@@ -82,6 +84,7 @@ impl Jobs<'_> {
                 };
                 self.host
                     .store()
+                    .job_queue()
                     .record_attempt(&delivery.id, attempts, error.as_deref(), retry_at)
                     .await?;
                 match (error, retry_at) {
@@ -104,9 +107,10 @@ impl Jobs<'_> {
             }
         }
         // What is left to retry gets a pass of its own when it is due.
-        if let Some(due) = self.host.store().next_delivery_due().await? {
+        if let Some(due) = self.host.store().job_queue().next_delivery_due().await? {
             self.host
                 .store()
+                .job_queue()
                 .schedule_pass(&super::job::pass_at(due))
                 .await?;
         }

@@ -132,6 +132,7 @@ async fn queue(
     values: Option<&Values>,
 ) -> Result<usize, StoreError> {
     let webhooks: Vec<StoredWebhook> = store
+        .job_queue()
         .webhooks()
         .await?
         .into_iter()
@@ -140,7 +141,7 @@ async fn queue(
     if webhooks.is_empty() {
         return Ok(0);
     }
-    let public = store.public_url().await?;
+    let public = store.job_queue().public_url().await?;
     let link = |path: String| public.as_ref().map(|url| url.join(&path));
     let id = random_id();
     let framed = |mut payload: Value| {
@@ -167,6 +168,7 @@ async fn queue(
         .collect();
     let pass = super::job::pass_at(crate::store::now());
     store
+        .job_queue()
         .enqueue_deliveries(&deliveries, &id, event.name(), &pass)
         .await
 }

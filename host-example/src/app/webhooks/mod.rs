@@ -128,6 +128,7 @@ impl Jobs<'_> {
         Ok(self
             .host
             .store()
+            .job_queue()
             .webhooks()
             .await?
             .into_iter()
@@ -160,13 +161,14 @@ impl Jobs<'_> {
         check_name(name)?;
         let url = check_url(url)?;
         let parsed = reqwest::Url::parse(&url).map_err(|e| HostError::Invalid(e.to_string()))?;
-        let targets = self.host.store().webhook_targets().await?;
+        let targets = self.host.store().job_queue().webhook_targets().await?;
         target::check_url(&parsed, targets)
             .map_err(|why| HostError::Invalid(format!("the webhook URL `{url}`: {why}")))?;
         let events = check_events(events)?;
         let existing = self
             .host
             .store()
+            .job_queue()
             .webhooks()
             .await?
             .into_iter()
@@ -189,6 +191,7 @@ impl Jobs<'_> {
         };
         self.host
             .store()
+            .job_queue()
             .put_webhook(name, &url, &secret, &events, data_class)
             .await?;
         self.host
@@ -219,7 +222,7 @@ impl Jobs<'_> {
     /// administrator.
     pub async fn remove_webhook(&self, user: &str, name: &str) -> Result<(), HostError> {
         self.host.admin().administrator(user, "webhooks").await?;
-        if !self.host.store().remove_webhook(name).await? {
+        if !self.host.store().job_queue().remove_webhook(name).await? {
             return Err(HostError::Invalid(format!("there is no webhook `{name}`")));
         }
         self.host
@@ -242,6 +245,7 @@ impl Jobs<'_> {
         Ok(self
             .host
             .store()
+            .job_queue()
             .deliveries(DeliveryStatus::Dead, limit)
             .await?)
     }
@@ -250,13 +254,14 @@ impl Jobs<'_> {
     /// counted afresh, as `user`, an administrator. Audited.
     pub async fn retry_delivery(&self, user: &str, id: &str) -> Result<(), HostError> {
         self.host.admin().administrator(user, "webhooks").await?;
-        if !self.host.store().retry_delivery(id).await? {
+        if !self.host.store().job_queue().retry_delivery(id).await? {
             return Err(HostError::Invalid(format!(
                 "there is no dead delivery `{id}` (see `webhooks dead`)"
             )));
         }
         self.host
             .store()
+            .job_queue()
             .schedule_pass(&job::pass_at(crate::store::now()))
             .await?;
         self.wake_worker();

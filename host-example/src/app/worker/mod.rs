@@ -141,6 +141,7 @@ impl JobRun {
     pub async fn progress(&self, host: &Host, progress: &Value) -> Result<(), JobError> {
         let held = host
             .store()
+            .job_queue()
             .set_job_progress(&self.job.id, &self.owner, progress)
             .await
             .map_err(|e| JobError::Retry(e.to_string()))?;
@@ -184,9 +185,9 @@ impl Leases {
 async fn renew(store: Store, leases: Weak<Leases>) {
     loop {
         let Some(held) = leases.upgrade() else { return };
-        let settings = store.worker_settings().await.unwrap_or_default();
+        let settings = store.config().worker_settings().await.unwrap_or_default();
         let until = now_ms() + millis(settings.lease());
-        if let Err(error) = store.renew_leases(&held.owner, until).await {
+        if let Err(error) = store.job_queue().renew_leases(&held.owner, until).await {
             tracing::warn!(%error, "renewing this process's leases failed");
         }
         drop(held);
@@ -229,7 +230,7 @@ impl Host {
     async fn work(self: Arc<Host>, stop: CancellationToken) {
         let mut running: JoinSet<()> = JoinSet::new();
         loop {
-            let settings = match self.store().worker_settings().await {
+            let settings = match self.store().config().worker_settings().await {
                 Ok(settings) => settings,
                 Err(error) => {
                     tracing::warn!(%error, "the worker setting cannot be read; using the default");
@@ -277,7 +278,7 @@ impl<'h> Jobs<'h> {
     /// says; renewed from now on while this host lives.
     pub(crate) async fn lease(&self) -> Result<Lease<'h>, HostError> {
         let host: &'h Host = self.host;
-        let settings = host.store().worker_settings().await?;
+        let settings = host.store().config().worker_settings().await?;
         self.hold_leases();
         Ok(Lease {
             owner: &host.leases.owner,
@@ -311,7 +312,7 @@ impl<'h> Jobs<'h> {
         payload: Value,
     ) -> Result<String, HostError> {
         let job = self.new_job(kind, user, payload)?;
-        self.host.store().enqueue_job(&job).await?;
+        self.host.store().job_queue().enqueue_job(&job).await?;
         self.host.leases.wake.notify_one();
         Ok(job.id)
     }
@@ -348,7 +349,7 @@ impl<'h> Jobs<'h> {
 
     /// The job `id`, as stored.
     pub async fn job(&self, id: &str) -> Result<Option<StoredJob>, HostError> {
-        Ok(self.host.store().job(id).await?)
+        Ok(self.host.store().job_queue().job(id).await?)
     }
 
     /// Up to `limit` dead jobs, newest first: failed on their last
@@ -357,6 +358,7 @@ impl<'h> Jobs<'h> {
         Ok(self
             .host
             .store()
+            .job_queue()
             .jobs_with_status(JobStatus::Dead, limit)
             .await?)
     }
@@ -364,7 +366,7 @@ impl<'h> Jobs<'h> {
     /// Queues dead job `id` again with fresh attempts; `false` when it is
     /// not dead.
     pub async fn revive_job(&self, id: &str) -> Result<bool, HostError> {
-        let revived = self.host.store().revive_job(id).await?;
+        let revived = self.host.store().job_queue().revive_job(id).await?;
         self.wake_worker();
         Ok(revived)
     }
@@ -372,7 +374,12 @@ impl<'h> Jobs<'h> {
     async fn claim(&self) -> Result<Option<JobRun>, HostError> {
         let lease = self.lease().await?;
         let kinds: Vec<&str> = self.host.job_kinds.keys().copied().collect();
-        let job = self.host.store().claim_job(&kinds, lease).await?;
+        let job = self
+            .host
+            .store()
+            .job_queue()
+            .claim_job(&kinds, lease)
+            .await?;
         Ok(job.map(|job| JobRun {
             job,
             owner: self.host.leases.owner.clone(),
@@ -413,17 +420,20 @@ impl<'h> Jobs<'h> {
         let recorded = match outcome {
             Ok(result) => {
                 store
+                    .job_queue()
                     .end_job(&id, &owner, JobStatus::Done, Some(&result), None)
                     .await
             }
             Err(JobError::Retry(error)) if run.job.attempts < run.job.max_attempts => {
                 let wait = kind.retries().wait_after(run.job.attempts);
                 store
+                    .job_queue()
                     .retry_job(&id, &owner, &error, now_ms() + millis(wait))
                     .await
             }
             Err(JobError::Retry(error) | JobError::Fail(error)) => {
                 store
+                    .job_queue()
                     .end_job(&id, &owner, JobStatus::Dead, None, Some(&error))
                     .await
             }

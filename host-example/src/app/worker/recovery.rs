@@ -54,7 +54,11 @@ impl Jobs<'_> {
     pub async fn recover_abandoned(&self) -> Result<Vec<Recovered>, HostError> {
         let store = self.host.store();
         let mut recovered = Vec::new();
-        for abandoned in store.abandoned_runs(now_ms(), MOST_PER_TURN).await? {
+        for abandoned in store
+            .run_log()
+            .abandoned_runs(now_ms(), MOST_PER_TURN)
+            .await?
+        {
             let claim = match abandoned.status {
                 RunPhase::Resuming => self.claim_of(&abandoned.run).await?,
                 _ => Claim::None,
@@ -79,11 +83,13 @@ impl Jobs<'_> {
             let done = match &claim {
                 Claim::Unapplied(proposal) => {
                     store
+                        .run_log()
                         .release_claim(&abandoned, proposal, reason, "host", now_ms())
                         .await?
                 }
                 _ => {
                     store
+                        .run_log()
                         .recover_run(&abandoned, recovery, reason, "host", now_ms())
                         .await?
                 }
@@ -102,24 +108,34 @@ impl Jobs<'_> {
 
     /// How far the decision on the proposal `run` waits on got.
     async fn claim_of(&self, run: &RunId) -> Result<Claim, HostError> {
-        let Some(state) = self.host.store().run(run).await?.and_then(|run| run.state) else {
+        let Some(state) = self
+            .host
+            .store()
+            .run_log()
+            .run(run)
+            .await?
+            .and_then(|run| run.state)
+        else {
             return Ok(Claim::Finished(None));
         };
         let proposal = state.proposal().id();
-        Ok(match self.host.store().decision(proposal).await? {
-            None => Claim::None,
-            Some(Decision::Approved { .. })
-                if self
-                    .host
-                    .store()
-                    .apply_audited(run, proposal)
-                    .await?
-                    .is_none() =>
-            {
-                Claim::Unapplied(proposal.clone())
-            }
-            Some(_) => Claim::Finished(Some(proposal.clone())),
-        })
+        Ok(
+            match self.host.store().decisions().decision(proposal).await? {
+                None => Claim::None,
+                Some(Decision::Approved { .. })
+                    if self
+                        .host
+                        .store()
+                        .run_log()
+                        .apply_audited(run, proposal)
+                        .await?
+                        .is_none() =>
+                {
+                    Claim::Unapplied(proposal.clone())
+                }
+                Some(_) => Claim::Finished(Some(proposal.clone())),
+            },
+        )
     }
 
     /// The outcome a single call's caller reads, for the approved
@@ -135,6 +151,7 @@ impl Jobs<'_> {
         let Some(caller) = self
             .host
             .store()
+            .run_log()
             .run(run)
             .await?
             .filter(|run| run.is_single_call())
@@ -143,24 +160,39 @@ impl Jobs<'_> {
             return Ok(());
         };
         let approved = matches!(
-            self.host.store().decision(proposal).await?,
+            self.host.store().decisions().decision(proposal).await?,
             Some(Decision::Approved { .. })
         );
         // An outcome the process recorded before it stopped stays, and so
         // does the exposure it raised with it.
-        if !approved || self.host.store().call_outcome(proposal).await?.is_some() {
+        if !approved
+            || self
+                .host
+                .store()
+                .decisions()
+                .call_outcome(proposal)
+                .await?
+                .is_some()
+        {
             return Ok(());
         }
-        let outcome = match self.host.store().apply_audited(run, proposal).await? {
+        let outcome = match self
+            .host
+            .store()
+            .run_log()
+            .apply_audited(run, proposal)
+            .await?
+        {
             Some(ApplyAudited::Applied(_)) => {
                 CallOutcome::Applied(ToolOutput::text(APPLIED_BEFORE_STOPPING))
             }
             Some(ApplyAudited::Failed(why)) => CallOutcome::Failed(why),
             None => return Ok(()),
         };
-        if let (CallOutcome::Applied(_), Some(stored)) =
-            (&outcome, self.host.store().proposal(proposal).await?)
-        {
+        if let (CallOutcome::Applied(_), Some(stored)) = (
+            &outcome,
+            self.host.store().decisions().proposal(proposal).await?,
+        ) {
             // What the lost result carried is not known: counted as text
             // people wrote (fails closed), as the process that stopped may
             // not have raised the caller's exposure.
@@ -172,6 +204,7 @@ impl Jobs<'_> {
         }
         self.host
             .store()
+            .decisions()
             .record_call_outcome(proposal, &outcome)
             .await?;
         Ok(())

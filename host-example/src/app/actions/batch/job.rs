@@ -101,13 +101,19 @@ impl Runs<'_> {
     /// like one that does not exist.
     pub async fn batch(&self, viewer: &str, id: &str) -> Result<BatchView, HostError> {
         let missing = || HostError::Job(format!("no batch `{id}`"));
-        let job = self.host.store().job(id).await?.ok_or_else(missing)?;
+        let job = self
+            .host
+            .store()
+            .job_queue()
+            .job(id)
+            .await?
+            .ok_or_else(missing)?;
         if job.kind != BATCH_KIND || job.user.as_deref() != Some(viewer) {
             return Err(missing());
         }
         let order: BatchOrder = serde_json::from_value(job.payload.clone())
             .map_err(|error| HostError::Job(format!("batch `{id}` is corrupt: {error}")))?;
-        let items = self.host.store().batch_items(id).await?;
+        let items = self.host.store().run_log().batch_items(id).await?;
         let mut report = BatchReport {
             runs: Vec::new(),
             next_press: order.next_press,
@@ -153,7 +159,7 @@ impl Runs<'_> {
         let actor = self.host.actor(&user).await?;
         let permissions = self.site_permissions(&actor).await;
         let store = self.host.store();
-        let items = store.batch_items(id).await?;
+        let items = store.run_log().batch_items(id).await?;
         let total = items.len();
         let mut spent: u64 = items.iter().map(|item| item.tokens).sum();
         let mut done = items
@@ -189,6 +195,7 @@ impl Runs<'_> {
                         .per_run_floor;
                     if left < floor {
                         store
+                            .run_log()
                             .keep_batch_items(id, owner, item.position)
                             .await
                             .map_err(HostError::from)?;
@@ -198,6 +205,7 @@ impl Runs<'_> {
                     request.token_budget = Some(left);
                     let run = new_run_id();
                     if !store
+                        .run_log()
                         .start_batch_item(id, owner, item.position, &run.0)
                         .await
                         .map_err(HostError::from)?
@@ -231,7 +239,7 @@ impl Runs<'_> {
         let (kind, said, tokens) =
             match self.start_run_as(run.clone(), user, request, &mut ()).await {
                 Ok(report) => {
-                    let stored = self.host.store().run(&run).await?;
+                    let stored = self.host.store().run_log().run(&run).await?;
                     let tokens = stored.map_or(0, |s| s.usage.input_tokens + s.usage.output_tokens);
                     let said = match &report.ended {
                         RunEnded::Suspended(proposal) => proposal.summary.clone(),
@@ -258,7 +266,7 @@ impl Runs<'_> {
     /// tokens it spent.
     async fn settle(&self, job: &JobRun, item: &BatchItem) -> Result<u64, JobError> {
         let run = RunId(item.run.clone().unwrap_or_default());
-        let mut stored = self.host.store().run(&run).await?;
+        let mut stored = self.host.store().run_log().run(&run).await?;
         if stored.is_none() {
             // Stopped before the run was stored: it never started.
             let user = job.job.user.clone().unwrap_or_default();
@@ -292,7 +300,7 @@ impl Runs<'_> {
         {
             // Its process left it: recovered once its lease ran out.
             self.host.jobs().recover_abandoned().await?;
-            stored = self.host.store().run(&run).await?;
+            stored = self.host.store().run_log().run(&run).await?;
         }
         let Some(stored) = stored else {
             return Err(JobError::Retry(format!("run {} vanished", run.0)));
@@ -304,7 +312,7 @@ impl Runs<'_> {
             )));
         }
         let tokens = stored.usage.input_tokens + stored.usage.output_tokens;
-        let notes = self.host.store().run_notes(&run).await?;
+        let notes = self.host.store().run_log().run_notes(&run).await?;
         let said = match notes.last() {
             Some(note @ crate::store::RunNote::Recovered { .. }) => note.to_string(),
             _ => stored.answer.clone().unwrap_or_default(),
@@ -326,6 +334,7 @@ impl Runs<'_> {
         let recorded = self
             .host
             .store()
+            .run_log()
             .finish_batch_item(id, job.owner(), item.position, kind.as_str(), said, tokens)
             .await
             .map_err(HostError::from)?;

@@ -253,7 +253,7 @@ impl Runs<'_> {
         action: &Action,
         records: &[RecordRef],
     ) -> Result<Estimate, HostError> {
-        let config: Option<ModelConfig> = self.host.store().model_config().await?;
+        let config: Option<ModelConfig> = self.host.store().config().model_config().await?;
         let setup = self.setup(&actor.id, &[]).await?;
         let system = match setup.system_prompt() {
             Message::System { text } => text.len(),
@@ -333,7 +333,11 @@ impl Runs<'_> {
             .host
             .jobs()
             .new_job(BATCH_KIND, Some(&actor.id), order.to_value())?;
-        self.host.store().enqueue_batch(&job, &now).await?;
+        self.host
+            .store()
+            .run_log()
+            .enqueue_batch(&job, &now)
+            .await?;
         self.host.jobs().wake_worker();
         Ok(job.id)
     }
