@@ -181,20 +181,15 @@ impl Fixture {
         let db = db(&runtime)?;
         let (host, store) = runtime.block_on(async {
             let store = Store::open(&db.url).await.unwrap();
-            store
-                .config()
-                .set_setting("model", &model.setting())
-                .await
-                .unwrap();
-            store
-                .config()
-                .set_setting("tools", r#"{"update_page_metadata": {"state": "enabled"}}"#)
-                .await
-                .unwrap();
+            let config = store.config();
+            let tools = r#"{"update_page_metadata": {"state": "enabled"}}"#;
             // The receivers are on loopback.
-            store
-                .config()
-                .set_setting("webhook_targets", r#"{"allow_local_network": true}"#)
+            let targets = r#"{"allow_local_network": true}"#;
+            for (key, value) in [("model", model.setting().as_str()), ("tools", tools)] {
+                config.set_setting(key, value).await.unwrap();
+            }
+            config
+                .set_setting("webhook_targets", targets)
                 .await
                 .unwrap();
             (Host::new(store.clone()).unwrap(), store)
@@ -211,17 +206,10 @@ impl Fixture {
     /// the secret the host made.
     fn webhook(&self, name: &str, receiver: &Receiver, events: &[&str]) {
         let events: Vec<String> = events.iter().map(|e| (*e).to_owned()).collect();
-        let saved = self
-            .runtime
-            .block_on(self.host.jobs().put_webhook(
-                "admin",
-                name,
-                &receiver.url(),
-                &events,
-                None,
-                None,
-            ))
-            .unwrap();
+        let jobs = self.host.jobs();
+        let url = receiver.url();
+        let put = jobs.put_webhook("admin", name, &url, &events, None, None);
+        let saved = self.runtime.block_on(put).unwrap();
         let secret = saved.new_secret.expect("a new webhook gets a secret");
         *receiver.inbox.secret.lock().unwrap() = Some(secret);
     }
@@ -237,13 +225,10 @@ impl Fixture {
     }
 
     fn setting(&self, key: &str, value: Value) {
-        self.runtime
-            .block_on(
-                self.host
-                    .admin()
-                    .set_setting("admin", key, &value.to_string()),
-            )
-            .unwrap();
+        let admin = self.host.admin();
+        let value = value.to_string();
+        let set = admin.set_setting("admin", key, &value);
+        self.runtime.block_on(set).unwrap();
     }
 
     /// A run of ops's that waits on its proposal to rename page 2; the
