@@ -223,3 +223,29 @@ fn approving_an_expired_proposal_is_told_not_applied_alike_at_every_door() {
         stderr(&late)
     );
 }
+
+/// A live run follows the rule of every run: its user and the
+/// administrators watch it; another editor finds no such run, as with an
+/// id nobody has.
+#[test]
+fn an_administrator_watches_another_users_live_run_and_an_editor_does_not() {
+    let world = World::new();
+    let mut petra = world.browser("petra");
+    let started = petra.post("/playground/run", &[("prompt", "SAY petra's answer")]);
+    assert_eq!(started.status, 303, "{}", started.body);
+    let live = started.location.unwrap();
+    let events = format!("{live}/events");
+
+    let own = petra.get(&events);
+    assert_eq!(own.status, 200, "{}", own.body);
+    let watched = world.browser("admin").get(&events);
+    assert_eq!(watched.status, 200, "{}", watched.body);
+    assert_eq!(watched.body, own.body, "the administrator sees the same steps");
+    assert!(watched.body.contains("petra"), "{}", watched.body);
+
+    let mut clara = world.browser("clara");
+    for path in [events.clone(), "/playground/live/00000000/events".to_owned()] {
+        let refused = clara.get(&path);
+        assert_eq!(refused.status, 404, "{path}: {}", refused.body);
+    }
+}
