@@ -19,7 +19,7 @@ use tool_core::{Actor, Content, DataClass, Proposal, Registry, RunId};
 use crate::app::budgets::Allowance;
 use crate::app::recorder::{EventLog, Recorder};
 use crate::app::webhooks::events;
-use crate::app::{DEFAULT_ROUNDS, HostError, Runs};
+use crate::app::{DEFAULT_ROUNDS, HostError, RunSetup, Runs};
 use crate::store::{RunNote, RunRequest, RunSummary, StoredProposal, StoredRun};
 
 /// What asking a run came to.
@@ -64,6 +64,33 @@ pub struct RunDetail {
 }
 
 impl Runs<'_> {
+    /// The stored run `run`, for the app's own steps: no viewer, so the
+    /// caller has decided who sees it; an unknown run is
+    /// [`HostError::UnknownRun`].
+    pub(in crate::app) async fn stored(&self, run: &RunId) -> Result<StoredRun, HostError> {
+        self.host
+            .store()
+            .run_log()
+            .run(run)
+            .await?
+            .ok_or_else(|| HostError::UnknownRun(run.0.clone()))
+    }
+
+    /// What a stored run was asked, and its set-up (its skills and tools)
+    /// as the settings and skills stand now; a run stored before requests
+    /// were kept was asked nothing more than its prompt.
+    pub(in crate::app) async fn setup_of(
+        &self,
+        stored: &StoredRun,
+    ) -> Result<(RunRequest, RunSetup), HostError> {
+        let request = stored
+            .request
+            .clone()
+            .unwrap_or_else(|| RunRequest::new(String::new()));
+        let setup = self.request_setup(&stored.user, &request).await?;
+        Ok((request, setup))
+    }
+
     /// Starts a run as `user`: resolves its grant through the gates with
     /// the settings as they are now, the skills `request` names and its
     /// pick of tools, stores the run, then drives the agent loop until the

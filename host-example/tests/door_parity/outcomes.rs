@@ -240,11 +240,17 @@ fn an_administrator_watches_another_users_live_run_and_an_editor_does_not() {
     assert_eq!(own.status, 200, "{}", own.body);
     let watched = world.browser("admin").get(&events);
     assert_eq!(watched.status, 200, "{}", watched.body);
-    assert_eq!(watched.body, own.body, "the administrator sees the same steps");
+    assert_eq!(
+        watched.body, own.body,
+        "the administrator sees the same steps"
+    );
     assert!(watched.body.contains("petra"), "{}", watched.body);
 
     let mut clara = world.browser("clara");
-    for path in [events.clone(), "/playground/live/00000000/events".to_owned()] {
+    for path in [
+        events.clone(),
+        "/playground/live/00000000/events".to_owned(),
+    ] {
         let refused = clara.get(&path);
         assert_eq!(refused.status, 404, "{path}: {}", refused.body);
     }

@@ -16,7 +16,7 @@ use tool_core::{Actor, Effect, Outcome, Proposal, RunId};
 
 use crate::app::approvals::{ProposalView, Recorded, Verdict};
 use crate::app::{Approvals, HostError};
-use crate::store::{RunRequest, StoredProposal};
+use crate::store::StoredProposal;
 
 /// A pending proposal in someone's inbox.
 #[derive(Debug, Clone, PartialEq)]
@@ -149,22 +149,8 @@ impl Approvals<'_> {
             return Err(HostError::AlreadyDecided(decided));
         }
         let approver = self.host.actor(approver).await?;
-        let stored = self
-            .host
-            .store()
-            .run_log()
-            .run(&view.stored.run)
-            .await?
-            .ok_or_else(|| HostError::UnknownRun(view.stored.run.0.clone()))?;
-        let request = stored
-            .request
-            .clone()
-            .unwrap_or_else(|| RunRequest::new(String::new()));
-        let setup = self
-            .host
-            .runs()
-            .request_setup(&stored.user, &request)
-            .await?;
+        let stored = self.host.runs().stored(&view.stored.run).await?;
+        let (_, setup) = self.host.runs().setup_of(&stored).await?;
         let decisions = self.host.store().decisions().approvals();
         let approval = Approval {
             registry: self.host.registry(),

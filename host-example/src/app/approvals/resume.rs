@@ -22,7 +22,7 @@ use crate::app::recorder::{EventLog, Recorder};
 use crate::app::runs::RunReport;
 use crate::app::{Approvals, HostError};
 use crate::model::OpenAiClient;
-use crate::store::{CallOutcome, RunPhase, RunRequest, SqlApprovals};
+use crate::store::{CallOutcome, RunPhase, SqlApprovals};
 
 impl Approvals<'_> {
     /// Takes the run to resume it; if another process took it first,
@@ -76,13 +76,7 @@ impl Approvals<'_> {
         verdict: Verdict,
         watch: &mut (dyn EventSink + Send),
     ) -> Result<Recorded, HostError> {
-        let stored = self
-            .host
-            .store()
-            .run_log()
-            .run(run)
-            .await?
-            .ok_or_else(|| HostError::UnknownRun(run.0.clone()))?;
+        let stored = self.host.runs().stored(run).await?;
         let not_waiting = || HostError::NotWaiting {
             run: run.0.clone(),
             status: stored.status.to_string(),
@@ -92,15 +86,7 @@ impl Approvals<'_> {
             return Err(not_waiting());
         }
         let single_call = stored.is_single_call();
-        let request = stored
-            .request
-            .clone()
-            .unwrap_or_else(|| RunRequest::new(String::new()));
-        let setup = self
-            .host
-            .runs()
-            .request_setup(&stored.user, &request)
-            .await?;
+        let (request, setup) = self.host.runs().setup_of(&stored).await?;
         // A skill changed while the run waited takes its tools away now.
         for note in &setup.notes {
             self.host
