@@ -40,7 +40,7 @@ impl HostState {
 
 /// Every route the host serves over HTTP, in one router. Cancelling `stop`
 /// ends open MCP sessions and streams. Building it starts nothing: `serve`
-/// starts the host's background worker beside it ([`Host::start_worker`]:
+/// starts the host's background worker beside it ([`Jobs::start_worker`](crate::app::Host::start_worker):
 /// the batches the pages start are its jobs).
 pub fn router(state: &HostState, stop: CancellationToken) -> Router {
     Router::new()

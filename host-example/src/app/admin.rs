@@ -45,7 +45,7 @@ impl Offer {
 }
 
 impl Admin<'_> {
-    /// [`Host::require_admin`] for a change: the refusal is audited too
+    /// [`Admin::require_admin`](crate::app::Admin::require_admin) for a change: the refusal is audited too
     /// (who asked, for what), so every door leaves the same trace.
     pub(in crate::app) async fn administrator(
         &self,
@@ -286,7 +286,7 @@ impl Admin<'_> {
         Ok(self.host.store().people().tokens(name).await?)
     }
 
-    /// Revokes `name`'s token `id` (as [`Host::tokens`] names it), for
+    /// Revokes `name`'s token `id` (as [`Admin::tokens`](crate::app::Admin::tokens) names it), for
     /// `user`: their own, or anyone's when they are an administrator. From
     /// now on the token is refused at `/mcp`.
     pub async fn revoke_token(&self, user: &str, name: &str, id: &str) -> Result<(), HostError> {

@@ -1,7 +1,7 @@
 //! Reading the audit trail (administrators): filtered by person, tool,
 //! kind, decision, gate, run and time, paged newest first, and exported
 //! whole as JSON Lines with each row's link in its chain; and the chain
-//! verified ([`Host::audit_verify`]).
+//! verified ([`Admin::audit_verify`](crate::app::Admin::audit_verify)).
 
 use serde::Serialize;
 

@@ -86,7 +86,7 @@ impl Sessions<'_> {
         Ok(NewBrowserSession { id, csrf })
     }
 
-    /// Signs `name` in with `password` from `address` ([`Host::sign_in`],
+    /// Signs `name` in with `password` from `address` ([`Sessions::sign_in`](crate::app::Sessions::sign_in),
     /// held back against guessing) and, if the password is right, begins
     /// their session, ending `replacing` (the sign-in form's session) so
     /// an id known before sign-in is worth nothing after. `None` for a

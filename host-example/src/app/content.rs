@@ -1,6 +1,6 @@
 //! The site's content as one person may see it: the page tree, one page
 //! with its elements, the files of the storages they reach. The same rule
-//! the tools apply ([`Host::site_permissions`]); a page they may not see is
+//! the tools apply ([`Runs::site_permissions`](crate::app::Runs::site_permissions)); a page they may not see is
 //! answered as one that does not exist.
 
 use site_model::{Column, ContentElement, File, FileQuery, Files, Page, PageId, Pages, SiteError};

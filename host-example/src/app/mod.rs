@@ -5,33 +5,9 @@
 //! context, resolves a grant or decides who may do what. A rule written
 //! here holds at every door.
 //!
-//! | file | concern |
-//! | --- | --- |
-//! | `mod.rs` | [`Host`]: the store, the registry, the site its tools see, and who a user is |
-//! | `error.rs` | [`HostError`], worded for a person, naming no door |
-//! | `setup.rs` | a run's inputs to the gates ([`RunSetup`]), the model client, the one tool context |
-//! | `runs.rs` | starting, listing and showing runs, each shown only to whom may see it |
-//! | `approvals/` | proposals: list, show, approve, reject (with a reason), resume; `inbox.rs` the approver's view |
-//! | `actions/` | actions on records and batches of them, each one ordinary run |
-//! | `skills/` | loading a run's skills, approving skill folders, checking skill files, the skills a user may have as MCP prompts |
-//! | `content.rs` | the page tree, a page and the files as one person may see them |
-//! | `index/` | public search for the `rag` tools: tantivy beside the database, its full-text search, or substrings, kept at the site's generation |
-//! | `audit.rs` | the audit trail filtered, paged and exported (administrators) |
-//! | `budgets.rs` | each user's budget per day and month, checked before every round of their runs |
-//! | `admin.rs` | settings, users and tokens: the administrator check, the write and the audit, once |
-//! | `policies.rs` | approval policies per tool and group: what applies and where from, and setting them |
-//! | `calls/` | a single gated call (MCP): per-user grants cached per settings generation, proposals, the audit trail written in group commits |
-//! | `oauth.rs` | an OAuth issuer's access tokens as host users |
-//! | `overview.rs` | how the host is used over a period, for the overview's charts |
-//! | `origin.rs` | which browser origins may send a request that acts (`/mcp`, the pages' forms) |
-//! | `killpoint.rs` | named places a crash test stops the process at (debug builds only) |
-//! | `recorder.rs` | a run's events stored and audited as they happen |
-//! | `signin.rs` | password sign-in held back against guessing, per name and address, and locks lifted |
-//! | `webhooks/` | signed webhooks: an administrator's webhooks, the events queued for them, the signature and its check, delivery with retries and a dead-letter list |
-//! | `job_kinds.rs` | the background job kinds every host knows |
-//! | `worker/` | background jobs claimed with leases, retried, dead-lettered; leases on runs renewed; abandoned runs recovered |
-//! | `browser_sessions.rs` | sessions of signed-in browsers in the database: begun at sign-in, expired, ended on sign-out and password change |
-//! | `mcp_sessions.rs` | MCP sessions (`Mcp-Session-Id`) in the database, so any process can take over a session another began |
+//! `Host` is the shared core; what a door asks goes through one of its
+//! services (`host.runs()`, `host.approvals()`, …, in `services.rs`). Each
+//! service, what it owns and what it holds true: ARCHITECTURE.md, "host-example".
 
 pub mod actions;
 mod admin;

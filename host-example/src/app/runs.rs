@@ -1,5 +1,5 @@
 //! Runs, independent of how they are asked for: start one
-//! ([`Host::start_run`]), list them, show one. A run resolves its grant once
+//! ([`Runs::start_run`](crate::app::Runs::start_run)), list them, show one. A run resolves its grant once
 //! through the gates, is stored with it, and drives the agent loop with the
 //! configured model; every event is recorded as it happens
 //! ([`crate::app::recorder`]). A write proposal suspends it: its state and the
@@ -41,7 +41,7 @@ pub struct RunReport {
     pub ended: RunEnded,
 }
 
-/// What a run would send first ([`Host::dry_run`]).
+/// What a run would send first ([`Runs::dry_run`](crate::app::Runs::dry_run)).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DryRunReport {
     /// The first request as the agent loop assembles it.
@@ -113,7 +113,7 @@ impl Runs<'_> {
         self.start_run_as(new_run_id(), user, request, watch).await
     }
 
-    /// [`Host::start_run`] with the run's id chosen beforehand
+    /// [`Runs::start_run`](crate::app::Runs::start_run) with the run's id chosen beforehand
     /// ([`new_run_id`]), so that its caller can keep it before the run is
     /// stored.
     pub(crate) async fn start_run_as(
@@ -192,7 +192,7 @@ impl Runs<'_> {
     ///
     /// # Errors
     ///
-    /// As [`Host::start_run`] before the run is stored.
+    /// As [`Runs::start_run`](crate::app::Runs::start_run) before the run is stored.
     pub async fn dry_run(
         &self,
         user: &str,
@@ -290,7 +290,7 @@ pub const MAX_ROUNDS: u32 = 50;
 
 impl RunRequest {
     /// What every run must be, whichever door asks for it: a prompt, and a
-    /// rounds cap from 1 to [`MAX_ROUNDS`]. [`Host::start_run`] checks it;
+    /// rounds cap from 1 to [`MAX_ROUNDS`]. [`Runs::start_run`](crate::app::Runs::start_run) checks it;
     /// a door may ask first, to answer in its own form.
     pub fn check(&self) -> Result<(), HostError> {
         if self.prompt.trim().is_empty() {

@@ -18,7 +18,7 @@ use crate::app::{HostError, Runs, site_of};
 use crate::model::{HostSecrets, ModelConfig, OpenAiClient};
 use crate::store::{AuditEntry, RunNote, RunRequest};
 
-/// What a run may be started with ([`Host::run_choices`]).
+/// What a run may be started with ([`Runs::run_choices`](crate::app::Runs::run_choices)).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunChoices {
     /// The `model` setting.
@@ -127,7 +127,7 @@ impl Runs<'_> {
         })
     }
 
-    /// [`Host::setup`] for a run asked `request`: its skills, and only the
+    /// [`Runs::setup`](crate::app::Runs::setup) for a run asked `request`: its skills, and only the
     /// tools it selects.
     pub async fn request_setup(
         &self,
@@ -220,7 +220,7 @@ impl Runs<'_> {
         self.context_over(run, actor, Arc::clone(&self.host.site))
     }
 
-    /// [`Host::context`] for a run resumed to apply an approved proposal:
+    /// [`Runs::context`](crate::app::Runs::context) for a run resumed to apply an approved proposal:
     /// the change writes `applying`, its audit rows (the decision, then
     /// `applied`), in its own transaction, so no crash between them leaves
     /// a change unaudited or a decision audited before it is applied.

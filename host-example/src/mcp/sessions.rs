@@ -1,4 +1,4 @@
-//! rmcp's session store over the app layer ([`Host::keep_mcp_session`]
+//! rmcp's session store over the app layer ([`Sessions::keep_mcp_session`](crate::app::Sessions::keep_mcp_session)
 //! and its kin): a 2025-11-25 session begun on one host process is
 //! stored in the database, and another process sharing it restores the
 //! session when a request carrying its `Mcp-Session-Id` reaches it

@@ -42,7 +42,7 @@ impl AuditKind {
 /// One entry of the audit trail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuditEntry {
-    /// When (seconds since the Unix epoch); [`Store::audit`] stamps it.
+    /// When (seconds since the Unix epoch); [`AuditLog::audit`](crate::store::AuditLog::audit) stamps it.
     pub at: i64,
     /// Who acted.
     pub actor: String,
@@ -99,7 +99,7 @@ impl AuditEntry {
     }
 }
 
-/// Where a stored row sits in its chain ([`Store::verify_audit`]); rows
+/// Where a stored row sits in its chain ([`AuditLog::verify_audit`](crate::store::AuditLog::verify_audit)); rows
 /// from before the chain have none.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChainLink {

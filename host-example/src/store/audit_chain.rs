@@ -15,7 +15,7 @@
 //! then the new head is appended to the heads file (one line per commit,
 //! `CHAIN POSITION HASH`, appended while the lock is still held).
 //!
-//! [`Store::verify_audit`] (audit_verify.rs) walks every chain: a row changed (or a chain
+//! [`AuditLog::verify_audit`](crate::store::AuditLog::verify_audit) (audit_verify.rs) walks every chain: a row changed (or a chain
 //! recomputed without the key) fails its hash; a row removed leaves a
 //! position missing; rows moved break the order of their sequence numbers;
 //! a cut tail (or a whole chain removed) falls short of the head the heads

@@ -1,4 +1,4 @@
-//! Checking the audit trail's chains ([`Store::verify_audit`]): every
+//! Checking the audit trail's chains ([`AuditLog::verify_audit`](crate::store::AuditLog::verify_audit)): every
 //! row's keyed hash, positions without gaps, sequence numbers growing
 //! along each chain, and each chain reaching the head the heads file
 //! records (store/audit_chain.rs writes them).
@@ -14,7 +14,7 @@ use sqlx::Row;
 use super::StoreError;
 use super::audit_chain::{Content, Head, refused, row_hash};
 
-/// What [`Store::verify_audit`] found.
+/// What [`AuditLog::verify_audit`](crate::store::AuditLog::verify_audit) found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuditVerification {
     /// Chained rows checked.

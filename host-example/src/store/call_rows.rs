@@ -53,7 +53,7 @@ pub struct CallRows {
 impl Decisions<'_> {
     /// Stores a proposal one call made, pending, with its run, in one
     /// transaction and without an audit row (for tests and tools that
-    /// prepare a database; calls go through [`Store::record_calls`]).
+    /// prepare a database; calls go through [`Decisions::record_calls`](crate::store::Decisions::record_calls)).
     pub async fn save_call_proposal(&self, made: &CallProposal) -> Result<(), StoreError> {
         let mut tx = self.store.begin_write().await?;
         insert_call_proposal(&mut tx, made).await?;

@@ -26,7 +26,7 @@ pub struct StoredExposure {
 }
 
 /// What a call reads before it runs, in one statement
-/// ([`Store::call_state`]): the settings generation, which says whether
+/// ([`RunLog::call_state`](crate::store::RunLog::call_state)): the settings generation, which says whether
 /// the settings it holds are still the settings, and its caller's
 /// exposure row.
 #[derive(Debug)]
@@ -115,7 +115,7 @@ impl RunLog<'_> {
         self.call_state_in(key, None).await
     }
 
-    /// [`Store::call_state`] with the row of `session` (a session's key)
+    /// [`RunLog::call_state`](crate::store::RunLog::call_state) with the row of `session` (a session's key)
     /// read in the same statement, when given.
     pub async fn call_state_in(
         &self,
@@ -140,7 +140,7 @@ impl RunLog<'_> {
         })
     }
 
-    /// [`Store::call_state_in`]'s statement on one of sqlx's connections:
+    /// [`RunLog::call_state_in`](crate::store::RunLog::call_state_in)'s statement on one of sqlx's connections:
     /// a kept one on SQLite, where the direct one could not serve.
     pub(super) async fn call_state_through_sqlx(
         &self,

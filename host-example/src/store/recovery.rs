@@ -95,7 +95,7 @@ impl RunLog<'_> {
             .await
     }
 
-    /// [`Store::recover_run`] releasing `abandoned` (back to `suspended`)
+    /// [`RunLog::recover_run`](crate::store::RunLog::recover_run) releasing `abandoned` (back to `suspended`)
     /// and taking back the recorded approval of `proposal`, whose change
     /// was never applied, in the same transaction: the proposal is
     /// `pending` again, to be decided again.

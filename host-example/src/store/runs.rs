@@ -118,7 +118,7 @@ pub struct StoredRun {
     pub created_at: i64,
     /// See `created_at`.
     pub updated_at: i64,
-    /// What it was asked, if recorded ([`Store::save_run_request`]).
+    /// What it was asked, if recorded ([`RunLog::save_run_request`](crate::store::RunLog::save_run_request)).
     pub request: Option<RunRequest>,
     /// The whole conversation of a finished run, to continue it later
     /// (a failed run's is all that is left of its state).
@@ -179,7 +179,7 @@ pub struct RunSummary {
 impl StoredRun {
     /// Whether it is a single call's run of one step (an MCP client's
     /// call that proposed): nothing asked a model, so no request is kept.
-    /// Every agent run keeps its request ([`Store::save_run_request`]).
+    /// Every agent run keeps its request ([`RunLog::save_run_request`](crate::store::RunLog::save_run_request)).
     pub fn is_single_call(&self) -> bool {
         self.request.is_none()
     }
@@ -353,7 +353,7 @@ impl RunLog<'_> {
         Ok(done.rows_affected() == 1)
     }
 
-    /// Gives back a run taken with [`Store::take_suspended_run`] and not
+    /// Gives back a run taken with [`RunLog::take_suspended_run`](crate::store::RunLog::take_suspended_run) and not
     /// resumed after all: `resuming` → `suspended`, its state untouched.
     pub async fn release_run(&self, run: &RunId) -> Result<(), StoreError> {
         sqlx::query(

@@ -21,7 +21,7 @@ pub struct SkillApproval {
     pub digest: SkillDigest,
     /// The administrator who approved it.
     pub approved_by: String,
-    /// When (seconds since the Unix epoch); [`Store::save_skill_approvals`]
+    /// When (seconds since the Unix epoch); [`Decisions::save_skill_approvals`](crate::store::Decisions::save_skill_approvals)
     /// stamps it.
     pub approved_at: i64,
     /// The text of its `SKILL.md` as approved; `None` for an approval made

@@ -291,7 +291,7 @@ impl People<'_> {
             .collect()
     }
 
-    /// Revokes `name`'s token whose id is `id` (as [`Store::tokens`] gives
+    /// Revokes `name`'s token whose id is `id` (as [`People::tokens`](crate::store::People::tokens) gives
     /// it); whether there was one. An id of another length, or one that is
     /// not hex, names no token.
     pub async fn revoke_token(&self, name: &str, id: &str) -> Result<bool, StoreError> {

@@ -1,8 +1,8 @@
 //! Actions on records, as the content browser offers them: each writing
 //! tool on the records it fits, with a note field; starting one starts one
-//! ordinary run through the host ([`Host::start_action`]) and shows it.
+//! ordinary run through the host ([`Runs::start_action`](crate::app::Runs::start_action)) and shows it.
 //!
-//! [`Host::start_action`]: crate::Host::start_action
+//! [`Runs::start_action`](crate::app::Runs::start_action): crate::Host::start_action
 
 use axum::Form;
 use axum::extract::State;

@@ -1,5 +1,5 @@
 //! The approvals inbox (everyone signed in, each seeing the proposals they
-//! may decide: [`Host::inbox`](crate::Host::inbox)): pending proposals as
+//! may decide: [`Approvals::inbox`](crate::Host::inbox)): pending proposals as
 //! cards, approve, reject with a reason, edit the arguments (the tool
 //! checks the edit and its proposal is shown before it is approved), the
 //! proposals of one run decided together; and the decisions made, with who

@@ -2,9 +2,9 @@
 //! the gates decide what each is offered): the model configuration, a
 //! prompt, skills, the tools a run is offered (a group's box ticks its tools), the
 //! rounds cap and whether to keep the provider's raw answers; then a dry
-//! run ([`Host::dry_run`](crate::app::Host): the first request exactly as
+//! run ([`Runs::dry_run`](crate::app::Host): the first request exactly as
 //! it would be sent, without asking the model) or a run
-//! ([`Host::start_run`](crate::app::Host), the same path as the command
+//! ([`Runs::start_run`](crate::app::Host), the same path as the command
 //! line's) watched live in the inspector ([`super::live`],
 //! [`super::inspector`]). Below it, why the tools not offered are not
 //! ([`super::why_not`]).

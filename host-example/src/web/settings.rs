@@ -3,7 +3,7 @@
 //! zone, the skills folders and the rule for unapproved skills, the egress
 //! sites, and access (OAuth, browser origins, trusted proxies, how long a
 //! browser session lasts). Each form
-//! sets one setting through [`Host::set_setting`](crate::app::Host), the
+//! sets one setting through [`Admin::set_setting`](crate::app::Host), the
 //! command line's `settings set`: the same check against the setting's
 //! type, the same audit, nothing stored when it does not fit.
 

@@ -2,7 +2,7 @@
 //! each webhook with its events and its secret's last four characters, a
 //! form to add or change one, its removal, and the dead-letter list with a
 //! retry for each. Every form is one call of the app layer
-//! (`Host::put_webhook`, `remove_webhook`, `retry_delivery`), as the command
+//! (`Jobs::put_webhook`, `remove_webhook`, `retry_delivery`), as the command
 //! line's `webhooks` commands; a secret the host makes is shown on the page
 //! that answers the form, this once, and never kept in the session.
 

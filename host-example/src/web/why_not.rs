@@ -1,6 +1,6 @@
 //! "Why not" on the tools page and the playground: every tool the gates
 //! would not offer one user now, with the gate that said no and why, from
-//! [`Host::tool_verdicts`](crate::app::Host) (the core's denials, the same
+//! [`Calls::tool_verdicts`](crate::app::Host) (the core's denials, the same
 //! answer as `host-example tools --for USER`). A person sees their own; an
 //! administrator picks anyone from a list (`?for=NAME`).
 

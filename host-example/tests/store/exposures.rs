@@ -217,7 +217,7 @@ pub async fn exposure_settings_round_trip_and_bad_values_are_refused(url: &str) 
     );
 }
 
-/// What a call reads before it runs ([`Store::call_state`], on a
+/// What a call reads before it runs ([`RunLog::call_state`], on a
 /// connection SQLite keeps out of the pool) is what is committed now: a
 /// settings change and an exposure raised through another store (another
 /// process) a moment ago are both seen by the very next read, however

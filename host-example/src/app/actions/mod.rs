@@ -1,7 +1,7 @@
 //! Actions on records: each writing tool offered on the kind of record it
 //! changes (a page's metadata, a new element on a page, an element moved
 //! or translated, a file's alternative text), started as one ordinary run
-//! ([`Host::start_run`], the path the command line takes) whose prompt is
+//! ([`Runs::start_run`](crate::app::Runs::start_run), the path the command line takes) whose prompt is
 //! built from the action, the record and the person's note, and which is
 //! offered that one tool. Its proposal waits in the inbox like any other.
 //!
@@ -271,7 +271,7 @@ impl Runs<'_> {
     ///
     /// [`HostError::NotStarted`] when the record is missing or not the user's
     /// to change, or the tool is not offered to them; otherwise as
-    /// [`Host::start_run`].
+    /// [`Runs::start_run`](crate::app::Runs::start_run).
     pub async fn start_action(
         &self,
         user: &str,

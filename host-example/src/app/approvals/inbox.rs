@@ -6,7 +6,7 @@
 //! may decide a proposal when they pass the gates for its tool and the
 //! tool, called by them with the proposal's arguments, would propose the
 //! change itself (so the record is theirs to change). Deciding goes through
-//! [`Host::decide`], which checks all of it again.
+//! [`Approvals::decide`](crate::app::Approvals::decide), which checks all of it again.
 
 use serde_json::Value;
 use tool_core::agent::{EventSink, ToolCall};
@@ -29,7 +29,7 @@ pub struct PendingEntry {
     pub call: Option<String>,
     /// The write calls the same model response made after this one: they
     /// are proposed, one by one, once this one is decided, and can be
-    /// decided together with it ([`Host::decide_together`]).
+    /// decided together with it ([`Approvals::decide_together`](crate::app::Approvals::decide_together)).
     pub queued: Vec<ToolCall>,
 }
 
@@ -169,7 +169,7 @@ impl Approvals<'_> {
     /// a rejection; an edit is one proposal's), then, as long as the
     /// resumed run waits again on one of the `calls` the approver saw
     /// (the pending call's id and its queued calls'), decides that one
-    /// too. Each goes through [`Host::decide`] on its own, so one that is
+    /// too. Each goes through [`Approvals::decide`](crate::app::Approvals::decide) on its own, so one that is
     /// refused stops the rest and is reported; a proposal the approver did
     /// not see is never decided here.
     pub async fn decide_together(

@@ -7,7 +7,7 @@
 //! compare-and-set, so one process resumes it), then
 //! [`Agent::resume`](tool_core::agent::Agent::resume) re-gates the approver and the run's grant (stored ∩
 //! now, with the run's user and the settings as they are now) and claims
-//! the decision in [`SqlApprovals`]. Until the
+//! the decision in [`SqlApprovals`](crate::store::SqlApprovals). Until the
 //! claim is recorded, the resumed run's events are held back and the model
 //! is not asked; if the gates refuse the approval, or someone decided
 //! first, they are dropped and the run is given back, still waiting.
@@ -218,11 +218,11 @@ impl Approvals<'_> {
     /// Decides proposal `id` as `approver` and resumes its run.
     ///
     /// A rejection is a decision too: only an approver who
-    /// [may decide](Host::may_decide) the proposal may reject it, or
+    /// [may decide](crate::app::Approvals::may_decide) the proposal may reject it, or
     /// [`HostError::MayNotDecide`] (an approval is re-gated on its own
     /// path). An edit is checked by the
     /// tool again as the approval is recorded, whatever
-    /// [`Host::preview_edit`] showed.
+    /// [`Approvals::preview_edit`](crate::app::Approvals::preview_edit) showed.
     ///
     /// When the run goes on to a proposal a standing approval in force
     /// covers, that one is approved too, as the standing approval's
@@ -245,7 +245,7 @@ impl Approvals<'_> {
         }
     }
 
-    /// [`Host::decide`] without following standing approvals; a decision
+    /// [`Approvals::decide`](crate::app::Approvals::decide) without following standing approvals; a decision
     /// recorded is sent to the webhooks subscribed to it.
     async fn decide_once(
         &self,
@@ -447,8 +447,8 @@ pub enum Verdict {
     /// Do not apply it; the model reads the reason.
     Reject(String),
     /// It is past its lifetime: recorded as expired, and its run told so.
-    /// Only the host's own sweep ([`Host::expire_overdue`]) decides this;
-    /// [`Host::decide`] refuses it from anyone.
+    /// Only the host's own sweep ([`Approvals::expire_overdue`](crate::app::Approvals::expire_overdue)) decides this;
+    /// [`Approvals::decide`](crate::app::Approvals::decide) refuses it from anyone.
     Expire,
 }
 

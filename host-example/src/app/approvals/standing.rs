@@ -32,7 +32,7 @@ impl Approvals<'_> {
     /// [`HostError::Invalid`] for a single call's proposal, a scope not in
     /// [`SCOPES`] or a proposal made after untrusted content;
     /// [`HostError::Refused`] when the tool needs two approvers; as
-    /// [`Host::approve`] otherwise.
+    /// [`Approvals::approve`](crate::app::Approvals::approve) otherwise.
     pub async fn approve_standing(
         &self,
         id: &str,

@@ -82,7 +82,7 @@ pub enum CallDecision {
     Cancelled,
 }
 
-/// Why [`Host::call`] has no outcome.
+/// Why [`Calls::call`](crate::app::Calls::call) has no outcome.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CallError {

@@ -6,7 +6,7 @@
 //! while a person decides through the one approval path (command line or
 //! browser), and it ends with what that decision came to. Nothing here
 //! decides: the caller may only withdraw their own proposal, which is a
-//! rejection through the same path ([`Host::withdraw_call`]). Only the
+//! rejection through the same path ([`Calls::withdraw_call`](crate::app::Calls::withdraw_call)). Only the
 //! caller who made the call sees it; anyone else is told it does not
 //! exist, as for an id that was never issued.
 
@@ -245,7 +245,7 @@ impl Calls<'_> {
     ///
     /// # Errors
     ///
-    /// [`HostError::UnknownProposal`] as for [`Host::call_task`];
+    /// [`HostError::UnknownProposal`] as for [`Calls::call_task`](crate::app::Calls::call_task);
     /// [`HostError::MayNotDecide`] when the caller no longer passes the
     /// gates for its tool.
     pub async fn withdraw_call(&self, caller: &Actor, id: &str) -> Result<(), HostError> {

@@ -3,7 +3,7 @@
 //! the outcome: delivered on a 2xx answer, due again after the setting's
 //! backoff, or dead after the last attempt.
 //!
-//! [`Host::deliver_webhooks`] is the one entry point: the background
+//! [`Jobs::deliver_webhooks`](crate::app::Jobs::deliver_webhooks) is the one entry point: the background
 //! worker's job kind `deliver_webhooks` runs it (`job.rs`), and the
 //! `webhooks deliver` command runs one pass now. Several processes may run
 //! passes at once: each delivery is taken by a compare-and-set before it

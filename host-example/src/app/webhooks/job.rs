@@ -1,5 +1,5 @@
 //! Delivery on the host's one background worker: the job kind
-//! `deliver_webhooks` runs one pass ([`Host::deliver_webhooks`]). A pass is
+//! `deliver_webhooks` runs one pass ([`Jobs::deliver_webhooks`](crate::app::Jobs::deliver_webhooks)). A pass is
 //! scheduled in the transaction that queues an event, when an
 //! administrator retries a dead delivery, and by a pass that leaves
 //! deliveries to retry, for when the first of them is due; a queued pass

@@ -39,7 +39,7 @@ pub struct WebhookView {
     pub data_class: DataClass,
 }
 
-/// What [`Host::put_webhook`] did.
+/// What [`Jobs::put_webhook`](crate::app::Jobs::put_webhook) did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebhookSaved {
     /// The webhook as stored.

@@ -3,18 +3,18 @@
 //! every lease this process holds (on jobs and on runs) renewed.
 //!
 //! - A job has a kind ([`JobKind`], registered with the [`Host`]: see
-//!   [`crate::app::job_kinds`]), a JSON payload, and attempts. [`Host::enqueue`] stores one.
-//! - The worker ([`Host::start_worker`]) claims due jobs with a
+//!   [`crate::app::job_kinds`]), a JSON payload, and attempts. [`Jobs::enqueue`](crate::app::Jobs::enqueue) stores one.
+//! - The worker ([`Jobs::start_worker`](crate::app::Host::start_worker)) claims due jobs with a
 //!   compare-and-set (one process gets each), at most the `worker`
 //!   setting's `concurrency` at once, and runs them. A job that fails with
 //!   [`JobError::Retry`] is queued again after its kind's backoff
 //!   ([`Retries`]) until its last attempt; then, or at once with
 //!   [`JobError::Fail`], it is `dead` (kept, listed by
-//!   [`Host::dead_jobs`], queued again by [`Host::revive_job`]).
+//!   [`Jobs::dead_jobs`](crate::app::Jobs::dead_jobs), queued again by [`Jobs::revive_job`](crate::app::Jobs::revive_job)).
 //! - A process holds what it works on with a lease (`worker.lease_seconds`)
 //!   it renews every third of that. When a process stops, its
 //!   leases run out: its jobs are claimed again by any worker, and its
-//!   runs are recovered ([`Host::recover_abandoned`], at the worker's start
+//!   runs are recovered ([`Jobs::recover_abandoned`](crate::app::Jobs::recover_abandoned), at the worker's start
 //!   and at every turn).
 
 mod recovery;
@@ -43,7 +43,7 @@ const MOST_IDLE: Duration = Duration::from_secs(1);
 
 /// What a kind of job does. Registered with the host
 /// ([`crate::app::job_kinds::kinds`],
-/// [`Host::with_job_kind`]); its [`JobKind::name`] is stored with each
+/// [`Jobs::with_job_kind`](crate::app::Host::with_job_kind)); its [`JobKind::name`] is stored with each
 /// job, so it must not change once jobs of it exist.
 pub trait JobKind: Send + Sync + 'static {
     /// Its name, stored in the `kind` column.

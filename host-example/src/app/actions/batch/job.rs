@@ -1,6 +1,6 @@
 //! A batch as a background job ([`BatchJob`]): its records are rows of
 //! their own, each run once, in order, by whichever process's worker holds
-//! the job; the report is read back from those rows ([`Host::batch`]).
+//! the job; the report is read back from those rows ([`Runs::batch`](crate::app::Runs::batch)).
 //!
 //! Each record's run id is chosen and kept before the run is stored. A
 //! process taking the job over after the one before stopped (its lease ran
