@@ -16,6 +16,7 @@ use tool_core::{Registry, RegistryError};
 use {clap as _, indicatif as _};
 
 pub mod app;
+pub mod domain;
 pub mod mcp;
 pub mod model;
 pub mod serve;

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use host_example::app::skills::digest::{DigestError, FileChange, SkillDigest, SkillFolder};
+use host_example::app::skills::digest::{DigestError, FileChange, SkillFolder};
 
 fn skill(root: &Path) -> std::path::PathBuf {
     let folder = root.join("review");
@@ -35,7 +35,7 @@ fn sha256sum_pipeline(folder: &Path) -> String {
 fn the_digest_is_what_the_documented_sha256sum_pipeline_prints() {
     let root = tempfile::tempdir().unwrap();
     let folder = skill(root.path());
-    let digest = SkillDigest::of(&folder).unwrap();
+    let digest = SkillFolder::digest_of(&folder).unwrap();
     assert_eq!(digest.digest, sha256sum_pipeline(&folder));
     let paths: Vec<&str> = digest.files.iter().map(|f| f.path.as_str()).collect();
     // Byte order of the whole path: `scripts.md` before `scripts/run.sh`.
@@ -49,16 +49,16 @@ fn the_digest_is_what_the_documented_sha256sum_pipeline_prints() {
 fn every_file_counts_and_a_nested_skill_does_not() {
     let root = tempfile::tempdir().unwrap();
     let folder = skill(root.path());
-    let before = SkillDigest::of(&folder).unwrap();
+    let before = SkillFolder::digest_of(&folder).unwrap();
     let nested = folder.join("helpers/inner");
     fs::create_dir_all(&nested).unwrap();
     fs::write(nested.join("SKILL.md"), "---\nname: inner\n---\n").unwrap();
-    assert_eq!(SkillDigest::of(&folder).unwrap(), before);
+    assert_eq!(SkillFolder::digest_of(&folder).unwrap(), before);
 
     fs::write(folder.join(".hidden/x"), [0u8, 254, 10]).unwrap();
     fs::remove_file(folder.join("scripts.md")).unwrap();
     fs::write(folder.join("helpers/new.md"), "new\n").unwrap();
-    let after = SkillDigest::of(&folder).unwrap();
+    let after = SkillFolder::digest_of(&folder).unwrap();
     assert_ne!(after.digest, before.digest);
     assert_eq!(
         after.changes_since(&before),
@@ -86,7 +86,7 @@ fn a_symbolic_link_makes_a_skill_folder_unhashable() {
     let outside = root.path().join("outside.sh");
     fs::write(&outside, "echo outside\n").unwrap();
     std::os::unix::fs::symlink(&outside, folder.join("scripts/linked.sh")).unwrap();
-    let error = SkillDigest::of(&folder).unwrap_err();
+    let error = SkillFolder::digest_of(&folder).unwrap_err();
     assert_eq!(
         error,
         DigestError::Link {
@@ -99,7 +99,7 @@ fn a_symbolic_link_makes_a_skill_folder_unhashable() {
 #[test]
 fn a_folder_without_skill_md_is_unhashable() {
     let root = tempfile::tempdir().unwrap();
-    let error = SkillDigest::of(root.path()).unwrap_err();
+    let error = SkillFolder::digest_of(root.path()).unwrap_err();
     assert!(
         matches!(&error, DigestError::Unreadable { path, .. } if path.ends_with("SKILL.md")),
         "{error}"

@@ -19,49 +19,16 @@ use std::time::{Duration, Instant};
 
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
-use reqwest::Url;
 use serde::Deserialize;
 
 use crate::app::HostError;
-pub use crate::store::OAuthSettings;
+pub use crate::domain::oauth::OAuthSettings;
 
 /// How often, at most, an unknown key id fetches the issuer's key set again.
 pub const JWKS_REFETCH_INTERVAL: Duration = Duration::from_secs(30);
 
 /// How long fetching the issuer's key set may take.
 const JWKS_FETCH_TIMEOUT: Duration = Duration::from_secs(10);
-
-impl OAuthSettings {
-    /// The protected-resource metadata (RFC 9728) for [`resource`](Self::resource).
-    pub fn metadata(&self) -> serde_json::Value {
-        serde_json::json!({
-            "resource": self.resource,
-            "authorization_servers": [self.issuer],
-            "bearer_methods_supported": ["header"],
-        })
-    }
-
-    /// Where the metadata is served for this resource: the well-known path
-    /// with the resource's path appended (RFC 9728 §3.1), on its origin.
-    pub fn metadata_url(&self) -> String {
-        // Checked to be an http(s) URL with a host when stored.
-        match Url::parse(&self.resource) {
-            Ok(url) => {
-                let path = url.path().trim_end_matches('/');
-                format!(
-                    "{}/.well-known/oauth-protected-resource{path}",
-                    url.origin().ascii_serialization()
-                )
-            }
-            Err(_) => String::new(),
-        }
-    }
-
-    /// The host user a token's subject acts as.
-    fn user_for<'a>(&'a self, subject: &'a str) -> &'a str {
-        self.subjects.get(subject).map_or(subject, String::as_str)
-    }
-}
 
 /// The claims checked; `iss`, `aud` and `exp` by the validation itself.
 #[derive(Deserialize)]

@@ -49,7 +49,6 @@ mod skill_approvals;
 mod standing_approvals;
 mod usage;
 mod users;
-mod values;
 mod webhooks;
 
 use std::sync::Arc;
@@ -60,6 +59,10 @@ use serde::de::DeserializeOwned;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{Any, AnyPool, Row, Transaction};
 
+/// The values the store keeps and [`crate::domain`] owns.
+pub use crate::domain::oauth::OAuthSettings;
+pub use crate::domain::origins::WebOrigin;
+pub use crate::domain::skills::{Distrust, FileChange, FileDigest, SkillDigest, UnapprovedSkills};
 pub use audit::{AuditEntry, AuditFilter, AuditKind, ChainLink, McpClient, StoredAudit};
 pub use audit_chain::AuditFiles;
 pub use audit_verify::{AuditProblem, AuditVerification};
@@ -89,9 +92,6 @@ pub use skill_approvals::SkillApproval;
 pub use standing_approvals::StoredStanding;
 pub use usage::HostUsage;
 pub use users::{HostUser, TOKEN_ID_LEN, TokenInfo, hash_password};
-pub use values::{
-    Distrust, FileChange, FileDigest, OAuthSettings, SkillDigest, UnapprovedSkills, WebOrigin,
-};
 pub use webhooks::{
     DeliveryStatus, PublicUrl, StoredDelivery, StoredWebhook, WebhookDelivery, WebhookTargets,
     new_secret, random_id,

@@ -255,11 +255,8 @@ impl People<'_> {
                     .fetch_one(&mut *tx)
                     .await?
                     .try_get("n")?;
-            if others == 0 {
-                return Err(StoreError::Refused(format!(
-                    "`{name}` is the last administrator: make another one first"
-                )));
-            }
+            crate::domain::people::keeps_an_administrator(name, others)
+                .map_err(StoreError::Refused)?;
         }
         sqlx::query("UPDATE users SET admin = $1 WHERE name = $2")
             .bind(i64::from(admin))

@@ -19,7 +19,6 @@
 //! break or `\`, which the digest's lines could not state unambiguously.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -27,7 +26,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest as _, Sha256};
 
 use crate::app::skills::check::SKILL_FILE;
-pub use crate::store::{FileChange, FileDigest, SkillDigest};
+pub use crate::domain::skills::{FileChange, FileDigest, SkillDigest, hex};
 
 /// A skill folder read once: its digest and the bytes of its `SKILL.md`
 /// as they were hashed, so what is checked against the approval is what
@@ -40,25 +39,6 @@ pub struct SkillFolder {
     pub skill_file: Vec<u8>,
     /// Each file's length in bytes, by path.
     pub sizes: BTreeMap<String, u64>,
-}
-
-impl FileChange {
-    /// The file's path below the skill folder.
-    pub fn path(&self) -> &str {
-        match self {
-            FileChange::Changed(path) | FileChange::Added(path) | FileChange::Removed(path) => path,
-        }
-    }
-}
-
-impl fmt::Display for FileChange {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FileChange::Changed(path) => write!(f, "`{path}` changed"),
-            FileChange::Added(path) => write!(f, "`{path}` added"),
-            FileChange::Removed(path) => write!(f, "`{path}` removed"),
-        }
-    }
 }
 
 /// Why a skill folder cannot be hashed; such a folder is never trusted.
@@ -103,65 +83,12 @@ impl DigestError {
     }
 }
 
-impl SkillDigest {
-    /// The digest of `files`, which are put in path order.
-    pub fn from_files(mut files: Vec<FileDigest>) -> SkillDigest {
-        files.sort_by(|a, b| a.path.cmp(&b.path));
-        let mut hasher = Sha256::new();
-        for file in &files {
-            hasher.update(format!("{}  ./{}\n", file.sha256, file.path).as_bytes());
-        }
-        SkillDigest {
-            files,
-            digest: hex(&hasher.finalize()),
-        }
-    }
-
+impl SkillFolder {
     /// Hashes every file of the skill folder `folder`.
-    pub fn of(folder: &Path) -> Result<SkillDigest, DigestError> {
+    pub fn digest_of(folder: &Path) -> Result<SkillDigest, DigestError> {
         SkillFolder::read(folder).map(|read| read.digest)
     }
 
-    /// What differs in `self` from `approved`, in path order; empty when
-    /// the digests agree.
-    pub fn changes_since(&self, approved: &SkillDigest) -> Vec<FileChange> {
-        if self.digest == approved.digest {
-            return Vec::new();
-        }
-        let mut changes = Vec::new();
-        let (mut now, mut then) = (
-            self.files.iter().peekable(),
-            approved.files.iter().peekable(),
-        );
-        loop {
-            match (now.peek(), then.peek()) {
-                (Some(n), Some(t)) if n.path == t.path => {
-                    if n.sha256 != t.sha256 {
-                        changes.push(FileChange::Changed(n.path.clone()));
-                    }
-                    now.next();
-                    then.next();
-                }
-                (Some(n), Some(t)) if n.path < t.path => {
-                    changes.push(FileChange::Added(n.path.clone()));
-                    now.next();
-                }
-                (Some(_), Some(t)) | (None, Some(t)) => {
-                    changes.push(FileChange::Removed(t.path.clone()));
-                    then.next();
-                }
-                (Some(n), None) => {
-                    changes.push(FileChange::Added(n.path.clone()));
-                    now.next();
-                }
-                (None, None) => break,
-            }
-        }
-        changes
-    }
-}
-
-impl SkillFolder {
     /// Reads every file of the skill folder `folder` once.
     pub fn read(folder: &Path) -> Result<SkillFolder, DigestError> {
         let mut files = Vec::new();
@@ -229,8 +156,4 @@ impl SkillFolder {
 /// The SHA-256 of `bytes`, lowercase hex, as a [`FileDigest`] states it.
 pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }

@@ -1,0 +1,19 @@
+//! The host's values, each owned whole here (its type and what it means),
+//! beneath both the app layer and the store: the store persists them and
+//! decides nothing about them; the app layer asks them. Nothing here
+//! reads a file, a database or the network.
+//!
+//! - [`skills`]: a skill folder's approved digest, how a folder differs
+//!   from it, why a run did not trust a skill, the `unapproved_skills`
+//!   setting.
+//! - [`oauth`]: the `oauth` setting, checked whole.
+//! - [`origins`]: a browser origin of the `allowed_origins` setting.
+//! - [`people`]: never the last administrator.
+//!
+//! A proposal's expiry is tool-core's `ProposalLifetime` (one definition
+//! for every host).
+
+pub mod oauth;
+pub mod origins;
+pub mod people;
+pub mod skills;
