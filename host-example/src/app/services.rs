@@ -93,3 +93,69 @@ impl Host {
         Jobs { host: self }
     }
 }
+
+/// The rules each service holds, checked on a real database (a temporary
+/// SQLite file, migrated and seeded with the demo users as on first use).
+#[cfg(test)]
+mod tests {
+    use tool_core::RunId;
+
+    use crate::app::{Host, HostError};
+
+    async fn host() -> (tempfile::TempDir, Host) {
+        let folder = tempfile::tempdir().unwrap();
+        let url = format!(
+            "sqlite://{}?mode=rwc",
+            folder.path().join("host.db").display()
+        );
+        let host = Host::open(&url).await.unwrap();
+        (folder, host)
+    }
+
+    #[tokio::test]
+    async fn runs_a_run_nobody_stored_is_unknown() {
+        let (_folder, host) = host().await;
+        let unknown = host.runs().stored(&RunId("run-none".into())).await;
+        assert!(
+            matches!(&unknown, Err(HostError::UnknownRun(id)) if id == "run-none"),
+            "{unknown:?}"
+        );
+        // Seen through the viewer's rule, an administrator's run and a
+        // missing one read alike to an editor.
+        let shown = host.runs().run_detail("petra", "run-none").await;
+        assert!(matches!(shown, Err(HostError::UnknownRun(_))), "{shown:?}");
+    }
+
+    #[tokio::test]
+    async fn admin_an_editor_is_refused_in_the_apps_words_and_an_administrator_is_not() {
+        let (_folder, host) = host().await;
+        let admin = host.admin();
+        assert!(admin.require_admin("admin", "the user list").await.is_ok());
+        let refused = admin
+            .require_admin("petra", "the user list")
+            .await
+            .unwrap_err();
+        let words = refused.to_string();
+        assert!(
+            words.starts_with("the user list needs an administrator, and `petra` is not one"),
+            "{words}"
+        );
+        // The reads that name their viewer refuse the same way.
+        let users = admin.users("petra").await.unwrap_err();
+        assert_eq!(users.to_string(), refused.to_string());
+    }
+
+    #[tokio::test]
+    async fn admin_the_last_administrator_stays_one() {
+        let (_folder, host) = host().await;
+        let admin = host.admin();
+        for user in admin.users("admin").await.unwrap() {
+            if user.admin && user.name != "admin" {
+                admin.set_admin("admin", &user.name, false).await.unwrap();
+            }
+        }
+        let refused = admin.set_admin("admin", "admin", false).await;
+        let words = refused.unwrap_err().to_string();
+        assert!(words.contains("last administrator"), "{words}");
+    }
+}
