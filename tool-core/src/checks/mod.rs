@@ -71,12 +71,14 @@ pub trait Arguments {
 }
 
 /// How many types deep [`Arguments::serde_decides`] looks.
+#[cfg(feature = "host")]
 const SERDE_DEPTH: u8 = 8;
 
 /// Whether serde's acceptance of `T`'s arguments implies the schema's
 /// (derived from the type, never declared): then the call path checks
 /// only the arguments' size before deserializing, and runs the checks
 /// only to name the problems of arguments serde refused.
+#[cfg(feature = "host")]
 pub(crate) fn serde_decides<T: Arguments + ?Sized>() -> bool {
     T::serde_decides(SERDE_DEPTH)
 }
