@@ -9,6 +9,7 @@
 //! - [`oauth`]: the `oauth` setting, checked whole.
 //! - [`origins`]: a browser origin of the `allowed_origins` setting.
 //! - [`people`]: never the last administrator.
+//! - [`runs`]: a run's phase, and how a batch counts how a run ended.
 //!
 //! A proposal's expiry is tool-core's `ProposalLifetime` (one definition
 //! for every host).
@@ -16,4 +17,5 @@
 pub mod oauth;
 pub mod origins;
 pub mod people;
+pub mod runs;
 pub mod skills;

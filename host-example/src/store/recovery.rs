@@ -70,7 +70,7 @@ impl RunLog<'_> {
             .map(|row| {
                 let run = RunId(row.try_get("id")?);
                 Ok(AbandonedRun {
-                    status: RunPhase::parse(&row.try_get::<String, _>("status")?, &run.0)?,
+                    status: super::runs::phase_of(&row.try_get::<String, _>("status")?, &run.0)?,
                     user: row.try_get("user_name")?,
                     lease_owner: row.try_get("lease_owner")?,
                     run,

@@ -6,95 +6,21 @@ use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 use tool_core::RunId;
-use tool_core::agent::{Event, Finished, Message, RunState, RunStatus, Usage};
+use tool_core::agent::{Event, Finished, Message, RunState, Usage};
 use tool_core::gates::{Grant, Selection};
 
 use super::jobs::Lease;
 use super::proposals::insert_proposal_once;
 use super::{StoreError, from_json, now, to_json};
+pub use crate::domain::runs::RunPhase;
 
-/// Where a stored run is: its `status` column, worded once
-/// ([`RunPhase::as_str`], also its `Display`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunPhase {
-    /// The agent loop is driving it.
-    Running,
-    /// A write call proposed a change; it waits for a decision.
-    Suspended,
-    /// A process took it to resume it with a decision.
-    Resuming,
-    /// The model answered.
-    Completed,
-    /// It hit its round cap.
-    Truncated,
-    /// Its token budget stopped it.
-    Budget,
-    /// The provider or the host failed it.
-    Failed,
-    /// It was cancelled.
-    Cancelled,
-}
-
-impl RunPhase {
-    /// Every phase.
-    pub const ALL: [RunPhase; 8] = [
-        RunPhase::Running,
-        RunPhase::Suspended,
-        RunPhase::Resuming,
-        RunPhase::Completed,
-        RunPhase::Truncated,
-        RunPhase::Budget,
-        RunPhase::Failed,
-        RunPhase::Cancelled,
-    ];
-
-    /// Its word in the `status` column and on every page.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunPhase::Running => "running",
-            RunPhase::Suspended => "suspended",
-            RunPhase::Resuming => "resuming",
-            RunPhase::Completed => "completed",
-            RunPhase::Truncated => "truncated",
-            RunPhase::Budget => "budget",
-            RunPhase::Failed => "failed",
-            RunPhase::Cancelled => "cancelled",
-        }
-    }
-
-    /// How a finished run ended.
-    pub fn of(status: &RunStatus) -> RunPhase {
-        match status {
-            RunStatus::Completed => RunPhase::Completed,
-            RunStatus::Truncated => RunPhase::Truncated,
-            RunStatus::Budget { .. } => RunPhase::Budget,
-            RunStatus::Cancelled => RunPhase::Cancelled,
-            // A status added to the agent loop later counts as a failure
-            // until it has a word of its own.
-            _ => RunPhase::Failed,
-        }
-    }
-
-    /// Whether it waits for, or is being resumed with, a decision.
-    pub fn awaits_decision(self) -> bool {
-        matches!(self, RunPhase::Suspended | RunPhase::Resuming)
-    }
-
-    pub(super) fn parse(text: &str, run: &str) -> Result<RunPhase, StoreError> {
-        RunPhase::ALL
-            .into_iter()
-            .find(|phase| phase.as_str() == text)
-            .ok_or_else(|| StoreError::Corrupt {
-                what: format!("the status of run {run}"),
-                reason: format!("`{text}` is no run status"),
-            })
-    }
-}
-
-impl std::fmt::Display for RunPhase {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
+/// A stored run's phase from its `status` column: a word no phase has is
+/// a corrupt row, named.
+pub(super) fn phase_of(text: &str, run: &str) -> Result<RunPhase, StoreError> {
+    RunPhase::parse(text).ok_or_else(|| StoreError::Corrupt {
+        what: format!("the status of run {run}"),
+        reason: format!("`{text}` is no run status"),
+    })
 }
 
 /// A run as stored.
@@ -220,7 +146,7 @@ impl StoredRun {
                 })
                 .transpose()?,
             user: row.try_get("user_name")?,
-            status: RunPhase::parse(&row.try_get::<String, _>("status")?, &id)?,
+            status: phase_of(&row.try_get::<String, _>("status")?, &id)?,
             answer: row.try_get("answer")?,
             usage: Usage {
                 input_tokens: row.try_get::<i64, _>("input_tokens")?.max(0) as u64,
@@ -405,7 +331,7 @@ impl RunLog<'_> {
             .map(|row| {
                 let id: String = row.try_get("id")?;
                 Ok(RunSummary {
-                    status: RunPhase::parse(&row.try_get::<String, _>("status")?, &id)?,
+                    status: phase_of(&row.try_get::<String, _>("status")?, &id)?,
                     id: RunId(id),
                     user: row.try_get("user_name")?,
                     created_at: row.try_get("created_at")?,

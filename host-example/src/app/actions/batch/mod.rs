@@ -18,8 +18,8 @@ use tool_core::{Actor, RunId};
 
 use crate::app::actions::{Action, RecordRef, Unfit};
 use crate::app::{HostError, Runs};
+pub use crate::domain::runs::RunKind;
 use crate::model::ModelConfig;
-use crate::store::RunPhase;
 use job::{BATCH_KIND, BatchOrder};
 pub use job::{BatchJob, BatchView};
 
@@ -74,74 +74,6 @@ pub struct BatchPreview {
     pub cut: usize,
     /// What running them all might cost.
     pub estimate: Estimate,
-}
-
-/// How a run of a batch ended, as the report counts it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum RunKind {
-    /// It proposed a change, which waits in the inbox.
-    Proposed,
-    /// It finished without proposing a change.
-    Unchanged,
-    /// The model or the host failed it.
-    Failed,
-    /// A guardrail stopped it: the round cap or the token budget.
-    Guardrail,
-    /// It was cancelled.
-    Cancelled,
-}
-
-impl RunKind {
-    /// Every kind, in the order the report lists them.
-    pub const ALL: [RunKind; 5] = [
-        RunKind::Proposed,
-        RunKind::Unchanged,
-        RunKind::Failed,
-        RunKind::Guardrail,
-        RunKind::Cancelled,
-    ];
-
-    /// As the report says it.
-    pub fn label(self) -> &'static str {
-        match self {
-            RunKind::Proposed => "proposed a change",
-            RunKind::Unchanged => "finished without a change",
-            RunKind::Failed => "failed",
-            RunKind::Guardrail => "stopped by a guardrail",
-            RunKind::Cancelled => "cancelled",
-        }
-    }
-
-    /// Its word in the database and the page's `data-kind`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunKind::Proposed => "proposed",
-            RunKind::Unchanged => "unchanged",
-            RunKind::Failed => "failed",
-            RunKind::Guardrail => "guardrail",
-            RunKind::Cancelled => "cancelled",
-        }
-    }
-
-    /// The kind `word` names ([`RunKind::as_str`]); an unknown word is a
-    /// failure.
-    fn parse(word: &str) -> RunKind {
-        RunKind::ALL
-            .into_iter()
-            .find(|kind| kind.as_str() == word)
-            .unwrap_or(RunKind::Failed)
-    }
-
-    /// How a run in `phase` counts.
-    fn of(phase: RunPhase) -> RunKind {
-        match phase {
-            RunPhase::Suspended | RunPhase::Resuming => RunKind::Proposed,
-            RunPhase::Completed => RunKind::Unchanged,
-            RunPhase::Truncated | RunPhase::Budget => RunKind::Guardrail,
-            RunPhase::Cancelled => RunKind::Cancelled,
-            RunPhase::Running | RunPhase::Failed => RunKind::Failed,
-        }
-    }
 }
 
 /// One record of a batch that was started.
