@@ -19,3 +19,16 @@ pub mod origins;
 pub mod people;
 pub mod runs;
 pub mod skills;
+
+/// `bytes` as lowercase hex: every digest and id the host writes.
+pub fn hex(bytes: &[u8]) -> String {
+    // By table, not `format!` per byte: every audit row's hash goes
+    // through here on the way to its answer.
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        text.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        text.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
+    }
+    text
+}

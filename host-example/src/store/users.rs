@@ -10,6 +10,7 @@ use sqlx::Row;
 use sqlx::any::AnyRow;
 
 use super::{StoreError, now};
+pub(super) use crate::domain::hex;
 
 /// A user of the host.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,18 +62,6 @@ fn unknown_user_hash() -> Result<PasswordHash<'static>, StoreError> {
 
 pub(super) fn token_hash(token: &str) -> String {
     hex(&Sha256::digest(token.as_bytes()))
-}
-
-pub(super) fn hex(bytes: &[u8]) -> String {
-    // By table, not `format!` per byte: every audit row's hash goes
-    // through here on the way to its answer.
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        text.push(char::from(DIGITS[usize::from(byte >> 4)]));
-        text.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
-    }
-    text
 }
 
 const USER_COLUMNS: &str = "name, admin, password_hash, created_at";

@@ -184,6 +184,9 @@ struct Statics {
 /// (a pattern compiles once, on first use).
 fn keywords(c: &TokenStream, field: &Field, statics: &mut Statics) -> TokenStream {
     let required = field.forced;
+    if !required && field.keywords.is_empty() {
+        return quote!(&#c::Keywords::NONE);
+    }
     let Keywords {
         minimum,
         maximum,
@@ -192,16 +195,6 @@ fn keywords(c: &TokenStream, field: &Field, statics: &mut Statics) -> TokenStrea
         pattern,
         format,
     } = &field.keywords;
-    if !required
-        && minimum.is_none()
-        && maximum.is_none()
-        && min_length.is_none()
-        && max_length.is_none()
-        && pattern.is_none()
-        && format.is_none()
-    {
-        return quote!(&#c::Keywords::NONE);
-    }
     let limit = |number: &Option<Number>| match number {
         Some(Number::Integer(value)) => {
             quote!(::core::option::Option::Some(#c::Limit::Integer(#value)))

@@ -64,22 +64,7 @@ impl Field<'_> {
     /// not forced into `required`, read by serde as its schema says. Then
     /// serde decides for it exactly as for its type.
     pub fn plain(&self) -> bool {
-        let Keywords {
-            minimum,
-            maximum,
-            min_length,
-            max_length,
-            pattern,
-            format,
-        } = &self.keywords;
-        !self.forced
-            && !self.serde_differs
-            && minimum.is_none()
-            && maximum.is_none()
-            && min_length.is_none()
-            && max_length.is_none()
-            && pattern.is_none()
-            && format.is_none()
+        !self.forced && !self.serde_differs && self.keywords.is_empty()
     }
 }
 
@@ -92,6 +77,26 @@ pub struct Keywords {
     pub pattern: Option<String>,
     /// `email` or `url`.
     pub format: Option<&'static str>,
+}
+
+impl Keywords {
+    /// Whether no attribute added a keyword.
+    pub fn is_empty(&self) -> bool {
+        let Keywords {
+            minimum,
+            maximum,
+            min_length,
+            max_length,
+            pattern,
+            format,
+        } = self;
+        minimum.is_none()
+            && maximum.is_none()
+            && min_length.is_none()
+            && max_length.is_none()
+            && pattern.is_none()
+            && format.is_none()
+    }
 }
 
 /// A bound as written: an integer or a float literal.

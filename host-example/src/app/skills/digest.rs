@@ -26,7 +26,8 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest as _, Sha256};
 
 use crate::app::skills::check::SKILL_FILE;
-pub use crate::domain::skills::{FileChange, FileDigest, SkillDigest, hex};
+use crate::domain::hex;
+pub use crate::domain::skills::{FileChange, FileDigest, SkillDigest};
 
 /// A skill folder read once: its digest and the bytes of its `SKILL.md`
 /// as they were hashed, so what is checked against the approval is what
