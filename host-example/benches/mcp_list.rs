@@ -95,7 +95,7 @@ fn admin() -> Actor {
 fn registry(runtime: &Runtime) -> Registry {
     let linked = host_example::registry().unwrap();
     let (linked_host, _folder) = host(runtime, host_example::registry().unwrap());
-    let granted = runtime.block_on(linked_host.calls().grant(&admin()));
+    let granted = runtime.block_on(linked_host.access().grant(&admin()));
     let granted: Vec<String> = granted.unwrap().tool_names().map(str::to_owned).collect();
     let mut builder = Registry::builder().linked();
     for i in 0..TOOLS - granted.len() {
@@ -252,7 +252,7 @@ struct Paths {
 }
 
 async fn paths(backend: Arc<Host>) -> Paths {
-    let grant = backend.calls().grant(&admin()).await.unwrap();
+    let grant = backend.access().grant(&admin()).await.unwrap();
     let tools: Vec<Tool> = grant
         .tool_names()
         .map(|name| {

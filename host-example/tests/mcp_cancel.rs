@@ -136,7 +136,7 @@ fn stdio_input_closed_mid_call_cancels_it() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
         let backend = backend(&host).await;
-        let actor = backend.calls().user("clara").await.unwrap().unwrap();
+        let actor = backend.access().user("clara").await.unwrap().unwrap();
         let (client, server) = tokio::io::duplex(64 * 1024);
         let (server_in, server_out) = tokio::io::split(server);
         let serving = tokio::spawn(mcp::serve_io(backend, actor, server_in, server_out));

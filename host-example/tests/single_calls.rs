@@ -44,20 +44,20 @@ async fn the_grant_is_cached_until_the_settings_change() {
     let demo = Demo::new().await;
     let host = &demo.host;
     let petra = actor("petra");
-    let first = host.calls().grant(&petra).await.unwrap();
+    let first = host.access().grant(&petra).await.unwrap();
     assert!(Arc::ptr_eq(
         &first,
-        &host.calls().grant(&petra).await.unwrap()
+        &host.access().grant(&petra).await.unwrap()
     ));
     assert!(first.allowance("list_tables").is_some());
 
-    let changes = host.calls().changes();
+    let changes = host.access().changes();
     host.admin()
         .switch_tool("admin", "list_tables", Toggle::Disabled)
         .await
         .unwrap();
     assert!(changes.has_changed().unwrap());
-    let second = host.calls().grant(&petra).await.unwrap();
+    let second = host.access().grant(&petra).await.unwrap();
     assert!(!Arc::ptr_eq(&first, &second));
     assert!(second.allowance("list_tables").is_none());
 

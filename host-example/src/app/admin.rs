@@ -6,7 +6,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
-use tool_core::agent::{Message, Model, ModelRequest};
 use tool_core::gates::{HostSettings, Selection, Toggle};
 use tool_core::{Actor, Egress};
 
@@ -45,37 +44,6 @@ impl Offer {
 }
 
 impl Admin<'_> {
-    /// [`Admin::require_admin`](crate::app::Admin::require_admin) for a change: the refusal is audited too
-    /// (who asked, for what), so every door leaves the same trace.
-    pub(in crate::app) async fn administrator(
-        &self,
-        user: &str,
-        doing: &str,
-    ) -> Result<(), HostError> {
-        let checked = self.require_admin(user, doing).await;
-        if let Err(HostError::NotAdmin { .. }) = &checked {
-            let mut entry = AuditEntry::new(AuditKind::Write, user, "refused");
-            entry.tool = Some(doing.to_owned());
-            entry.detail = Some("needs an administrator".to_owned());
-            self.host.store().audit_log().audit(&entry).await?;
-        }
-        checked
-    }
-
-    /// Whether `user` is an administrator, for what only administrators
-    /// may see (the tools page, the playground with its raw model traffic):
-    /// [`HostError::NotAdmin`] if not. Nothing changes, so nothing is
-    /// audited; a change is checked again where it is made.
-    pub async fn require_admin(&self, user: &str, doing: &str) -> Result<(), HostError> {
-        match self.host.store().people().user(user).await? {
-            Some(found) if found.admin => Ok(()),
-            _ => Err(HostError::NotAdmin {
-                doing: doing.to_owned(),
-                user: user.to_owned(),
-            }),
-        }
-    }
-
     pub(in crate::app) async fn audit_change(
         &self,
         user: &str,
@@ -90,14 +58,14 @@ impl Admin<'_> {
 
     /// The gates' settings as they are now, for `viewer`, an administrator.
     pub async fn host_settings(&self, viewer: &str) -> Result<HostSettings, HostError> {
-        self.require_admin(viewer, "the settings").await?;
+        self.access.require_admin(viewer, "the settings").await?;
         Ok(self.host.store().config().host_settings().await?)
     }
 
     /// Every setting with the value in effect, for `viewer`, an
     /// administrator.
     pub async fn settings(&self, viewer: &str) -> Result<Vec<SettingValue>, HostError> {
-        self.require_admin(viewer, "the settings").await?;
+        self.access.require_admin(viewer, "the settings").await?;
         Ok(self.host.store().config().settings().await?)
     }
 
@@ -106,7 +74,7 @@ impl Admin<'_> {
     /// stored if it does not fit, and open MCP sessions hear of it.
     /// Returns the value stored.
     pub async fn set_setting(&self, user: &str, key: &str, json: &str) -> Result<Value, HostError> {
-        self.administrator(user, "settings").await?;
+        self.access.administrator(user, "settings").await?;
         self.store_setting(user, key, json).await
     }
 
@@ -130,30 +98,8 @@ impl Admin<'_> {
             .await?;
         // Read back at once (not at the next poll): open MCP sessions hear
         // of the change now.
-        self.host.calls().call_settings().await?;
+        self.access.call_settings().await?;
         Ok(stored)
-    }
-
-    /// Sends the model configuration called `name` (the `model` setting
-    /// for `None`) one small request, as `user`, an administrator, and
-    /// returns its answer's text: whether the configuration reaches a
-    /// model, before a run depends on it. No tool is offered; the answer
-    /// or the error is the provider's, in the run's words.
-    pub async fn test_model(&self, user: &str, name: Option<&str>) -> Result<String, HostError> {
-        self.require_admin(user, "testing a model configuration")
-            .await?;
-        let client = self.host.runs().model_named(name).await?;
-        let messages = [Message::User {
-            text: "Reply with the single word OK.".to_owned(),
-        }];
-        let answer = client
-            .complete(ModelRequest {
-                messages: &messages,
-                tools: None,
-            })
-            .await
-            .map_err(|error| HostError::ModelTest(error.to_string()))?;
-        Ok(answer.text)
     }
 
     /// Switches the tool group `group` on or off, with its egress, as
@@ -165,7 +111,7 @@ impl Admin<'_> {
         state: Toggle,
         egress: Egress,
     ) -> Result<(), HostError> {
-        self.administrator(user, "settings").await?;
+        self.access.administrator(user, "settings").await?;
         if !self
             .host
             .registry()
@@ -191,7 +137,7 @@ impl Admin<'_> {
         tool: &str,
         state: Toggle,
     ) -> Result<(), HostError> {
-        self.administrator(user, "settings").await?;
+        self.access.administrator(user, "settings").await?;
         if self.host.registry().get(tool).is_none() {
             return Err(HostError::Invalid(format!("there is no tool `{tool}`")));
         }
@@ -210,7 +156,7 @@ impl Admin<'_> {
         admin: bool,
         password: Option<&str>,
     ) -> Result<HostUser, HostError> {
-        self.administrator(user, "adding a user").await?;
+        self.access.administrator(user, "adding a user").await?;
         let added = self
             .host
             .store()
@@ -228,7 +174,7 @@ impl Admin<'_> {
 
     /// Every host user, for `viewer`, an administrator.
     pub async fn users(&self, viewer: &str) -> Result<Vec<HostUser>, HostError> {
-        self.require_admin(viewer, "the user list").await?;
+        self.access.require_admin(viewer, "the user list").await?;
         Ok(self.host.store().people().users().await?)
     }
 
@@ -255,7 +201,9 @@ impl Admin<'_> {
         name: &str,
         password: &str,
     ) -> Result<(), HostError> {
-        self.administrator(user, "resetting a password").await?;
+        self.access
+            .administrator(user, "resetting a password")
+            .await?;
         if password.is_empty() {
             return Err(HostError::Invalid("the new password is empty".to_owned()));
         }
@@ -271,7 +219,8 @@ impl Admin<'_> {
     /// Makes `name` an administrator (`admin`) or not, as `user`, an
     /// administrator; never the last administrator.
     pub async fn set_admin(&self, user: &str, name: &str, admin: bool) -> Result<(), HostError> {
-        self.administrator(user, "making or unmaking an administrator")
+        self.access
+            .administrator(user, "making or unmaking an administrator")
             .await?;
         self.host.store().people().set_admin(name, admin).await?;
         self.audit_change(user, "users admin", format!("user {name} (admin: {admin})"))
@@ -307,14 +256,14 @@ impl Admin<'_> {
         if user == name {
             self.host.actor(user).await.map(drop)
         } else {
-            self.administrator(user, doing).await
+            self.access.administrator(user, doing).await
         }
     }
 
     /// The newest `n` entries of the audit trail, oldest first, for
     /// `viewer`, an administrator.
     pub async fn audit_tail(&self, viewer: &str, n: usize) -> Result<Vec<AuditEntry>, HostError> {
-        self.require_admin(viewer, "the audit trail").await?;
+        self.access.require_admin(viewer, "the audit trail").await?;
         Ok(self.host.store().audit_log().audit_tail(n).await?)
     }
 
@@ -342,7 +291,7 @@ impl Admin<'_> {
     pub async fn offer(&self, actor: &Actor) -> Result<Offer, HostError> {
         // The grant a single call of theirs gets: the same resolution,
         // cached per settings generation.
-        let grant = self.host.calls().grant(actor).await?;
+        let grant = self.access.grant(actor).await?;
         let mut offer = Offer::default();
         for name in grant.tool_names() {
             if let Some(tool) = self.host.registry().get(name) {

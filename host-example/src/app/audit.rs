@@ -90,7 +90,9 @@ impl Admin<'_> {
         before: Option<i64>,
         size: usize,
     ) -> Result<AuditPage, HostError> {
-        self.require_admin(viewer, "read the audit trail").await?;
+        self.access
+            .require_admin(viewer, "read the audit trail")
+            .await?;
         let mut rows = self
             .host
             .store()
@@ -127,7 +129,7 @@ impl Admin<'_> {
     /// tail cut short of the heads file.
     /// For `viewer`, an administrator.
     pub async fn audit_verify(&self, viewer: &str) -> Result<AuditVerification, HostError> {
-        self.require_admin(viewer, "the audit trail").await?;
+        self.access.require_admin(viewer, "the audit trail").await?;
         Ok(self.host.store().audit_log().verify_audit().await?)
     }
 }

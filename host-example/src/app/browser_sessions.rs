@@ -146,7 +146,7 @@ impl Sessions<'_> {
         let Some(name) = session.user else {
             return Ok(None);
         };
-        let Some(user) = self.host.calls().user(&name).await? else {
+        let Some(user) = self.access.user(&name).await? else {
             self.host.store().people().end_browser_session(id).await?;
             return Ok(None);
         };

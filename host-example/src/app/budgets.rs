@@ -170,7 +170,7 @@ impl Admin<'_> {
     /// Every user's budget and spending today and this month, for `viewer`,
     /// an administrator.
     pub async fn budgets(&self, viewer: &str) -> Result<Vec<UserBudget>, HostError> {
-        self.require_admin(viewer, "see budgets").await?;
+        self.access.require_admin(viewer, "see budgets").await?;
         let budgets = self.host.store().config().budgets().await?;
         let at = Timestamp(now());
         let mut all = Vec::new();
@@ -203,7 +203,7 @@ impl Admin<'_> {
     /// Everyone's limits unless their own are set, for `viewer`, an
     /// administrator.
     pub async fn default_budget(&self, viewer: &str) -> Result<Limits, HostError> {
-        self.require_admin(viewer, "the budgets").await?;
+        self.access.require_admin(viewer, "the budgets").await?;
         Ok(self.host.store().config().budgets().await?.default)
     }
 
@@ -216,7 +216,7 @@ impl Admin<'_> {
         name: Option<&str>,
         limits: Option<Limits>,
     ) -> Result<(), HostError> {
-        self.administrator(user, "settings").await?;
+        self.access.administrator(user, "settings").await?;
         let mut budgets = self.host.store().config().budgets().await?;
         match (name, limits) {
             (None, limits) => budgets.default = limits.unwrap_or_default(),

@@ -9,6 +9,7 @@
 //! services (`host.runs()`, `host.approvals()`, …, in `services.rs`). Each
 //! service, what it owns and what it holds true: ARCHITECTURE.md, "host-example".
 
+mod access;
 pub mod actions;
 mod admin;
 pub mod approvals;
@@ -49,9 +50,10 @@ pub use crate::store::{
     AuditFiles, AuditFilter, AuditProblem, AuditVerification, Backend, DEFAULT_DATABASE_URL,
     LATEST_VERSION, Limits, RunRequest, SettingKey, StoreError,
 };
+pub use access::{SETTINGS_POLL_INTERVAL, Settings};
 pub use admin::Offer;
 pub use error::{HostError, describe, describe_exposure};
-pub use services::{Admin, Approvals, Calls, Jobs, Runs, Sessions, Skills};
+pub use services::{Access, Admin, Approvals, Calls, Jobs, Runs, Sessions, Skills};
 pub use setup::{DEFAULT_ROUNDS, RunChoices, RunSetup};
 
 use crate::store::{SqlSite, Store};
@@ -68,6 +70,7 @@ pub struct Host {
     /// What the public may read of the site, searchable (the `rag` tools).
     search: Arc<PublicSearch>,
     lifetime: ProposalLifetime,
+    access: access::AccessState,
     calls: calls::CallState,
     /// This process's id and the renewal of its leases.
     leases: Arc<worker::Leases>,
@@ -131,6 +134,7 @@ impl Host {
             IndexLocation::Memory,
         ));
         Host {
+            access: access::AccessState::default(),
             calls: calls::CallState::new(store.clone()),
             search,
             site,

@@ -67,7 +67,7 @@ impl Sessions<'_> {
         if own {
             return Ok(OriginVerdict::Admitted);
         }
-        let settings = self.host.calls().call_settings().await?;
+        let settings = self.access.call_settings().await?;
         Ok(if settings.allowed_origins.contains(&origin) {
             OriginVerdict::Admitted
         } else {
@@ -86,7 +86,7 @@ impl Sessions<'_> {
         if host == "localhost" || host.parse::<std::net::IpAddr>().is_ok() {
             return Ok(true);
         }
-        let settings = self.host.calls().call_settings().await?;
+        let settings = self.access.call_settings().await?;
         Ok(settings
             .allowed_origins
             .iter()

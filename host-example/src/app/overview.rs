@@ -36,7 +36,9 @@ impl Admin<'_> {
     /// The last `days` days (one of [`PERIODS`], today included) for
     /// `viewer`, an administrator.
     pub async fn overview(&self, viewer: &str, days: u32) -> Result<Overview, HostError> {
-        self.require_admin(viewer, "see the overview").await?;
+        self.access
+            .require_admin(viewer, "see the overview")
+            .await?;
         if !PERIODS.contains(&days) {
             return Err(HostError::Invalid(format!(
                 "a period of {days} days: choose 7, 30 or 90"

@@ -99,7 +99,7 @@ impl Approvals<'_> {
         approvers: Option<Approvers>,
         required: Option<Required>,
     ) -> Result<(), HostError> {
-        self.host.admin().administrator(user, "settings").await?;
+        self.access.administrator(user, "settings").await?;
         let settings = self.host.store().config().host_settings().await?;
         match of {
             PolicyOf::Tool => {
@@ -110,8 +110,7 @@ impl Approvals<'_> {
                 let entry = tools.entry(name.to_owned()).or_default();
                 entry.approvers = approvers;
                 entry.required = required;
-                self.host
-                    .admin()
+                self.admin
                     .save_setting(user, SettingKey::Tools, &tools)
                     .await
             }
@@ -129,8 +128,7 @@ impl Approvals<'_> {
                 let entry = groups.entry(name.to_owned()).or_default();
                 entry.approvers = approvers;
                 entry.required = required;
-                self.host
-                    .admin()
+                self.admin
                     .save_setting(user, SettingKey::Groups, &groups)
                     .await
             }

@@ -132,7 +132,7 @@ impl Runs<'_> {
         let grant = Gates::new(self.host.registry(), setup.inputs())
             .resolve()
             .grant;
-        let lease = self.host.jobs().lease().await?;
+        let lease = self.jobs.lease().await?;
         self.host
             .store()
             .run_log()
@@ -165,8 +165,7 @@ impl Runs<'_> {
             .budget
             .total();
         let allowance = self
-            .host
-            .admin()
+            .admin
             .allowance(user, None, model.config(), first)
             .await?;
         let agent = agent.budget(request.budget(allowance));
@@ -176,10 +175,7 @@ impl Runs<'_> {
             .start(messages, setup.inputs(), &cx, &mut recorder)
             .await;
         let (_, written) = recorder.finish().await;
-        self.host
-            .admin()
-            .record_cost(&run, model.config(), &end)
-            .await?;
+        self.admin.record_cost(&run, model.config(), &end).await?;
         let ended = self.conclude(&run, end).await?;
         written?;
         Ok(RunReport { run, ended })

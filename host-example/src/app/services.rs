@@ -3,21 +3,27 @@
 //! no type answers for everything and a door names the concern it asks.
 //!
 //! A service borrows the host's shared core (its store, registry, site and
-//! settings) and owns its methods. Where one service needs another, it
-//! asks for it by name (`self.host.admin().require_admin(…)`), never
-//! through a method of its own: the calls between concerns are visible at
-//! the call, and `.ci/narrow-types.py` keeps every type at most 40 public
-//! methods, extended in at most 6 files.
+//! settings) and owns its methods. Where one service needs another, the
+//! other is passed in: it is a field of the service, set by the accessor
+//! (`self.access.require_admin(…)`), so what a service stands on reads in
+//! its declaration and the services form one order, lowest first. No
+//! service reaches another through the host (`.ci/narrow-types.py` fails
+//! on `self.host.runs()` and the like), and that script keeps every type
+//! at most 40 public methods, extended in at most 6 files.
 
 use super::Host;
 
-/// Declares each service: a view of the host, copied freely.
+/// Declares each service: a view of the host, copied freely, holding the
+/// services it stands on. They are held by value, so a circle between two
+/// services is a type that contains itself, which the compiler refuses
+/// (E0072): the order below is the only one the services can have.
 macro_rules! services {
-    ($($(#[$doc:meta])* $name:ident;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident { $($dep:ident: $Dep:ident),* };)*) => {$(
         $(#[$doc])*
         #[derive(Clone, Copy)]
         pub struct $name<'h> {
             pub(in crate::app) host: &'h Host,
+            $(pub(in crate::app) $dep: $Dep<'h>,)*
         }
 
         impl std::fmt::Debug for $name<'_> {
@@ -29,68 +35,109 @@ macro_rules! services {
 }
 
 services! {
-    /// Runs: starting one (and a dry run), listing and showing them; a
-    /// run's set-up (its model, secrets and tool context); actions on
-    /// records and batches of them; what one person may see of the site.
-    Runs;
-    /// Proposals: listing, showing, approving, rejecting and withdrawing
-    /// them, the approver's inbox, standing approvals, expiry, and the
-    /// approval policies per tool and group.
-    Approvals;
+    /// Who is asking and what they may: a user by name or bearer token,
+    /// the administrator checks, the settings as they are now and the
+    /// grant they give each identity, a caller's exposure raised by an
+    /// applied call. It stands on no other service.
+    Access {};
     /// An administrator's concerns: settings, users and tokens, budgets,
     /// the audit trail and its check, the overview, the database's
     /// maintenance.
-    Admin;
-    /// Who is asking: password sign-in and its locks, browser sessions,
-    /// MCP sessions, and which origins may send a request that acts.
-    Sessions;
-    /// A single gated call (MCP): a caller's identity and grant, the call,
-    /// its task and its verdicts.
-    Calls;
-    /// Skills: their states and approvals, the check of skill files, and
-    /// the skills a user may have as prompts.
-    Skills;
+    Admin { access: Access };
     /// Background jobs and webhooks: enqueueing, claiming and running
     /// jobs, recovering abandoned runs, webhooks and their deliveries.
-    Jobs;
+    Jobs { access: Access, admin: Admin };
+    /// Runs: starting one (and a dry run), listing and showing them; a
+    /// run's set-up (its model, secrets and tool context) and a model
+    /// configuration's test; actions on records and batches of them; what
+    /// one person may see of the site.
+    Runs { access: Access, admin: Admin, jobs: Jobs };
+    /// Proposals: listing, showing, approving, rejecting and withdrawing
+    /// them, the approver's inbox, standing approvals, expiry, and the
+    /// approval policies per tool and group.
+    Approvals { access: Access, admin: Admin, jobs: Jobs, runs: Runs };
+    /// A single gated call (MCP): the call, its task and its verdicts.
+    Calls { access: Access, jobs: Jobs, runs: Runs, approvals: Approvals };
+    /// Who is signed in: password sign-in and its locks, browser sessions,
+    /// MCP sessions, and which origins may send a request that acts.
+    Sessions { access: Access };
+    /// Skills: their states and approvals, the check of skill files, and
+    /// the skills a user may have as prompts.
+    Skills { access: Access };
 }
 
 /// Each service's accessor, written out (not generated) so that what
-/// `Host` offers reads here and `.ci/narrow-types.py` counts it.
+/// `Host` offers reads here and `.ci/narrow-types.py` counts it. Each
+/// passes in the services the one it builds stands on.
 impl Host {
-    /// [`Runs`].
-    pub fn runs(&self) -> Runs<'_> {
-        Runs { host: self }
-    }
-
-    /// [`Approvals`].
-    pub fn approvals(&self) -> Approvals<'_> {
-        Approvals { host: self }
+    /// [`Access`].
+    pub fn access(&self) -> Access<'_> {
+        Access { host: self }
     }
 
     /// [`Admin`].
     pub fn admin(&self) -> Admin<'_> {
-        Admin { host: self }
-    }
-
-    /// [`Sessions`].
-    pub fn sessions(&self) -> Sessions<'_> {
-        Sessions { host: self }
-    }
-
-    /// [`Calls`].
-    pub fn calls(&self) -> Calls<'_> {
-        Calls { host: self }
-    }
-
-    /// [`Skills`].
-    pub fn skills(&self) -> Skills<'_> {
-        Skills { host: self }
+        Admin {
+            host: self,
+            access: self.access(),
+        }
     }
 
     /// [`Jobs`].
     pub fn jobs(&self) -> Jobs<'_> {
-        Jobs { host: self }
+        Jobs {
+            host: self,
+            access: self.access(),
+            admin: self.admin(),
+        }
+    }
+
+    /// [`Runs`].
+    pub fn runs(&self) -> Runs<'_> {
+        Runs {
+            host: self,
+            access: self.access(),
+            admin: self.admin(),
+            jobs: self.jobs(),
+        }
+    }
+
+    /// [`Approvals`].
+    pub fn approvals(&self) -> Approvals<'_> {
+        Approvals {
+            host: self,
+            access: self.access(),
+            admin: self.admin(),
+            jobs: self.jobs(),
+            runs: self.runs(),
+        }
+    }
+
+    /// [`Calls`].
+    pub fn calls(&self) -> Calls<'_> {
+        Calls {
+            host: self,
+            access: self.access(),
+            jobs: self.jobs(),
+            runs: self.runs(),
+            approvals: self.approvals(),
+        }
+    }
+
+    /// [`Sessions`].
+    pub fn sessions(&self) -> Sessions<'_> {
+        Sessions {
+            host: self,
+            access: self.access(),
+        }
+    }
+
+    /// [`Skills`].
+    pub fn skills(&self) -> Skills<'_> {
+        Skills {
+            host: self,
+            access: self.access(),
+        }
     }
 }
 
@@ -127,11 +174,11 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn admin_an_editor_is_refused_in_the_apps_words_and_an_administrator_is_not() {
+    async fn access_an_editor_is_refused_in_the_apps_words_and_an_administrator_is_not() {
         let (_folder, host) = host().await;
-        let admin = host.admin();
-        assert!(admin.require_admin("admin", "the user list").await.is_ok());
-        let refused = admin
+        let access = host.access();
+        assert!(access.require_admin("admin", "the user list").await.is_ok());
+        let refused = access
             .require_admin("petra", "the user list")
             .await
             .unwrap_err();
@@ -141,7 +188,7 @@ mod tests {
             "{words}"
         );
         // The reads that name their viewer refuse the same way.
-        let users = admin.users("petra").await.unwrap_err();
+        let users = host.admin().users("petra").await.unwrap_err();
         assert_eq!(users.to_string(), refused.to_string());
     }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use site_model::Site;
 use tools_builtin::rag::PublicIndex;
 
-use tool_core::agent::{DEFAULT_MAX_ROUNDS, Message};
+use tool_core::agent::{DEFAULT_MAX_ROUNDS, Message, Model, ModelRequest};
 use tool_core::gates::{HostSettings, RunConfig, RunInputs, Selection};
 use tool_core::skills::{EffectiveSkills, SkillRef, compose_skill_block};
 use tool_core::{Actor, RunId, ToolContext};
@@ -241,5 +241,28 @@ impl Runs<'_> {
             .with_service(site)
             .with_service(search)
             .with_service(self.host.lifetime)
+    }
+
+    /// Sends the model configuration called `name` (the `model` setting
+    /// for `None`) one small request, as `user`, an administrator, and
+    /// returns its answer's text: whether the configuration reaches a
+    /// model, before a run depends on it. No tool is offered; the answer
+    /// or the error is the provider's, in the run's words.
+    pub async fn test_model(&self, user: &str, name: Option<&str>) -> Result<String, HostError> {
+        self.access
+            .require_admin(user, "testing a model configuration")
+            .await?;
+        let client = self.model_named(name).await?;
+        let messages = [Message::User {
+            text: "Reply with the single word OK.".to_owned(),
+        }];
+        let answer = client
+            .complete(ModelRequest {
+                messages: &messages,
+                tools: None,
+            })
+            .await
+            .map_err(|error| HostError::ModelTest(error.to_string()))?;
+        Ok(answer.text)
     }
 }

@@ -193,10 +193,7 @@ impl Sessions<'_> {
     /// Lifts the sign-in lock (and any wait) on `name`, as `user`, an
     /// administrator; whether there was anything to lift. Audited.
     pub async fn unlock(&self, user: &str, name: &str) -> Result<bool, HostError> {
-        self.host
-            .admin()
-            .administrator(user, "unlocking a user")
-            .await?;
+        self.access.administrator(user, "unlocking a user").await?;
         let lifted = self
             .host
             .store()
@@ -219,10 +216,7 @@ impl Sessions<'_> {
 
     /// The user names locked now, for `user`, an administrator.
     pub async fn sign_in_locks(&self, user: &str) -> Result<Vec<Lock>, HostError> {
-        self.host
-            .admin()
-            .require_admin(user, "see sign-in locks")
-            .await?;
+        self.access.require_admin(user, "see sign-in locks").await?;
         Ok(self
             .host
             .store()

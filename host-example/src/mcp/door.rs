@@ -33,7 +33,7 @@ impl McpHost for HostDoor {
     }
 
     async fn grant(&self, actor: &Actor) -> Result<Arc<Grant>, Failure> {
-        self.0.calls().grant(actor).await.map_err(failure)
+        self.0.access().grant(actor).await.map_err(failure)
     }
 
     async fn call(&self, call: Call) -> Result<Outcome, McpCallError> {
@@ -58,11 +58,11 @@ impl McpHost for HostDoor {
     }
 
     fn changes(&self) -> Option<watch::Receiver<u64>> {
-        Some(self.0.calls().changes())
+        Some(self.0.access().changes())
     }
 
     async fn poll_changes(&self) -> Result<(), Failure> {
-        self.0.calls().poll_settings().await.map_err(failure)
+        self.0.access().poll_settings().await.map_err(failure)
     }
 
     async fn judge_origin(&self, request: RequestOrigin<'_>) -> Result<OriginVerdict, Failure> {
@@ -96,13 +96,13 @@ impl McpHost for HostDoor {
 #[async_trait::async_trait]
 impl Authenticate for HostDoor {
     async fn authenticate(&self, token: &str) -> Result<Option<Actor>, Failure> {
-        self.0.calls().authenticate(token).await.map_err(failure)
+        self.0.access().authenticate(token).await.map_err(failure)
     }
 
     async fn resource_metadata(&self) -> Result<Option<ResourceMetadata>, Failure> {
         Ok(self
             .0
-            .calls()
+            .access()
             .oauth()
             .await
             .map_err(failure)?

@@ -105,7 +105,7 @@ impl FromRequestParts<WebState> for Admin {
         let user = SignedIn::from_request_parts(parts, state).await?;
         match state
             .host
-            .admin()
+            .access()
             .require_admin(&user.name, "this page")
             .await
         {

@@ -389,7 +389,7 @@ pub(super) async fn test_model(
     Form(form): Form<ModelTest>,
 ) -> Response {
     let name = Some(form.model.as_str()).filter(|n| !n.is_empty());
-    let outcome = match state.host.admin().test_model(&user.name, name).await {
+    let outcome = match state.host.runs().test_model(&user.name, name).await {
         Ok(answer) => Ok(answer),
         Err(refusal @ HostError::NotAdmin { .. }) => return layout::forbidden(&user, &refusal),
         Err(error) => Err(error.to_string()),

@@ -37,7 +37,7 @@ const RACES: usize = 20;
 fn propose(target: &Target, title: &str) -> String {
     runtime().block_on(async {
         let host = Host::open(&target.db.url).await.unwrap();
-        let caller = host.calls().user(CALLER).await.unwrap().unwrap();
+        let caller = host.access().user(CALLER).await.unwrap().unwrap();
         let outcome = host
             .calls()
             .call(
@@ -190,7 +190,7 @@ fn invariants(target: &Target, at: &str, settled: bool) {
         );
     }
     let host = rt.block_on(Host::open(&target.db.url)).unwrap();
-    let caller = rt.block_on(host.calls().user(CALLER)).unwrap().unwrap();
+    let caller = rt.block_on(host.access().user(CALLER)).unwrap().unwrap();
     let runs = rt.block_on(store.run_log().runs(1_000_000)).unwrap();
     for run in &runs {
         for stored in rt

@@ -70,7 +70,7 @@ impl Demo {
 
     /// The tool names the gates grant `user` for a single call now.
     pub async fn granted(&self, user: &str) -> Vec<String> {
-        let grant = self.host.calls().grant(&actor(user)).await.unwrap();
+        let grant = self.host.access().grant(&actor(user)).await.unwrap();
         grant.tool_names().map(str::to_owned).collect()
     }
 }
@@ -417,8 +417,8 @@ impl Host {
     /// The tool names the gates grant `user` now.
     pub async fn granted(&self, user: &str) -> Vec<String> {
         let app = self.app().await;
-        let actor = app.calls().user(user).await.unwrap().unwrap();
-        let grant = app.calls().grant(&actor).await.unwrap();
+        let actor = app.access().user(user).await.unwrap().unwrap();
+        let grant = app.access().grant(&actor).await.unwrap();
         grant.tool_names().map(str::to_owned).collect()
     }
 

@@ -626,14 +626,14 @@ pub async fn the_app_layer_sees_settings_proposals_and_audit_of_other_processes(
     };
     assert!(
         server
-            .calls()
+            .access()
             .grant(&clara)
             .await
             .unwrap()
             .allowance("list_tables")
             .is_some()
     );
-    let changes = server.calls().changes();
+    let changes = server.access().changes();
     other
         .config().set_setting(
             "tools",
@@ -641,7 +641,7 @@ pub async fn the_app_layer_sees_settings_proposals_and_audit_of_other_processes(
         )
         .await
         .unwrap();
-    server.calls().poll_settings().await.unwrap();
+    server.access().poll_settings().await.unwrap();
     assert!(changes.has_changed().unwrap());
     let refused = server
         .calls()

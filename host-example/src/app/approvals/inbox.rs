@@ -75,10 +75,10 @@ impl Approvals<'_> {
         stored: &StoredProposal,
         approver: &Actor,
     ) -> Result<bool, HostError> {
-        let setup = self.host.runs().setup(&approver.id, &[]).await?;
+        let setup = self.runs.setup(&approver.id, &[]).await?;
         let gates = Gates::new(self.host.registry(), setup.inputs());
         let grant = gates.resolve().grant;
-        let cx = self.host.runs().context(&stored.run, approver);
+        let cx = self.runs.context(&stored.run, approver);
         let proposal = &stored.proposal;
         let outcome = gates
             .call(&grant, proposal.tool(), proposal.arguments().clone(), &cx)
@@ -149,8 +149,8 @@ impl Approvals<'_> {
             return Err(HostError::AlreadyDecided(decided));
         }
         let approver = self.host.actor(approver).await?;
-        let stored = self.host.runs().stored(&view.stored.run).await?;
-        let (_, setup) = self.host.runs().setup_of(&stored).await?;
+        let stored = self.runs.stored(&view.stored.run).await?;
+        let (_, setup) = self.runs.setup_of(&stored).await?;
         let decisions = self.host.store().decisions().approvals();
         let approval = Approval {
             registry: self.host.registry(),
@@ -158,7 +158,7 @@ impl Approvals<'_> {
             grant: Some(&stored.grant),
             store: &decisions,
         };
-        let cx = self.host.runs().context(&stored.id, &setup.actor);
+        let cx = self.runs.context(&stored.id, &setup.actor);
         approval
             .check_edit(&view.stored.proposal, arguments, &approver, &cx)
             .await

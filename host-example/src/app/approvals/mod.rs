@@ -323,7 +323,7 @@ impl Approvals<'_> {
             return Err(refused);
         }
         let run = view.stored.run.clone();
-        let stored_run = self.host.runs().stored(&run).await?;
+        let stored_run = self.runs.stored(&run).await?;
         if stored_run.is_single_call() && stored_run.state.is_none() {
             // Stored by a build that kept a single call's run `completed`
             // with no state: made a run of one step, waiting, like the

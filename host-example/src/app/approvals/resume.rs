@@ -30,7 +30,7 @@ impl Approvals<'_> {
     pub(super) async fn take(&self, run: &RunId, proposal: &ProposalId) -> Result<(), HostError> {
         let started = Instant::now();
         loop {
-            let lease = self.host.jobs().lease().await?;
+            let lease = self.jobs.lease().await?;
             if self
                 .host
                 .store()
@@ -76,7 +76,7 @@ impl Approvals<'_> {
         verdict: Verdict,
         watch: &mut (dyn EventSink + Send),
     ) -> Result<Recorded, HostError> {
-        let stored = self.host.runs().stored(run).await?;
+        let stored = self.runs.stored(run).await?;
         let not_waiting = || HostError::NotWaiting {
             run: run.0.clone(),
             status: stored.status.to_string(),
@@ -86,7 +86,7 @@ impl Approvals<'_> {
             return Err(not_waiting());
         }
         let single_call = stored.is_single_call();
-        let (request, setup) = self.host.runs().setup_of(&stored).await?;
+        let (request, setup) = self.runs.setup_of(&stored).await?;
         // A skill changed while the run waited takes its tools away now.
         for note in &setup.notes {
             self.host
@@ -99,12 +99,7 @@ impl Approvals<'_> {
         // for one call, answered once the decision is applied.
         let client = match single_call {
             true => None,
-            false => Some(
-                self.host
-                    .runs()
-                    .model_named(request.model.as_deref())
-                    .await?,
-            ),
+            false => Some(self.runs.model_named(request.model.as_deref()).await?),
         };
         let approvals = WatchedApprovals {
             inner: self.host.store().decisions().approvals(),
@@ -117,8 +112,7 @@ impl Approvals<'_> {
         let agent = match &client {
             Some(client) => {
                 let allowance = self
-                    .host
-                    .admin()
+                    .admin
                     .allowance(&stored.user, Some(run), client.config(), 0)
                     .await?;
                 request
@@ -134,10 +128,7 @@ impl Approvals<'_> {
             .resuming(proposal.clone());
         let approver_id = approver.id.clone();
         let applying = log.applying_rows(proposal.tool(), &approver);
-        let cx = self
-            .host
-            .runs()
-            .applying_context(run, &setup.actor, applying);
+        let cx = self.runs.applying_context(run, &setup.actor, applying);
 
         let mut applied = None;
         let mut resumed = false;
@@ -227,10 +218,7 @@ impl Approvals<'_> {
             };
         }
         if let Some(client) = &client {
-            self.host
-                .admin()
-                .record_cost(run, client.config(), &end)
-                .await?;
+            self.admin.record_cost(run, client.config(), &end).await?;
         }
         let applied = applied.filter(|_| is_approval);
         if single_call && let Some(applied) = &applied {
@@ -241,8 +229,7 @@ impl Approvals<'_> {
             // The caller's exposure first: a rise whose outcome is then not
             // recorded only makes their next calls more restricted.
             if let Ok(output) = applied {
-                self.host
-                    .calls()
+                self.access
                     .raise_by_applied_call(
                         &stored.user,
                         proposal.tool(),
@@ -261,7 +248,7 @@ impl Approvals<'_> {
                 .record_call_outcome(proposal.id(), &outcome)
                 .await?;
         }
-        let ended = self.host.runs().conclude(run, end).await?;
+        let ended = self.runs.conclude(run, end).await?;
         written?;
         Ok(Recorded::Decided(Decided {
             decision,

@@ -43,7 +43,7 @@ impl Approvals<'_> {
         let view = self.proposal(id).await?;
         let proposal = &view.stored.proposal;
         let run = &view.stored.run;
-        let stored_run = self.host.runs().stored(run).await?;
+        let stored_run = self.runs.stored(run).await?;
         if stored_run.is_single_call() {
             return Err(HostError::Invalid(
                 "a standing approval is for an agent run's proposals; this one was made by a single call".to_owned(),

@@ -138,11 +138,11 @@ impl Calls<'_> {
             .decisions()
             .decision_at(&proposal_id)
             .await?;
-        if decided.is_none() && self.host.approvals().expired(proposal.created_at()) {
+        if decided.is_none() && self.approvals.expired(proposal.created_at()) {
             // Decided expired through the one decision path, as the
             // worker's sweep does, so a process with no worker (stdio)
             // tells its caller too.
-            self.host.approvals().expire_proposal(&proposal_id).await?;
+            self.approvals.expire_proposal(&proposal_id).await?;
             decided = self
                 .host
                 .store()
@@ -162,7 +162,7 @@ impl Calls<'_> {
             // Being applied, or the process applying it stopped: what such
             // a process left is recovered here too once its lease ran out
             // (a process with no worker asks), so the task goes on.
-            self.host.jobs().recover_abandoned().await?;
+            self.jobs.recover_abandoned().await?;
             // A run no longer being worked on whose outcome was not kept:
             // the audit trail says what applying came to.
             let resuming = self
@@ -173,10 +173,7 @@ impl Calls<'_> {
                 .await?
                 .is_some_and(|run| run.status == RunPhase::Resuming);
             if !resuming {
-                self.host
-                    .jobs()
-                    .settle_call(&stored.run, &proposal_id)
-                    .await?;
+                self.jobs.settle_call(&stored.run, &proposal_id).await?;
             }
             decided = self
                 .host
@@ -251,8 +248,7 @@ impl Calls<'_> {
     pub async fn withdraw_call(&self, caller: &Actor, id: &str) -> Result<(), HostError> {
         self.callers_proposal(caller, &ProposalId::new(id)).await?;
         match self
-            .host
-            .approvals()
+            .approvals
             .reject(id, &caller.id, WITHDRAWN, &mut ())
             .await
         {

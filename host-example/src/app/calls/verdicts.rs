@@ -6,7 +6,7 @@
 use serde::Serialize;
 use tool_core::gates::Gates;
 
-use super::inputs;
+use crate::app::access::inputs;
 use crate::app::{Calls, HostError};
 
 /// One registered tool as the gates see it for one user now.
@@ -36,13 +36,12 @@ impl Calls<'_> {
         subject: &str,
     ) -> Result<Vec<ToolVerdict>, HostError> {
         if viewer != subject {
-            self.host
-                .admin()
+            self.access
                 .require_admin(viewer, "see another user's tools")
                 .await?;
         }
         let actor = self.host.actor(subject).await?;
-        let settings = self.call_settings().await?;
+        let settings = self.access.call_settings().await?;
         let resolution = Gates::new(self.host.registry(), inputs(&settings, &actor)).resolve();
         Ok(self
             .host

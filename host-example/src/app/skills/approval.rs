@@ -107,10 +107,7 @@ impl Skills<'_> {
         actor: &str,
         dirs: &[PathBuf],
     ) -> Result<Vec<SkillApproval>, HostError> {
-        self.host
-            .admin()
-            .administrator(actor, "skills approve")
-            .await?;
+        self.access.administrator(actor, "skills approve").await?;
         let refuse = |reason: String| HostError::Approve(ApproveError(reason));
         let known = self.host.registry().known_tools();
         let found = skills_check::check_dirs(dirs, &known).map_err(|e| refuse(e.to_string()))?;
@@ -187,8 +184,7 @@ impl Skills<'_> {
 
     /// Every approved skill, by name, for `viewer`, an administrator.
     pub async fn skill_approvals(&self, viewer: &str) -> Result<Vec<SkillApproval>, HostError> {
-        self.host
-            .admin()
+        self.access
             .require_admin(viewer, "the skill approvals")
             .await?;
         Ok(self.host.store().decisions().skill_approvals().await?)

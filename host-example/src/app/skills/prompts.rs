@@ -64,7 +64,7 @@ impl Skills<'_> {
     pub async fn skill_prompts(&self, actor: &Actor) -> Result<Vec<SkillPrompt>, HostError> {
         let folders: Vec<PathBuf> = self.host.store().config().skills_folders().await?;
         let approvals = self.host.store().decisions().skill_approvals().await?;
-        let grant = self.host.calls().grant(actor).await?;
+        let grant = self.access.grant(actor).await?;
         let mut prompts: Vec<SkillPrompt> = Vec::new();
         // A folder that cannot be listed holds no skill to offer.
         for folder in SkillFolders::find(&folders).folders {

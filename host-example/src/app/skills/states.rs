@@ -52,10 +52,7 @@ impl Skills<'_> {
     /// Every skill below the skills folders with its state, by name, for
     /// `viewer`, an administrator.
     pub async fn skill_states(&self, viewer: &str) -> Result<Vec<SkillState>, HostError> {
-        self.host
-            .admin()
-            .require_admin(viewer, "see the skills")
-            .await?;
+        self.access.require_admin(viewer, "see the skills").await?;
         let folders = self.host.store().config().skills_folders().await?;
         let approvals = self.host.store().decisions().skill_approvals().await?;
         let mut states = Vec::new();
@@ -71,10 +68,7 @@ impl Skills<'_> {
     /// Approves the skill `name` (its folder below the skills folders) as
     /// `actor`, an administrator, as `skills approve FOLDER` does.
     pub async fn approve_skill(&self, actor: &str, name: &str) -> Result<(), HostError> {
-        self.host
-            .admin()
-            .administrator(actor, "skills approve")
-            .await?;
+        self.access.administrator(actor, "skills approve").await?;
         let folders = self.host.store().config().skills_folders().await?;
         let folder = SkillFolders::find(&folders)
             .folders

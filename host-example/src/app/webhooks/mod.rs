@@ -121,10 +121,7 @@ fn check_events(events: &[String]) -> Result<Vec<String>, HostError> {
 impl Jobs<'_> {
     /// Every webhook, secrets masked, for `user`, an administrator.
     pub async fn webhooks(&self, user: &str) -> Result<Vec<WebhookView>, HostError> {
-        self.host
-            .admin()
-            .require_admin(user, "seeing webhooks")
-            .await?;
+        self.access.require_admin(user, "seeing webhooks").await?;
         Ok(self
             .host
             .store()
@@ -157,7 +154,7 @@ impl Jobs<'_> {
         secret: Option<&str>,
         data_class: Option<DataClass>,
     ) -> Result<WebhookSaved, HostError> {
-        self.host.admin().administrator(user, "webhooks").await?;
+        self.access.administrator(user, "webhooks").await?;
         check_name(name)?;
         let url = check_url(url)?;
         let parsed = reqwest::Url::parse(&url).map_err(|e| HostError::Invalid(e.to_string()))?;
@@ -194,8 +191,7 @@ impl Jobs<'_> {
             .job_queue()
             .put_webhook(name, &url, &secret, &events, data_class)
             .await?;
-        self.host
-            .admin()
+        self.admin
             .audit_change(
                 user,
                 "webhooks",
@@ -221,12 +217,11 @@ impl Jobs<'_> {
     /// Removes webhook `name` and its deliveries, as `user`, an
     /// administrator.
     pub async fn remove_webhook(&self, user: &str, name: &str) -> Result<(), HostError> {
-        self.host.admin().administrator(user, "webhooks").await?;
+        self.access.administrator(user, "webhooks").await?;
         if !self.host.store().job_queue().remove_webhook(name).await? {
             return Err(HostError::Invalid(format!("there is no webhook `{name}`")));
         }
-        self.host
-            .admin()
+        self.admin
             .audit_change(user, "webhooks", format!("webhook {name} removed"))
             .await
     }
@@ -238,8 +233,7 @@ impl Jobs<'_> {
         user: &str,
         limit: usize,
     ) -> Result<Vec<StoredDelivery>, HostError> {
-        self.host
-            .admin()
+        self.access
             .require_admin(user, "seeing webhook deliveries")
             .await?;
         Ok(self
@@ -253,7 +247,7 @@ impl Jobs<'_> {
     /// Puts dead delivery `id` back in the queue, due now with its attempts
     /// counted afresh, as `user`, an administrator. Audited.
     pub async fn retry_delivery(&self, user: &str, id: &str) -> Result<(), HostError> {
-        self.host.admin().administrator(user, "webhooks").await?;
+        self.access.administrator(user, "webhooks").await?;
         if !self.host.store().job_queue().retry_delivery(id).await? {
             return Err(HostError::Invalid(format!(
                 "there is no dead delivery `{id}` (see `webhooks dead`)"
@@ -265,8 +259,7 @@ impl Jobs<'_> {
             .schedule_pass(&job::pass_at(crate::store::now()))
             .await?;
         self.wake_worker();
-        self.host
-            .admin()
+        self.admin
             .audit_change(user, "webhooks", format!("delivery {id} retried"))
             .await
     }

@@ -197,8 +197,7 @@ impl Jobs<'_> {
             // people wrote (fails closed), as the process that stopped may
             // not have raised the caller's exposure.
             let unknown = ToolOutput::text(APPLIED_BEFORE_STOPPING).with_authored();
-            self.host
-                .calls()
+            self.access
                 .raise_by_applied_call(&caller, stored.proposal.tool(), &unknown, proposal.as_str())
                 .await?;
         }

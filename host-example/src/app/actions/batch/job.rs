@@ -299,7 +299,7 @@ impl Runs<'_> {
             .is_some_and(|s| matches!(s.status, RunPhase::Running | RunPhase::Resuming))
         {
             // Its process left it: recovered once its lease ran out.
-            self.host.jobs().recover_abandoned().await?;
+            self.jobs.recover_abandoned().await?;
             stored = self.host.store().run_log().run(&run).await?;
         }
         let Some(stored) = stored else {

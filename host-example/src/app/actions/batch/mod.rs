@@ -262,15 +262,14 @@ impl Runs<'_> {
         };
         let now: Vec<u64> = ids.iter().copied().take(MOST_PER_PRESS).collect();
         let job = self
-            .host
-            .jobs()
+            .jobs
             .new_job(BATCH_KIND, Some(&actor.id), order.to_value())?;
         self.host
             .store()
             .run_log()
             .enqueue_batch(&job, &now)
             .await?;
-        self.host.jobs().wake_worker();
+        self.jobs.wake_worker();
         Ok(job.id)
     }
 }
