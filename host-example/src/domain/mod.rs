@@ -10,6 +10,9 @@
 //! - [`origins`]: a browser origin of the `allowed_origins` setting.
 //! - [`people`]: never the last administrator.
 //! - [`runs`]: a run's phase, and how a batch counts how a run ended.
+//! - [`settings`]: every setting, its type, default and check, and the
+//!   values of the host's own types (budgets, durability, browser session
+//!   lifetimes, webhook delivery and targets, the public URL, the worker).
 //!
 //! A proposal's expiry is tool-core's `ProposalLifetime` (one definition
 //! for every host).
@@ -18,6 +21,7 @@ pub mod oauth;
 pub mod origins;
 pub mod people;
 pub mod runs;
+pub mod settings;
 pub mod skills;
 
 /// `bytes` as lowercase hex: every digest and id the host writes.

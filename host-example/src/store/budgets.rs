@@ -3,60 +3,11 @@
 //! started.
 
 use crate::store::People;
-use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use tool_core::RunId;
 
-use super::StoreError;
-
-/// One user's limits; each `None` is no limit.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Limits {
-    /// Tokens (read and written) per day (UTC).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tokens_per_day: Option<u64>,
-    /// Tokens per calendar month (UTC).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tokens_per_month: Option<u64>,
-    /// Estimated cost per day, in the model configurations' currency.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost_per_day: Option<f64>,
-    /// Estimated cost per calendar month.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost_per_month: Option<f64>,
-}
-
-/// The `budgets` setting: a default for everyone, and users' own limits,
-/// each replacing the default whole.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Budgets {
-    /// Everyone's limits unless their own are set.
-    #[serde(default)]
-    pub default: Limits,
-    /// By user name.
-    #[serde(default)]
-    pub users: BTreeMap<String, Limits>,
-}
-
-impl Budgets {
-    /// `user`'s limits: their own, or the default.
-    pub fn of(&self, user: &str) -> Limits {
-        self.users.get(user).copied().unwrap_or(self.default)
-    }
-}
-
-/// What runs have spent.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Spending {
-    /// Tokens read and written.
-    pub tokens: u64,
-    /// Estimated cost (runs without prices count nothing).
-    pub cost: f64,
-}
+use super::{Spending, StoreError};
 
 impl People<'_> {
     /// What `user`'s runs started at or after `since` have spent, leaving

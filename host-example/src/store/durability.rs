@@ -15,27 +15,10 @@
 
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use sqlx::{AnyConnection, Connection, Row};
 
-use super::settings::SettingKey;
+use super::{Durability, SettingKey};
 use super::{StoreError, one_line};
-
-/// When a SQLite commit reaches the disk (the setting `durability`, read
-/// when a process opens the database).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Durability {
-    /// `synchronous = NORMAL`: a commit survives a crash of the host
-    /// process; the last commits before a power loss or an operating
-    /// system crash may be lost, never the database's consistency. The
-    /// write-ahead log is flushed at each checkpoint, not at each commit.
-    #[default]
-    Normal,
-    /// `synchronous = FULL`: every commit is flushed to the disk before
-    /// it returns.
-    Full,
-}
 
 impl Durability {
     /// The statement each new SQLite connection runs.

@@ -95,3 +95,12 @@ pub enum StoreError {
     #[error("database error: {}", crate::store::one_line(&.0.to_string()))]
     Sql(#[from] sqlx::Error),
 }
+
+impl From<crate::domain::settings::UnknownSetting> for StoreError {
+    fn from(unknown: crate::domain::settings::UnknownSetting) -> Self {
+        StoreError::UnknownSetting {
+            key: unknown.key,
+            known: unknown.known,
+        }
+    }
+}

@@ -62,20 +62,23 @@ use sqlx::{Any, AnyPool, Row, Transaction};
 /// The values the store keeps and [`crate::domain`] owns.
 pub use crate::domain::oauth::OAuthSettings;
 pub use crate::domain::origins::WebOrigin;
+pub use crate::domain::settings::values::{
+    Budgets, Durability, Limits, PublicUrl, SessionLifetimes, Spending, WebhookDelivery,
+    WebhookTargets, WorkerSettings,
+};
+pub use crate::domain::settings::{SettingKey, SettingValue};
 pub use crate::domain::skills::{Distrust, FileChange, FileDigest, SkillDigest, UnapprovedSkills};
 pub use audit::{AuditEntry, AuditFilter, AuditKind, ChainLink, McpClient, StoredAudit};
 pub use audit_chain::AuditFiles;
 pub use audit_verify::{AuditProblem, AuditVerification};
 pub use batches::BatchItem;
-pub use browser_sessions::{SessionLifetimes, StoredBrowserSession};
-pub use budgets::{Budgets, Limits, Spending};
+pub use browser_sessions::StoredBrowserSession;
 pub use call_outcomes::CallOutcome;
 pub use call_rows::{CallProposal, CallRows};
 pub use database_place::DatabasePlace;
-pub use durability::Durability;
 pub use error::StoreError;
 pub use exposures::{CallState, StoredExposure};
-pub use jobs::{JobStatus, Lease, NewJob, StoredJob, WorkerSettings, now_ms};
+pub use jobs::{JobStatus, Lease, NewJob, StoredJob, now_ms};
 pub use maintenance::DatabaseCheck;
 pub use migrate::LATEST_VERSION;
 pub use proposals::{ProposalStatus, SqlApprovals, StoredProposal};
@@ -85,17 +88,13 @@ pub use run_notes::RunNote;
 pub use runs::{RunPhase, RunRequest, RunSummary, StoredRun};
 pub use seed::DEMO_PASSWORD;
 pub use services::{AuditLog, Config, Decisions, JobQueue, People, RunLog, SearchIndex};
-pub use settings::{SettingKey, SettingValue};
 pub use signin_throttle::ThrottleState;
 pub use site::SqlSite;
 pub use skill_approvals::SkillApproval;
 pub use standing_approvals::StoredStanding;
 pub use usage::HostUsage;
 pub use users::{HostUser, TOKEN_ID_LEN, TokenInfo, hash_password};
-pub use webhooks::{
-    DeliveryStatus, PublicUrl, StoredDelivery, StoredWebhook, WebhookDelivery, WebhookTargets,
-    new_secret, random_id,
-};
+pub use webhooks::{DeliveryStatus, StoredDelivery, StoredWebhook, new_secret, random_id};
 
 /// The database used when none is given: `host-example.db` in the working
 /// folder, created if missing.

@@ -11,7 +11,7 @@ use tool_core::DataClass;
 
 use super::jobs::{NewJob, insert_job};
 use super::users::hex;
-use super::{StoreError, now};
+use super::{PublicUrl, StoreError, WebhookDelivery, WebhookTargets, now};
 
 /// A webhook as stored, its secret whole (the app layer masks it).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -373,119 +373,6 @@ impl JobQueue<'_> {
         .rows_affected();
         Ok(retried == 1)
     }
-}
-
-/// How webhook deliveries are tried (setting `webhook_delivery`): at most
-/// `attempts` attempts, waiting `backoff_seconds[n - 1]` after the `n`-th
-/// failure (the last figure repeats), each attempt given
-/// `timeout_seconds`. Defaults in docs/decisions.md.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct WebhookDelivery {
-    /// Attempts in all, 1 to 50.
-    pub attempts: u32,
-    /// The waits after each failure, 0 to 86400 seconds each.
-    pub backoff_seconds: Vec<u64>,
-    /// How long one attempt may take, 1 to 60 seconds.
-    pub timeout_seconds: u64,
-}
-
-impl Default for WebhookDelivery {
-    /// Eight attempts over about four and a half hours, ten seconds each.
-    fn default() -> WebhookDelivery {
-        WebhookDelivery {
-            attempts: 8,
-            backoff_seconds: vec![10, 30, 120, 600, 1800, 3600, 10800],
-            timeout_seconds: 10,
-        }
-    }
-}
-
-impl WebhookDelivery {
-    /// The wait after the `failed`-th failed attempt.
-    pub fn backoff(&self, failed: u32) -> u64 {
-        let index = usize::try_from(failed.saturating_sub(1)).unwrap_or(usize::MAX);
-        self.backoff_seconds
-            .get(index)
-            .or(self.backoff_seconds.last())
-            .copied()
-            .unwrap_or(0)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for WebhookDelivery {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(serde::Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Raw {
-            attempts: u32,
-            backoff_seconds: Vec<u64>,
-            timeout_seconds: u64,
-        }
-        let raw = Raw::deserialize(deserializer)?;
-        let problem = if !(1..=50).contains(&raw.attempts) {
-            Some("attempts is a number from 1 to 50")
-        } else if raw.backoff_seconds.is_empty() || raw.backoff_seconds.iter().any(|s| *s > 86_400)
-        {
-            Some("backoff_seconds is a list of one or more waits of 0 to 86400 seconds")
-        } else if !(1..=60).contains(&raw.timeout_seconds) {
-            Some("timeout_seconds is a number of seconds from 1 to 60")
-        } else {
-            None
-        };
-        match problem {
-            Some(problem) => Err(serde::de::Error::custom(problem)),
-            None => Ok(WebhookDelivery {
-                attempts: raw.attempts,
-                backoff_seconds: raw.backoff_seconds,
-                timeout_seconds: raw.timeout_seconds,
-            }),
-        }
-    }
-}
-
-/// The address people reach the host's pages at (setting `public_url`),
-/// for links that leave the host (a webhook's links to the inbox):
-/// `https://host.example` or with a path, `https://example.com/host`; http
-/// or https, no query or fragment, kept without a trailing `/`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[serde(transparent)]
-pub struct PublicUrl(String);
-
-impl PublicUrl {
-    /// `url` checked, or why not.
-    pub fn parse(url: &str) -> Result<PublicUrl, String> {
-        let parsed = reqwest::Url::parse(url.trim()).map_err(|error| error.to_string())?;
-        if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
-            return Err("the public URL is an http or https address".to_owned());
-        }
-        if parsed.query().is_some() || parsed.fragment().is_some() {
-            return Err("the public URL has no query or fragment".to_owned());
-        }
-        Ok(PublicUrl(parsed.as_str().trim_end_matches('/').to_owned()))
-    }
-
-    /// The page at `path` (starting with `/`) under it.
-    pub fn join(&self, path: &str) -> String {
-        format!("{}{path}", self.0)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for PublicUrl {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        PublicUrl::parse(&text).map_err(serde::de::Error::custom)
-    }
-}
-
-/// Where webhooks may be pointed (setting `webhook_targets`): link-local
-/// and cloud metadata addresses never; loopback and private ranges only
-/// with `allow_local_network` (off by default, as GitLab's "allow
-/// requests to the local network from webhooks").
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WebhookTargets {
-    /// Whether loopback and private addresses may receive webhooks.
-    pub allow_local_network: bool,
 }
 
 impl JobQueue<'_> {
