@@ -12,7 +12,7 @@
 
 use comfy_table::{ContentArrangement, Table, presets};
 // The command line's parser and progress bars are the binary's (main.rs).
-use tool_core::{Registry, RegistryError};
+use tool_core::Registry;
 use {clap as _, indicatif as _};
 
 pub mod app;
@@ -23,16 +23,7 @@ pub mod serve;
 pub mod store;
 pub mod web;
 
-pub use app::{Host, HostError};
-
-/// The registry of every tool crate this host links.
-pub fn registry() -> Result<Registry, RegistryError> {
-    // One line per tool crate: without it the linker may drop a crate this
-    // host never names, and its tools with it.
-    tools_builtin::link();
-    tools_editing::link();
-    Registry::linked()
-}
+pub use app::{Host, HostError, registry};
 
 /// The registry as a table: name, group, effect, egress, admin, shipped
 /// state, definition site.

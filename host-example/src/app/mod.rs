@@ -59,6 +59,15 @@ pub use setup::{DEFAULT_ROUNDS, RunChoices, RunSetup};
 use crate::store::{SqlSite, Store};
 use index::{IndexLocation, PublicSearch, SearchBackend};
 
+/// The registry of every tool crate this host links.
+pub fn registry() -> Result<Registry, tool_core::RegistryError> {
+    // One line per tool crate: without it the linker may drop a crate this
+    // host never names, and its tools with it.
+    tools_builtin::link();
+    tools_editing::link();
+    Registry::linked()
+}
+
 /// The host's app layer: every door asks it, and only it reaches
 /// the store. Built once per process (or once per test) and shared.
 pub struct Host {
@@ -119,7 +128,7 @@ impl Host {
 
     /// The host over `store`, with every linked tool.
     pub fn new(store: Store) -> Result<Host, HostError> {
-        Ok(Host::with_registry(store, crate::registry()?))
+        Ok(Host::with_registry(store, registry()?))
     }
 
     /// The host over `store` with `registry`. Its site serves the demo
@@ -147,6 +156,7 @@ impl Host {
         }
     }
 
+    #[cfg(any(test, feature = "test-support"))]
     /// Looks webhooks' host names up with `resolver` instead of the
     /// system's (a test's, which answers without the network).
     pub fn with_webhook_resolver(

@@ -51,6 +51,7 @@ pub struct CallRows {
 }
 
 impl Decisions<'_> {
+    #[cfg(any(test, feature = "test-support"))]
     /// Stores a proposal one call made, pending, with its run, in one
     /// transaction and without an audit row (for tests and tools that
     /// prepare a database; calls go through [`Decisions::record_calls`](crate::store::Decisions::record_calls)).

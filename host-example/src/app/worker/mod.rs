@@ -386,6 +386,7 @@ impl<'h> Jobs<'h> {
         }))
     }
 
+    #[cfg(any(test, feature = "test-support"))]
     /// Claims and runs every due job, one after the other, in this task;
     /// returns how many attempts were made. For a process that does not
     /// run a worker (a command, a test) to do the work at hand.
