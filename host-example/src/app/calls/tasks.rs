@@ -132,32 +132,17 @@ impl Calls<'_> {
         let held = held_words(&stored.proposal, run.state.as_ref().map(RunState::exposure));
         let proposal = stored.proposal;
         let created_at = i64::try_from(proposal.created_at()).unwrap_or(i64::MAX);
-        let mut decided = self
-            .host
-            .store()
-            .decisions()
-            .decision_at(&proposal_id)
-            .await?;
+        let decisions = self.host.store().decisions();
+        let mut decided = decisions.decision_at(&proposal_id).await?;
         if decided.is_none() && self.approvals.expired(proposal.created_at()) {
             // Decided expired through the one decision path, as the
             // worker's sweep does, so a process with no worker (stdio)
             // tells its caller too.
             self.approvals.expire_proposal(&proposal_id).await?;
-            decided = self
-                .host
-                .store()
-                .decisions()
-                .decision_at(&proposal_id)
-                .await?;
+            decided = decisions.decision_at(&proposal_id).await?;
         }
         if matches!(decided, Some((Decision::Approved { .. }, _)))
-            && self
-                .host
-                .store()
-                .decisions()
-                .call_outcome(&proposal_id)
-                .await?
-                .is_none()
+            && decisions.call_outcome(&proposal_id).await?.is_none()
         {
             // Being applied, or the process applying it stopped: what such
             // a process left is recovered here too once its lease ran out
@@ -175,12 +160,7 @@ impl Calls<'_> {
             if !resuming {
                 self.jobs.settle_call(&stored.run, &proposal_id).await?;
             }
-            decided = self
-                .host
-                .store()
-                .decisions()
-                .decision_at(&proposal_id)
-                .await?;
+            decided = decisions.decision_at(&proposal_id).await?;
         }
         let Some((decision, decided_at)) = decided else {
             return Ok(CallTask {

@@ -291,3 +291,62 @@ pub struct SettingValue {
     /// Whether nothing is stored and `value` is the default.
     pub is_default: bool,
 }
+
+/// Each key's check, on its own: what a door's `settings set` would be
+/// told, with no database.
+#[cfg(test)]
+mod tests {
+    use super::{SettingKey, UnknownSetting};
+
+    #[test]
+    fn an_unknown_key_names_every_known_one() {
+        let unknown: UnknownSetting = SettingKey::parse("trust-zone").unwrap_err();
+        assert_eq!(unknown.key, "trust-zone");
+        assert!(unknown.known.contains("trust_zone"), "{}", unknown.known);
+        assert_eq!(unknown.known.split(", ").count(), SettingKey::ALL.len());
+    }
+
+    #[test]
+    fn every_key_is_found_by_its_name_and_takes_its_default() {
+        for key in SettingKey::ALL {
+            assert_eq!(SettingKey::parse(key.name()), Ok(key));
+            let default = key.default_value();
+            assert_eq!(
+                key.check(default.clone()).as_ref().ok(),
+                Some(&default),
+                "{}",
+                key.name()
+            );
+        }
+    }
+
+    #[test]
+    fn a_value_is_json_of_the_keys_type_or_says_why_not() {
+        let key = SettingKey::ExposureWindowMinutes;
+        assert_eq!(key.check_json("45"), Ok(serde_json::json!(45)));
+        let not_json = key.check_json("forty").unwrap_err();
+        assert!(not_json.starts_with("not valid JSON: "), "{not_json}");
+        let zero = key.check_json("0").unwrap_err();
+        assert!(zero.starts_with("does not fit: the window is"), "{zero}");
+        let worker = SettingKey::Worker.check_json(r#"{"concurrency": 65}"#);
+        assert!(
+            worker
+                .unwrap_err()
+                .contains("concurrency is a number of jobs from 1 to 64"),
+            "the worker's own check"
+        );
+    }
+
+    #[test]
+    fn a_value_is_kept_in_its_types_canonical_form() {
+        // Defaults filled in and the URL without its trailing slash.
+        assert_eq!(
+            SettingKey::Worker.check_json(r#"{"lease_seconds": 60}"#),
+            Ok(serde_json::json!({"concurrency": 2, "lease_seconds": 60}))
+        );
+        assert_eq!(
+            SettingKey::PublicUrl.check_json(r#""https://host.example/""#),
+            Ok(serde_json::json!("https://host.example"))
+        );
+    }
+}
