@@ -3,10 +3,10 @@
 //! refusal too, in the same words at every door); and what a user is
 //! offered, from the gates' own resolution.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde_json::Value;
-use tool_core::gates::{HostSettings, Selection, Toggle};
+use tool_core::gates::{HostSettings, Toggle};
 use tool_core::{Actor, Egress};
 
 use crate::app::{Admin, HostError};
@@ -26,20 +26,6 @@ impl Offer {
     /// Every offered tool's name, in group order.
     pub fn tools(&self) -> impl Iterator<Item = &str> {
         self.by_group.values().flatten().map(String::as_str)
-    }
-
-    /// The tools a run asks for by `groups` and `tools`: a group stands
-    /// for every tool of it offered now; nothing asked for is every tool.
-    pub fn selection(&self, groups: &BTreeSet<String>, tools: &BTreeSet<String>) -> Selection {
-        let mut picked = tools.clone();
-        for group in groups {
-            picked.extend(self.by_group.get(group).into_iter().flatten().cloned());
-        }
-        if picked.is_empty() {
-            Selection::All
-        } else {
-            Selection::Only(picked)
-        }
     }
 }
 
@@ -310,34 +296,4 @@ impl Admin<'_> {
 fn json(value: &impl serde::Serialize) -> String {
     // Settings maps of plain strings and enums always serialize.
     serde_json::to_string(value).unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_group_asked_for_stands_for_its_offered_tools_and_nothing_asked_for_is_every_tool() {
-        let offer = Offer {
-            by_group: BTreeMap::from([
-                ("content".to_owned(), vec!["read_records".to_owned()]),
-                (
-                    "files".to_owned(),
-                    vec!["browse_folder".to_owned(), "search_files".to_owned()],
-                ),
-            ]),
-        };
-        let none = BTreeSet::new();
-        assert_eq!(offer.selection(&none, &none), Selection::All);
-        let files = BTreeSet::from(["files".to_owned(), "not_offered".to_owned()]);
-        let tools = BTreeSet::from(["read_records".to_owned()]);
-        assert_eq!(
-            offer.selection(&files, &tools),
-            Selection::Only(BTreeSet::from([
-                "browse_folder".to_owned(),
-                "read_records".to_owned(),
-                "search_files".to_owned(),
-            ]))
-        );
-    }
 }

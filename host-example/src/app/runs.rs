@@ -5,6 +5,8 @@
 //! ([`crate::app::recorder`]). A write proposal suspends it: its state and the
 //! proposal are stored until [`crate::app::approvals`] decides.
 
+use std::collections::BTreeSet;
+
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use serde_json::Value;
 use tool_core::agent::{
@@ -300,6 +302,30 @@ impl RunRequest {
         }
         Ok(())
     }
+
+    /// The tools this request selects, whichever door asked: a group
+    /// stands for every tool of it in `registry`; groups and tools asked
+    /// together select their union; nothing asked is every tool. Groups
+    /// that hold no tool select none (never every tool), and the gates
+    /// still decide which of those selected are offered.
+    pub fn selection(&self, registry: &Registry) -> Selection {
+        if self.groups.is_empty() {
+            return self.tools.clone();
+        }
+        let mut picked = match &self.tools {
+            Selection::All => BTreeSet::new(),
+            Selection::Only(tools) => tools.clone(),
+        };
+        picked.extend(
+            registry
+                .tools()
+                .iter()
+                .map(|tool| tool.declaration())
+                .filter(|declaration| self.groups.contains(declaration.group.as_ref()))
+                .map(|declaration| declaration.name.to_string()),
+        );
+        Selection::Only(picked)
+    }
 }
 
 /// Who may see a run: the user it acts for, and administrators. The one
@@ -323,6 +349,7 @@ impl RunRequest {
             max_rounds: DEFAULT_ROUNDS,
             model: None,
             tools: Selection::All,
+            groups: BTreeSet::new(),
             token_budget: None,
             capture_raw: false,
             quotes: None,
@@ -374,4 +401,62 @@ pub(crate) fn new_run_id() -> RunId {
     OsRng.fill_bytes(&mut bytes);
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     RunId(format!("run-{hex}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use tool_core::gates::Selection;
+
+    use crate::store::RunRequest;
+
+    fn names(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|name| (*name).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_group_asked_for_stands_for_its_tools_and_nothing_asked_for_is_every_tool() {
+        let registry = crate::registry().unwrap();
+        let files: BTreeSet<String> = registry
+            .tools()
+            .iter()
+            .map(|tool| tool.declaration())
+            .filter(|declaration| declaration.group == "files")
+            .map(|declaration| declaration.name.to_string())
+            .collect();
+        assert!(files.len() > 1, "the files group holds several tools");
+
+        let nothing = RunRequest::new("p");
+        assert_eq!(nothing.selection(&registry), Selection::All);
+
+        let asked = RunRequest {
+            groups: names(&["files", "not_a_group"]),
+            tools: Selection::Only(names(&["read_records"])),
+            ..RunRequest::new("p")
+        };
+        let mut expected = files.clone();
+        expected.insert("read_records".to_owned());
+        assert_eq!(asked.selection(&registry), Selection::Only(expected));
+
+        // A group asked for alone selects its tools, not every tool.
+        let group = RunRequest {
+            groups: names(&["files"]),
+            ..RunRequest::new("p")
+        };
+        assert_eq!(group.selection(&registry), Selection::Only(files));
+    }
+
+    #[test]
+    fn groups_that_hold_no_tool_select_none_never_every_tool() {
+        let registry = crate::registry().unwrap();
+        let unknown = RunRequest {
+            groups: names(&["not_a_group"]),
+            ..RunRequest::new("p")
+        };
+        assert_eq!(
+            unknown.selection(&registry),
+            Selection::Only(BTreeSet::new())
+        );
+    }
 }

@@ -135,7 +135,7 @@ impl Runs<'_> {
         request: &RunRequest,
     ) -> Result<RunSetup, HostError> {
         let mut setup = self.setup(user, &request.skills).await?;
-        setup.selection = request.tools.clone();
+        setup.selection = request.selection(self.host.registry());
         Ok(setup)
     }
 

@@ -1,10 +1,12 @@
-//! `host-example run "PROMPT" --user NAME [--skill NAME]… [--max-rounds N]`.
+//! `host-example run "PROMPT" --user NAME [--skill NAME]… [--max-rounds N]
+//! [--group GROUP]… [--tool TOOL]…`.
 
 use clap::Args;
 use host_example::app::RunRequest;
 use host_example::app::runs::{RunEnded, RunReport};
 use tool_core::Proposal;
 use tool_core::agent::{Finished, RunStatus};
+use tool_core::gates::Selection;
 
 use super::progress::Progress;
 use super::{Context, Failure};
@@ -23,6 +25,15 @@ pub struct Command {
     /// How many rounds may offer tools.
     #[arg(long, value_name = "N", default_value_t = host_example::app::DEFAULT_ROUNDS)]
     max_rounds: u32,
+    /// A tool group the run is offered (every tool of it the gates allow);
+    /// may be given more than once. With none, and no `--tool`, every
+    /// tool the gates allow.
+    #[arg(long = "group", value_name = "GROUP")]
+    groups: Vec<String>,
+    /// A tool the run is offered, if the gates allow it; may be given more
+    /// than once.
+    #[arg(long = "tool", value_name = "TOOL")]
+    tools: Vec<String>,
 }
 
 pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
@@ -31,6 +42,12 @@ pub async fn run(context: &Context, command: Command) -> Result<(), Failure> {
     let request = RunRequest {
         skills: command.skills,
         max_rounds: command.max_rounds,
+        tools: if command.tools.is_empty() {
+            Selection::All
+        } else {
+            Selection::Only(command.tools.into_iter().collect())
+        },
+        groups: command.groups.into_iter().collect(),
         ..RunRequest::new(command.prompt)
     };
     let mut progress = Progress::new();

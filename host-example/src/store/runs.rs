@@ -5,6 +5,7 @@ use crate::store::RunLog;
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use sqlx::any::AnyRow;
+use std::collections::BTreeSet;
 use tool_core::RunId;
 use tool_core::agent::{Event, Finished, Message, RunState, Usage};
 use tool_core::gates::{Grant, Selection};
@@ -69,6 +70,10 @@ pub struct RunRequest {
     /// requests stored before it existed: every tool).
     #[serde(default)]
     pub tools: Selection,
+    /// Tool groups asked for, each standing for every tool of the group;
+    /// with `tools`, the run is offered the union ([`RunRequest::selection`](crate::app::RunRequest::selection)).
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub groups: BTreeSet<String>,
     /// The most tokens (read and written) the run may spend over its whole
     /// life; past it, the next round does not start and the run ends
     /// stopped by the budget. `None` sets no limit.

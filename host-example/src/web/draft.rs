@@ -4,8 +4,9 @@
 use std::collections::BTreeSet;
 
 use crate::app::DEFAULT_ROUNDS;
+use crate::app::RunRequest;
 use crate::app::runs::MAX_ROUNDS;
-use crate::app::{Offer, RunRequest};
+use tool_core::gates::Selection;
 
 /// The form as sent (`skills`, `groups` and `tools` repeat, so it is read
 /// from the raw pairs).
@@ -67,14 +68,18 @@ impl Draft {
         draft
     }
 
-    /// The run it asks for; `offered` is what the gates offer now, which
-    /// turns the ticked groups and tools into the run's selection
-    /// ([`Offer::selection`]).
-    pub(super) fn request(&self, offered: &Offer) -> RunRequest {
+    /// The run it asks for: the ticked groups and tools, which the app
+    /// layer turns into the run's selection ([`RunRequest::selection`]).
+    pub(super) fn request(&self) -> RunRequest {
         RunRequest {
             skills: self.skills.iter().cloned().collect(),
             max_rounds: self.rounds,
-            tools: offered.selection(&self.groups, &self.tools),
+            tools: if self.tools.is_empty() {
+                Selection::All
+            } else {
+                Selection::Only(self.tools.clone())
+            },
+            groups: self.groups.clone(),
             capture_raw: self.capture_raw,
             model: self.model.clone(),
             ..RunRequest::new(self.prompt.clone())

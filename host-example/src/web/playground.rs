@@ -50,14 +50,10 @@ pub(super) async fn dry_run(
     Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
     let draft = Draft::read(pairs);
-    let offered = match offered(&state, &user).await.or_failure() {
-        Ok(offered) => offered,
-        Err(response) => return response,
-    };
     let outcome = match state
         .host
         .runs()
-        .dry_run(&user.name, &draft.request(&offered))
+        .dry_run(&user.name, &draft.request())
         .await
     {
         Ok(report) => Outcome::DryRun(Box::new(report)),
@@ -74,23 +70,17 @@ pub(super) async fn run(
     Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
     let draft = Draft::read(pairs);
-    let (offered, model) = match async {
-        Ok::<_, HostError>((
-            offered(&state, &user).await?,
-            state
-                .host
-                .runs()
-                .model_config_named(draft.model.as_deref())
-                .await?,
-        ))
-    }
-    .await
-    .or_failure()
+    let model = match state
+        .host
+        .runs()
+        .model_config_named(draft.model.as_deref())
+        .await
+        .or_failure()
     {
         Ok(loaded) => loaded,
         Err(response) => return response,
     };
-    let request = draft.request(&offered);
+    let request = draft.request();
     // The app's rule for every run, asked first to answer in the form.
     if let Err(problem) = request.check() {
         let problem = Outcome::Problem(problem.to_string());
