@@ -15,6 +15,7 @@
 #[path = "../mcp_support/mod.rs"]
 mod mcp_support;
 mod outcomes;
+mod runs;
 #[path = "../support/scripted_model.rs"]
 mod scripted_model;
 
