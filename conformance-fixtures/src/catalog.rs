@@ -5,13 +5,18 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use tool_core::Actor;
+use tool_core::client::ClientChannel;
 use tool_mcp::rmcp::model::{
     ArgumentInfo, CompletionInfo, ContentBlock, GetPromptResult, JsonObject, Prompt,
     PromptArgument, PromptMessage, Reference, Resource, ResourceContents, ResourceTemplate, Role,
 };
 use tool_mcp::{Completions, Failure, Prompts, Resources};
 
+use crate::input_required::{filled, form};
 use crate::tools::RED_PIXEL_PNG;
+
+/// The prompt that asks its client before it is given.
+const INPUT_REQUIRED_PROMPT: &str = "test_input_required_result_prompt";
 
 /// `test://static-text`, `test://static-binary`, `test://watched-resource`
 /// and the template `test://template/{id}/data`; subscriptions hear of the
@@ -142,7 +147,38 @@ impl Prompts for SuitePrompts {
                 Some("A prompt with an image."),
                 None,
             ),
+            Prompt::new(
+                INPUT_REQUIRED_PROMPT,
+                Some("A prompt that asks the client for its context first."),
+                None,
+            ),
         ])
+    }
+
+    /// `test_input_required_result_prompt` asks the person for the
+    /// context first (`input-required-result-non-tool-request`); the
+    /// others ask nothing.
+    async fn get_asking(
+        &self,
+        actor: &Actor,
+        name: &str,
+        arguments: &JsonObject,
+        client: &dyn ClientChannel,
+    ) -> Result<GetPromptResult, Failure> {
+        if name != INPUT_REQUIRED_PROMPT {
+            return self.get(actor, name, arguments).await;
+        }
+        let answer = client
+            .elicit_as(
+                "user_context",
+                form("What context should the prompt use?", "context", "string"),
+            )
+            .await?;
+        let context = filled(answer, "context").map_err(|error| error.to_string())?;
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+            Role::User,
+            format!("Answer within this context: {context}"),
+        )]))
     }
 
     async fn get(

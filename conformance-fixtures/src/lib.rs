@@ -13,6 +13,7 @@
 
 mod asking;
 mod catalog;
+mod input_required;
 mod tools;
 
 pub use asking::*;
@@ -21,6 +22,7 @@ use axum::extract::Request;
 use axum::http::{HeaderValue, header};
 use axum::middleware::{self, Next};
 pub use catalog::{SuiteCompletions, SuitePrompts, SuiteResources};
+pub use input_required::*;
 pub use tools::*;
 
 /// The group every fixture tool is in.

@@ -9,6 +9,16 @@
 //! and [`ToolContext::sample`](crate::ToolContext::sample) answer
 //! [`AskError::NoClient`] at once, never waiting.
 //!
+//! On MCP's 2026-07-28 revision a server sends no request inside a call:
+//! a question goes back in the call's result, and the client makes the
+//! call again with the answer. The call runs again from the start, and
+//! each question it asked before is answered at once from what came back;
+//! a question not yet answered is [`AskError::InputRequired`]. Name each
+//! question ([`ToolContext::elicit_as`](crate::ToolContext::elicit_as) and
+//! the like) where the client should see the name; unnamed ones are
+//! numbered in the order the call asks them, so a call asks in the same
+//! order each time.
+//!
 //! What the client answers is text a person or a model wrote: a call that
 //! got an answer counts as carrying person-written text (gate 9), like one
 //! that read an [`Authored`](crate::Authored) value. And nothing a client
@@ -46,6 +56,29 @@ pub trait ClientChannel: Send + Sync + 'static {
     /// that offers none: [`AskError::Unsupported`].
     fn roots(&self) -> Asking<'_, Vec<Root>> {
         Box::pin(async { Err(AskError::Unsupported("this client offers no roots".into())) })
+    }
+
+    /// [`elicit`](Self::elicit) under the name `key`: where the answer
+    /// comes back with the call made again (MCP 2026-07-28's input-required
+    /// results), the key is what names it, so a call asks each question
+    /// under a key of its own. A channel that answers at once ignores it.
+    fn elicit_as(&self, key: &str, request: Elicitation) -> Asking<'_, Elicited> {
+        let _ = key;
+        self.elicit(request)
+    }
+
+    /// [`sample`](Self::sample) under the name `key` (see
+    /// [`elicit_as`](Self::elicit_as)).
+    fn sample_as(&self, key: &str, request: Sampling) -> Asking<'_, Sampled> {
+        let _ = key;
+        self.sample(request)
+    }
+
+    /// [`roots`](Self::roots) under the name `key` (see
+    /// [`elicit_as`](Self::elicit_as)).
+    fn roots_as(&self, key: &str) -> Asking<'_, Vec<Root>> {
+        let _ = key;
+        self.roots()
     }
 }
 
@@ -161,4 +194,10 @@ pub enum AskError {
     /// The client answered with an error, or went away.
     #[error("the client could not answer: {0}")]
     Failed(String),
+    /// The question (named by its key) goes to the client in the call's
+    /// result, and the client makes the call again with the answer (MCP
+    /// 2026-07-28's input-required results). A tool that needs the answer
+    /// stops here; the server tells the client what was asked.
+    #[error("the client is asked `{0}` and makes the call again with the answer")]
+    InputRequired(String),
 }

@@ -347,10 +347,25 @@ impl ToolContext {
     pub async fn elicit(&self, request: Elicitation) -> Result<Elicited, AskError> {
         let client = self.shared.client.clone().ok_or(AskError::NoClient)?;
         let answer = self.unless_cancelled(client.elicit(request)).await?;
+        Ok(self.elicited(answer))
+    }
+
+    /// [`elicit`](Self::elicit) under the name `key`, where the client
+    /// sees names ([`client`](crate::client): MCP 2026-07-28 carries the
+    /// question in the call's result, under this key).
+    pub async fn elicit_as(&self, key: &str, request: Elicitation) -> Result<Elicited, AskError> {
+        let client = self.shared.client.clone().ok_or(AskError::NoClient)?;
+        let answer = self
+            .unless_cancelled(client.elicit_as(key, request))
+            .await?;
+        Ok(self.elicited(answer))
+    }
+
+    fn elicited(&self, answer: Elicited) -> Elicited {
         if matches!(answer, Elicited::Accepted(_)) {
             self.mark_authored_read();
         }
-        Ok(answer)
+        answer
     }
 
     /// Asks the person behind the client to go to `url` (URL-mode
@@ -373,6 +388,17 @@ impl ToolContext {
         Ok(answer)
     }
 
+    /// [`sample`](Self::sample) under the name `key` (see
+    /// [`elicit_as`](Self::elicit_as)).
+    pub async fn sample_as(&self, key: &str, request: Sampling) -> Result<Sampled, AskError> {
+        let client = self.shared.client.clone().ok_or(AskError::NoClient)?;
+        let answer = self
+            .unless_cancelled(client.sample_as(key, request))
+            .await?;
+        self.mark_authored_read();
+        Ok(answer)
+    }
+
     /// Asks the client where its person works (its roots). Without a
     /// client, [`AskError::NoClient`] at once; a cancelled call stops
     /// waiting. The URIs and names are the client's: the call's result
@@ -380,6 +406,15 @@ impl ToolContext {
     pub async fn roots(&self) -> Result<Vec<Root>, AskError> {
         let client = self.shared.client.clone().ok_or(AskError::NoClient)?;
         let roots = self.unless_cancelled(client.roots()).await?;
+        self.mark_authored_read();
+        Ok(roots)
+    }
+
+    /// [`roots`](Self::roots) under the name `key` (see
+    /// [`elicit_as`](Self::elicit_as)).
+    pub async fn roots_as(&self, key: &str) -> Result<Vec<Root>, AskError> {
+        let client = self.shared.client.clone().ok_or(AskError::NoClient)?;
+        let roots = self.unless_cancelled(client.roots_as(key)).await?;
         self.mark_authored_read();
         Ok(roots)
     }

@@ -2,10 +2,10 @@
 //! the person (`elicitation/create`), a question for the model
 //! (`sampling/createMessage`), where the person works (`roots/list`), and
 //! log messages
-//! (`notifications/message`), each only as far as the client declared it
-//! and its revision carries it. 2026-07-28 forbids requests from the
-//! server inside a call: there a tool is told so
-//! ([`AskError::Unsupported`]), never left waiting.
+//! (`notifications/message`), each only as far as the client declared it.
+//! 2026-07-28 forbids requests from the server inside a call: there a
+//! question is answered from the call's earlier rounds or goes back to the
+//! client in the call's result ([`crate::input`]), never left waiting.
 //!
 //! rmcp marks logging and roots deprecated (SEP-2577 retires them after
 //! 2026-07-28);
@@ -17,11 +17,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::input::Replay;
 use rmcp::RoleServer;
-use rmcp::model::CreateMessageRequestParams;
+use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, ElicitResult, ListRootsResult};
 use rmcp::model::{
-    ElicitRequestParams, ElicitationAction, LoggingLevel, LoggingMessageNotificationParam,
-    ProtocolVersion, Role,
+    ElicitRequestParams, ElicitationAction, LoggingLevel, LoggingMessageNotificationParam, Role,
 };
 use rmcp::service::{Peer, RequestContext};
 use serde_json::{Value, json};
@@ -58,8 +58,9 @@ impl LogLevels {
 /// One call's client.
 pub(crate) struct McpClient {
     peer: Peer<RoleServer>,
-    /// Whether the revision carries requests to the client inside a call.
-    requests: bool,
+    /// On 2026-07-28: this round's answers and the questions still open
+    /// (the revision carries no request to the client inside a call).
+    replay: Option<Arc<Replay>>,
     elicitation: bool,
     elicitation_url: bool,
     sampling: bool,
@@ -78,14 +79,12 @@ impl McpClient {
         session: Option<&str>,
         levels: &LogLevels,
         timeout: Duration,
+        replay: Option<Arc<Replay>>,
     ) -> Arc<dyn ClientChannel> {
         let capabilities = cx.client_capabilities();
-        let requests = cx
-            .protocol_version()
-            .is_none_or(|version| version < ProtocolVersion::V_2026_07_28);
         Arc::new(McpClient {
             peer: cx.peer.clone(),
-            requests,
+            replay,
             elicitation: capabilities
                 .as_ref()
                 .is_some_and(|c| c.elicitation.is_some()),
@@ -100,12 +99,14 @@ impl McpClient {
         })
     }
 
+    /// A key for a question the tool did not name (used on 2026-07-28).
+    fn key(&self, kind: &str) -> String {
+        self.replay
+            .as_ref()
+            .map_or_else(String::new, |replay| replay.next_key(kind))
+    }
+
     fn may_ask(&self, declared: bool, capability: &str) -> Result<(), AskError> {
-        if !self.requests {
-            return Err(AskError::Unsupported(
-                "the 2026-07-28 revision carries no request to the client inside a call".into(),
-            ));
-        }
         if !declared {
             return Err(AskError::Unsupported(format!(
                 "the client declared no `{capability}` capability"
@@ -129,17 +130,29 @@ async fn answered<T, E: std::fmt::Display>(
 
 impl ClientChannel for McpClient {
     fn elicit(&self, request: Elicitation) -> Asking<'_, Elicited> {
+        let key = self.key("elicitation");
+        self.elicit_as(&key, request)
+    }
+
+    fn elicit_as(&self, key: &str, request: Elicitation) -> Asking<'_, Elicited> {
+        let key = key.to_owned();
         Box::pin(async move {
             self.may_ask(self.elicitation, "elicitation")?;
-            let params: ElicitRequestParams = serde_json::from_value(json!({
+            let params = json!({
                 "mode": "form",
                 "message": request.message,
                 "requestedSchema": Value::Object(request.schema),
-            }))
-            .map_err(|error| {
-                AskError::Failed(format!("the form is not one MCP can carry: {error}"))
-            })?;
-            let result = answered(self.timeout, self.peer.create_elicitation(params)).await?;
+            });
+            let result: ElicitResult = match &self.replay {
+                Some(replay) => replay.answer(&key, "elicitation/create", params)?,
+                None => {
+                    let params: ElicitRequestParams =
+                        serde_json::from_value(params).map_err(|error| {
+                            AskError::Failed(format!("the form is not one MCP can carry: {error}"))
+                        })?;
+                    answered(self.timeout, self.peer.create_elicitation(params)).await?
+                }
+            };
             Ok(match result.action {
                 ElicitationAction::Accept => Elicited::Accepted(match result.content {
                     Some(Value::Object(values)) => values,
@@ -160,11 +173,17 @@ impl ClientChannel for McpClient {
             "url": url,
             "elicitationId": elicitation_id(),
         });
+        let key = self.key("elicitation");
         Box::pin(async move {
             self.may_ask(self.elicitation_url, "elicitation.url")?;
-            let params: ElicitRequestParams = serde_json::from_value(params)
-                .map_err(|error| AskError::Failed(format!("not a URL to open: {error}")))?;
-            let result = answered(self.timeout, self.peer.create_elicitation(params)).await?;
+            let result: ElicitResult = match &self.replay {
+                Some(replay) => replay.answer(&key, "elicitation/create", params)?,
+                None => {
+                    let params: ElicitRequestParams = serde_json::from_value(params)
+                        .map_err(|error| AskError::Failed(format!("not a URL to open: {error}")))?;
+                    answered(self.timeout, self.peer.create_elicitation(params)).await?
+                }
+            };
             Ok(match result.action {
                 // The person agreed to go; what they did there is not told.
                 ElicitationAction::Accept => Elicited::Accepted(serde_json::Map::new()),
@@ -175,6 +194,12 @@ impl ClientChannel for McpClient {
     }
 
     fn sample(&self, request: Sampling) -> Asking<'_, Sampled> {
+        let key = self.key("sampling");
+        self.sample_as(&key, request)
+    }
+
+    fn sample_as(&self, key: &str, request: Sampling) -> Asking<'_, Sampled> {
+        let key = key.to_owned();
         Box::pin(async move {
             self.may_ask(self.sampling, "sampling")?;
             let messages: Vec<Value> = request
@@ -193,9 +218,16 @@ impl ClientChannel for McpClient {
             if let Some(system) = request.system_prompt {
                 params["systemPrompt"] = Value::String(system);
             }
-            let params: CreateMessageRequestParams = serde_json::from_value(params)
-                .map_err(|error| AskError::Failed(format!("not a sampling request: {error}")))?;
-            let result = answered(self.timeout, self.peer.create_message(params)).await?;
+            let result: CreateMessageResult = match &self.replay {
+                Some(replay) => replay.answer(&key, "sampling/createMessage", params)?,
+                None => {
+                    let params: CreateMessageRequestParams = serde_json::from_value(params)
+                        .map_err(|error| {
+                            AskError::Failed(format!("not a sampling request: {error}"))
+                        })?;
+                    answered(self.timeout, self.peer.create_message(params)).await?
+                }
+            };
             let text = serde_json::to_value(&result.message)
                 .ok()
                 .and_then(|message| message["content"]["text"].as_str().map(str::to_owned))
@@ -208,9 +240,18 @@ impl ClientChannel for McpClient {
     }
 
     fn roots(&self) -> Asking<'_, Vec<Root>> {
+        let key = self.key("roots");
+        self.roots_as(&key)
+    }
+
+    fn roots_as(&self, key: &str) -> Asking<'_, Vec<Root>> {
+        let key = key.to_owned();
         Box::pin(async move {
             self.may_ask(self.roots, "roots")?;
-            let listed = answered(self.timeout, self.peer.list_roots()).await?;
+            let listed: ListRootsResult = match &self.replay {
+                Some(replay) => replay.answer(&key, "roots/list", json!({}))?,
+                None => answered(self.timeout, self.peer.list_roots()).await?,
+            };
             Ok(listed
                 .roots
                 .into_iter()

@@ -15,6 +15,7 @@ use rmcp::model::{
     ErrorData, GetPromptResult, JsonObject, Prompt, Resource, ResourceContents, ResourceTemplate,
 };
 use tool_core::Actor;
+use tool_core::client::{AskError, ClientChannel};
 
 use crate::host::{McpHost, OfferedSkill, host_failed};
 use crate::skills;
@@ -40,15 +41,27 @@ pub(crate) async fn prompts(
     Ok(listed)
 }
 
-/// The prompt `name` for `actor`: a skill's instructions, or the host's
-/// prompt once its required arguments are there.
+/// What `prompts/get` asked: a prompt by name, with its arguments, and
+/// the client a prompt that asks first puts its questions to.
+pub(crate) struct Asked<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) arguments: JsonObject,
+    pub(crate) client: &'a dyn ClientChannel,
+}
+
+/// The prompt `asked.name` for `actor`: a skill's instructions, or the
+/// host's prompt once its required arguments are there.
 pub(crate) async fn prompt(
     host: &dyn McpHost,
     actor: &Actor,
     offered: Vec<OfferedSkill>,
-    name: &str,
-    arguments: Option<JsonObject>,
+    asked: Asked<'_>,
 ) -> Result<GetPromptResult, ErrorData> {
+    let Asked {
+        name,
+        arguments,
+        client,
+    } = asked;
     if let Some(skill) = offered.into_iter().find(|s| s.name == name) {
         let message = rmcp::model::PromptMessage::new_text(rmcp::model::Role::User, skill.text);
         return Ok(GetPromptResult::new(vec![message]).with_description(skill.description));
@@ -57,7 +70,6 @@ pub(crate) async fn prompt(
     let prompts = host.prompts().ok_or_else(missing)?;
     let listed = prompts.list(actor).await.map_err(host_failed)?;
     let prompt = listed.iter().find(|p| p.name == name).ok_or_else(missing)?;
-    let arguments = arguments.unwrap_or_default();
     for argument in prompt.arguments.iter().flatten() {
         if argument.required == Some(true) && !arguments.contains_key(&argument.name) {
             return Err(ErrorData::invalid_params(
@@ -66,10 +78,15 @@ pub(crate) async fn prompt(
             ));
         }
     }
-    prompts
-        .get(actor, name, &arguments)
-        .await
-        .map_err(host_failed)
+    match prompts.get_asking(actor, name, &arguments, client).await {
+        Ok(result) => Ok(result),
+        // The client was asked, or could not be: the prompt's own answer,
+        // not a failure of the host.
+        Err(error) if error.downcast_ref::<AskError>().is_some() => {
+            Err(ErrorData::invalid_request(error.to_string(), None))
+        }
+        Err(error) => Err(host_failed(error)),
+    }
 }
 
 /// Every resource offered to `actor`: the skills' `SKILL.md` files, then

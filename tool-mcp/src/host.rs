@@ -380,6 +380,23 @@ pub trait Prompts: Send + Sync {
         name: &str,
         arguments: &JsonObject,
     ) -> Result<GetPromptResult, Failure>;
+
+    /// [`get`](Self::get) for a prompt that asks the client first (a form,
+    /// its model, its roots) through `client`, as a tool asks through its
+    /// context. On 2026-07-28 a question not yet answered ends the prompt
+    /// with [`AskError::InputRequired`](tool_core::client::AskError) (return
+    /// it as the error) and the client asks again with the answer. A host
+    /// whose prompts ask nothing leaves this as it is.
+    async fn get_asking(
+        &self,
+        actor: &Actor,
+        name: &str,
+        arguments: &JsonObject,
+        client: &dyn ClientChannel,
+    ) -> Result<GetPromptResult, Failure> {
+        let _ = client;
+        self.get(actor, name, arguments).await
+    }
 }
 
 /// Completion of a prompt's or a resource template's arguments.

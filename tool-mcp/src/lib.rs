@@ -55,6 +55,7 @@ mod gated;
 mod hangup;
 mod host;
 pub mod http;
+mod input;
 mod listing;
 mod origin;
 mod progress;

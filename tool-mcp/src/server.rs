@@ -33,6 +33,7 @@ use crate::host::host_failed;
 use crate::host::{
     Call, CallControl, CallError, CallScope, Caller, McpHost, OfferedSkill, Withdrawal,
 };
+use crate::input::{Bound, InputRounds};
 use crate::listing::Listings;
 use crate::progress::{ProgressReport, ProgressWatch, progress_channel};
 use crate::subscriptions::Subscriptions;
@@ -79,6 +80,9 @@ pub struct McpServer {
     pub(crate) subscriptions: Arc<Subscriptions>,
     /// The calls under way, so a closing connection waits for their audit.
     pub(crate) calls: TaskTracker,
+    /// The key `requestState` is sealed with (2026-07-28's input-required
+    /// results).
+    pub(crate) inputs: Arc<InputRounds>,
 }
 
 impl McpServer {
@@ -105,6 +109,7 @@ impl McpServer {
             ask_timeout: ASK_TIMEOUT,
             subscriptions: Arc::new(Subscriptions::default()),
             calls: TaskTracker::new(),
+            inputs: Arc::new(InputRounds::random()),
         }
     }
 
@@ -120,6 +125,24 @@ impl McpServer {
     pub fn with_ask_timeout(mut self, timeout: Duration) -> Self {
         self.ask_timeout = timeout;
         self
+    }
+
+    /// Seals 2026-07-28's `requestState` (a call's answers so far, sent
+    /// back to the client with its questions) under `key` rather than a
+    /// random key of this process: at least 32 bytes, kept secret, and
+    /// the same in every process that serves one URL, so that the next
+    /// round may reach any of them. A state sealed under another key is
+    /// refused (-32602) and the client starts the call over.
+    ///
+    /// # Errors
+    ///
+    /// A key shorter than 32 bytes.
+    pub fn with_request_state_key(
+        mut self,
+        key: impl Into<Vec<u8>>,
+    ) -> Result<Self, rmcp::model::RequestStateError> {
+        self.inputs = Arc::new(InputRounds::keyed(key.into())?);
+        Ok(self)
     }
 
     /// This server acting for `actor` on every request of one connection
@@ -365,11 +388,25 @@ impl ServerHandler for McpServer {
             CallScope::Session(id) => Some(id.as_str()),
             CallScope::Stateless => None,
         };
-        let client = McpClient::of(&cx, session, &self.log_levels, self.ask_timeout);
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let bound = Bound::new("tools/call", &request.name, &arguments, &actor);
+        let replay = self.replay(
+            &cx,
+            &bound,
+            request.request_state.as_deref(),
+            request.input_responses,
+        )?;
+        let client = McpClient::of(
+            &cx,
+            session,
+            &self.log_levels,
+            self.ask_timeout,
+            replay.clone(),
+        );
         let call = Call {
             caller,
             tool: request.name.to_string(),
-            arguments: Value::Object(request.arguments.unwrap_or_default()),
+            arguments,
             run,
             scope,
             control: CallControl {
@@ -401,7 +438,12 @@ impl ServerHandler for McpServer {
                 .then(|| self.waiting_task(&actor, &outcome))
                 .flatten()
                 .unwrap_or_else(|| results::answer(Ok(outcome)).into())),
-            Err(CallError::Tool(error)) => Ok(results::answer(Err(error)).into()),
+            // A call that stopped at questions for the client (2026-07-28)
+            // sends them; it comes again with the answers.
+            Err(CallError::Tool(error)) => match self.input_required(&bound, replay.as_deref())? {
+                Some(required) => Ok(CallToolResponse::InputRequired(required)),
+                None => Ok(results::answer(Err(error)).into()),
+            },
             Err(CallError::Host(error)) => Err(host_failed(error)),
         }
     }
@@ -500,15 +542,38 @@ impl ServerHandler for McpServer {
     ) -> Result<GetPromptResponse, ErrorData> {
         let actor = self.actor(&cx)?;
         let offered = self.offered_skills(&cx).await?;
-        let result = catalog::prompt(
-            &*self.host,
-            &actor,
-            offered,
+        let arguments = request.arguments.unwrap_or_default();
+        let bound = Bound::new(
+            "prompts/get",
             &request.name,
-            request.arguments,
-        )
-        .await?;
-        Ok(result.into())
+            &Value::Object(arguments.clone()),
+            &actor,
+        );
+        let replay = self.replay(
+            &cx,
+            &bound,
+            request.request_state.as_deref(),
+            request.input_responses,
+        )?;
+        let client = McpClient::of(
+            &cx,
+            None,
+            &self.log_levels,
+            self.ask_timeout,
+            replay.clone(),
+        );
+        let asked = catalog::Asked {
+            name: &request.name,
+            arguments,
+            client: &*client,
+        };
+        let result = catalog::prompt(&*self.host, &actor, offered, asked).await;
+        if result.is_err()
+            && let Some(required) = self.input_required(&bound, replay.as_deref())?
+        {
+            return Ok(GetPromptResponse::InputRequired(required));
+        }
+        Ok(result?.into())
     }
 
     /// Values for a prompt's or a resource template's argument, where the
