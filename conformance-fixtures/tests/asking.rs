@@ -2,9 +2,10 @@
 //! TypeScript MCP clients (pinned in host-example/tests/mcp_clients)
 //! against `toolkit-conformance` over Streamable HTTP. On 2025-11-25 the
 //! form's answer and the model's answer come back to the tool; a declined
-//! form reads as declined; an answer too late is a clear tool error; on
-//! 2026-07-28 (no request to the client inside a call) the tool is told
-//! so, and nothing waits.
+//! form reads as declined; an answer too late is a clear tool error. On
+//! 2026-07-28 (no request to the client inside a call) the questions go
+//! back in the call's result and the client calls again with the answers,
+//! which reach the tool the same.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -217,7 +218,7 @@ fn a_tool_gets_the_typescript_clients_form_and_its_models_answer() {
 }
 
 #[test]
-fn a_late_answer_and_a_stateless_revision_are_clear_tool_errors() {
+fn a_late_answer_is_a_clear_tool_error() {
     let server = Server::start();
     let Some(legacy) = python("legacy", &server.url) else {
         return;
@@ -228,13 +229,39 @@ fn a_late_answer_and_a_stateless_revision_are_clear_tool_errors() {
     let timed_out = slow.call("test_elicitation", json!({"message": "Who are you?"}));
     assert_eq!(timed_out["isError"], true, "{timed_out}");
     assert_eq!(text(&timed_out), "the client did not answer in time");
+}
 
-    let auto = python("auto", &server.url).unwrap();
-    let mut stateless = Client::start(&auto, answers("accept"));
-    let refused = stateless.call("test_sampling", json!({"prompt": "Two plus two?"}));
-    assert_eq!(refused["isError"], true, "{refused}");
+/// On 2026-07-28 the questions go back in the call's result and the
+/// Python client makes the call again with its answers (input-required
+/// results): the tool gets them as on 2025-11-25.
+#[test]
+fn on_2026_07_28_a_tool_gets_the_python_clients_answers_through_input_required_results() {
+    let server = Server::start();
+    let Some(stateless) = python("auto", &server.url) else {
+        return;
+    };
+    let mut client = Client::start(&stateless, answers("accept"));
+    let sampled = client.call("test_sampling", json!({"prompt": "Two plus two?"}));
+    assert_eq!(sampled["isError"], false, "{sampled}");
+    assert_eq!(text(&sampled), "LLM response: Four.");
+    let filled = client.call("test_elicitation", json!({"message": "Who are you?"}));
     assert_eq!(
-        text(&refused),
-        "the client cannot answer this: the 2026-07-28 revision carries no request to the client inside a call"
+        text(&filled),
+        r#"User response: action=accept, content={"email":"ada@example.com","username":"ada"}"#,
+        "{filled}"
+    );
+    let rooted = client.call("test_list_roots", json!({}));
+    assert_eq!(
+        text(&rooted),
+        "Roots: file:///home/ada/site site",
+        "{rooted}"
+    );
+
+    let mut declining = Client::start(&stateless, answers("decline"));
+    let declined = declining.call("test_elicitation", json!({"message": "Who are you?"}));
+    assert_eq!(
+        text(&declined),
+        "User response: action=decline, content={}",
+        "{declined}"
     );
 }

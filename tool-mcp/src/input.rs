@@ -90,12 +90,12 @@ impl InputRounds {
         InputRounds { codec }
     }
 
-    /// Under `key`: at least 32 bytes, and the same in every process that
-    /// serves one URL, so that a round may reach any of them.
-    pub(crate) fn keyed(key: Vec<u8>) -> Result<Self, rmcp::model::RequestStateError> {
-        Ok(InputRounds {
-            codec: Ok(RequestStateCodec::try_new(key)?),
-        })
+    /// Under `key`, the same in every process that serves one URL, so
+    /// that a round may reach any of them.
+    pub(crate) fn keyed(key: [u8; 32]) -> Self {
+        InputRounds {
+            codec: RequestStateCodec::try_new(key.to_vec()).map_err(|error| error.to_string()),
+        }
     }
 
     fn codec(&self) -> Result<&RequestStateCodec, ErrorData> {
@@ -331,6 +331,27 @@ mod tests {
         assert_eq!(refused.code, rmcp::model::ErrorCode::INVALID_PARAMS);
         assert!(
             InputRounds::random()
+                .replay(&bound, Some(&state), None)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn a_state_sealed_by_one_process_opens_in_another_under_the_same_key() {
+        let key = [7; 32];
+        let (one, other) = (InputRounds::keyed(key), InputRounds::keyed(key));
+        let bound = Bound::new("tools/call", "t", &json!({}), &actor());
+        let first = one.replay(&bound, None, None).unwrap();
+        let _: Result<Value, _> = first.answer("name", "roots/list", json!({}));
+        let state = one
+            .required(&bound, &first, MINUTE)
+            .unwrap()
+            .unwrap()
+            .request_state
+            .unwrap();
+        assert!(other.replay(&bound, Some(&state), None).is_ok());
+        assert!(
+            InputRounds::keyed([8; 32])
                 .replay(&bound, Some(&state), None)
                 .is_err()
         );

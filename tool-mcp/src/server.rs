@@ -129,20 +129,13 @@ impl McpServer {
 
     /// Seals 2026-07-28's `requestState` (a call's answers so far, sent
     /// back to the client with its questions) under `key` rather than a
-    /// random key of this process: at least 32 bytes, kept secret, and
-    /// the same in every process that serves one URL, so that the next
-    /// round may reach any of them. A state sealed under another key is
-    /// refused (-32602) and the client starts the call over.
-    ///
-    /// # Errors
-    ///
-    /// A key shorter than 32 bytes.
-    pub fn with_request_state_key(
-        mut self,
-        key: impl Into<Vec<u8>>,
-    ) -> Result<Self, rmcp::model::RequestStateError> {
-        self.inputs = Arc::new(InputRounds::keyed(key.into())?);
-        Ok(self)
+    /// random key of this process: kept secret, and the same in every
+    /// process that serves one URL, so that the next round may reach any
+    /// of them. A state sealed under another key is refused (-32602) and
+    /// the client starts the call over.
+    pub fn with_request_state_key(mut self, key: [u8; 32]) -> Self {
+        self.inputs = Arc::new(InputRounds::keyed(key));
+        self
     }
 
     /// This server acting for `actor` on every request of one connection

@@ -173,6 +173,13 @@ impl Host {
         self
     }
 
+    /// The key MCP's 2026-07-28 `requestState` is sealed with: the same in
+    /// every process on this database, so a call's next round may reach
+    /// any of them behind one URL.
+    pub fn request_state_key(&self) -> Option<[u8; 32]> {
+        self.store.shared_secret("tool-mcp requestState")
+    }
+
     /// Its tools.
     pub fn registry(&self) -> &Registry {
         &self.registry

@@ -160,6 +160,21 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn every_process_on_one_database_seals_mcp_request_state_alike() {
+        let (folder, one) = host().await;
+        let url = format!(
+            "sqlite://{}?mode=rwc",
+            folder.path().join("host.db").display()
+        );
+        let other = Host::open(&url).await.unwrap();
+        let key = one.request_state_key();
+        assert!(key.is_some());
+        assert_eq!(key, other.request_state_key());
+        let (_elsewhere, third) = host().await;
+        assert_ne!(key, third.request_state_key());
+    }
+
+    #[tokio::test]
     async fn runs_a_run_nobody_stored_is_unknown() {
         let (_folder, host) = host().await;
         let unknown = host.runs().stored(&RunId("run-none".into())).await;

@@ -23,7 +23,12 @@ use crate::app::Host;
 
 /// The server over `host`, `page_size` tools a `tools/list` page.
 fn server(host: Arc<Host>, page_size: usize) -> McpServer {
-    McpServer::from_host(door::HostDoor(host)).with_page_size(page_size)
+    let key = host.request_state_key();
+    let server = McpServer::from_host(door::HostDoor(host)).with_page_size(page_size);
+    match key {
+        Some(key) => server.with_request_state_key(key),
+        None => server,
+    }
 }
 
 /// Serves MCP on this process's stdin and stdout, acting for `actor`, until

@@ -126,6 +126,16 @@ impl std::fmt::Debug for AuditChain {
     }
 }
 
+impl AuditChain {
+    /// A secret for `purpose`: HMAC-SHA256 of it under the chain's key.
+    pub(super) fn derive(&self, purpose: &str) -> [u8; 32] {
+        let mut mac =
+            Hmac::<Sha256>::new_from_slice(&self.key).expect("HMAC takes a key of any length");
+        mac.update(purpose.as_bytes());
+        mac.finalize().into_bytes().into()
+    }
+}
+
 /// One audit row ready to insert: the entry, when, and its link.
 pub(super) struct LinkedRow<'e> {
     pub(super) entry: &'e AuditEntry,

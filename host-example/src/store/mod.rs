@@ -151,6 +151,14 @@ impl Store {
             .ok_or_else(|| StoreError::Refused("the audit chain is not open".into()))
     }
 
+    /// A secret for `purpose`, the same in every process on this
+    /// database: derived (HMAC-SHA256) from the audit chain's key, which
+    /// they share and which is kept outside the database. `None` while the
+    /// chain is not open.
+    pub fn shared_secret(&self, purpose: &str) -> Option<[u8; 32]> {
+        self.chain.as_deref().map(|chain| chain.derive(purpose))
+    }
+
     /// The password in the URL this store was opened with, if any.
     pub fn database_password(&self) -> Option<&str> {
         self.password.as_deref()
