@@ -237,3 +237,19 @@ impl Execute for TestInputRequiredResultCapabilities {
         }))
     }
 }
+
+/// Needs the client's model (`server-stateless`: a request that did not
+/// declare `sampling` is refused with -32021 rather than answered).
+#[derive(Tool, Deserialize, JsonSchema)]
+#[tool(group = "conformance", effect = "read", data = "public")]
+pub struct TestMissingCapability {}
+
+impl Execute for TestMissingCapability {
+    async fn execute(self, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let sampled = cx
+            .sample_as("answer", question("Say OK.", 10))
+            .await
+            .map_err(asked)?;
+        Ok(ToolOutput::text(sampled.text))
+    }
+}

@@ -178,3 +178,21 @@ impl Execute for TestMultipleContentTypes {
             )))
     }
 }
+
+/// A tool one of whose arguments a client also sends as an HTTP header
+/// (`x-mcp-header`, SEP-2243: scenario
+/// `http-custom-header-server-validation`), so that a proxy can route on
+/// it without reading the body; the server checks the two agree.
+#[derive(Tool, Deserialize, JsonSchema)]
+#[tool(group = "conformance", effect = "read", data = "public")]
+pub struct TestHeaderParameter {
+    /// The region the request is for, also sent as `Mcp-Param-Region`.
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    region: String,
+}
+
+impl Execute for TestHeaderParameter {
+    async fn execute(self, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(format!("region: {}", self.region)))
+    }
+}

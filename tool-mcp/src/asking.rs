@@ -106,8 +106,11 @@ impl McpClient {
             .map_or_else(String::new, |replay| replay.next_key(kind))
     }
 
-    fn may_ask(&self, declared: bool, capability: &str) -> Result<(), AskError> {
+    fn may_ask(&self, declared: bool, capability: &'static str) -> Result<(), AskError> {
         if !declared {
+            if let Some(replay) = &self.replay {
+                replay.undeclared(capability);
+            }
             return Err(AskError::Unsupported(format!(
                 "the client declared no `{capability}` capability"
             )));

@@ -22,8 +22,8 @@ use std::time::Duration;
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    ErrorData, InputRequest, InputRequests, InputRequiredResult, InputResponses, ProtocolVersion,
-    RequestStateCodec, SealOptions,
+    ClientCapabilities, ErrorData, InputRequest, InputRequests, InputRequiredResult,
+    InputResponses, ProtocolVersion, RequestStateCodec, SealOptions,
 };
 use rmcp::service::RequestContext;
 use serde::de::DeserializeOwned;
@@ -140,6 +140,7 @@ impl InputRounds {
             answers,
             asked: Mutex::default(),
             used: Mutex::default(),
+            undeclared: Mutex::default(),
             next: AtomicUsize::new(0),
         })
     }
@@ -188,10 +189,18 @@ pub(crate) struct Replay {
     answers: BTreeMap<String, Value>,
     asked: Mutex<InputRequests>,
     used: Mutex<BTreeSet<String>>,
+    /// The client capabilities a question needed that the request did not
+    /// declare (`sampling`, `elicitation.url`).
+    undeclared: Mutex<BTreeSet<&'static str>>,
     next: AtomicUsize,
 }
 
 impl Replay {
+    /// A question needed `capability`, which the request did not declare.
+    pub(crate) fn undeclared(&self, capability: &'static str) {
+        lock(&self.undeclared).insert(capability);
+    }
+
     /// A key for a question the call did not name: `kind` and its place
     /// among the call's questions, the same each round.
     pub(crate) fn next_key(&self, kind: &str) -> String {
@@ -254,6 +263,33 @@ impl McpServer {
             None => Ok(None),
         }
     }
+}
+
+/// The error for a round that failed after a question needed a client
+/// capability the request did not declare (2026-07-28: -32021, naming
+/// them as client capabilities), if one did.
+pub(crate) fn undeclared(replay: Option<&Replay>) -> Option<ErrorData> {
+    let missing = lock(&replay?.undeclared).clone();
+    if missing.is_empty() {
+        return None;
+    }
+    let mut required = Map::new();
+    for capability in missing {
+        match capability.split_once('.') {
+            Some((parent, mode)) => {
+                let entry = required.entry(parent).or_insert_with(|| json!({}));
+                entry[mode] = json!({});
+            }
+            None => {
+                required.entry(capability).or_insert_with(|| json!({}));
+            }
+        }
+    }
+    Some(
+        serde_json::from_value::<ClientCapabilities>(Value::Object(required))
+            .map(ErrorData::missing_required_client_capability)
+            .unwrap_or_else(|error| ErrorData::internal_error(error.to_string(), None)),
+    )
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

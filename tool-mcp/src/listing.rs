@@ -165,3 +165,18 @@ fn build_page(
     let next_cursor = (end < names.len()).then(|| names[end - 1].to_string());
     Ok(Page::new(tools, next_cursor))
 }
+
+/// The tool `name` as listed, if one of its arguments is also sent as a
+/// header (`x-mcp-header` on a property, SEP-2243); `None` otherwise, so
+/// a call of any other tool is not slowed by a copy of its schema.
+pub(crate) fn with_header_parameters(registry: &Registry, name: &str) -> Option<Tool> {
+    let exported = registry.get(name)?.export(Provider::Mcp);
+    let annotated = exported["inputSchema"]["properties"]
+        .as_object()?
+        .values()
+        .any(|property| property.get("x-mcp-header").is_some());
+    if !annotated {
+        return None;
+    }
+    serde_json::from_value(exported.clone()).ok()
+}

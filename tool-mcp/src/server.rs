@@ -33,7 +33,7 @@ use crate::host::host_failed;
 use crate::host::{
     Call, CallControl, CallError, CallScope, Caller, McpHost, OfferedSkill, Withdrawal,
 };
-use crate::input::{Bound, InputRounds};
+use crate::input::{Bound, InputRounds, undeclared};
 use crate::listing::Listings;
 use crate::progress::{ProgressReport, ProgressWatch, progress_channel};
 use crate::subscriptions::Subscriptions;
@@ -291,6 +291,14 @@ fn stdio_session_id() -> String {
 }
 
 impl ServerHandler for McpServer {
+    /// The tool `name`'s declaration as listed, for rmcp to check a
+    /// request's `Mcp-Param-*` headers against the arguments they copy
+    /// (SEP-2243) before the call; only for a tool with such parameters
+    /// (the call itself is gated as always).
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        crate::listing::with_header_parameters(self.host.registry(), name)
+    }
+
     /// Tools, prompts and resources always (the lists are empty when the
     /// host offers none); completion, the Skills extension and tasks only
     /// when the host hands over what serves them.
@@ -433,9 +441,14 @@ impl ServerHandler for McpServer {
                 .unwrap_or_else(|| results::answer(Ok(outcome)).into())),
             // A call that stopped at questions for the client (2026-07-28)
             // sends them; it comes again with the answers.
+            // A call that failed without a capability the request did not
+            // declare is refused as such (-32021, 2026-07-28).
             Err(CallError::Tool(error)) => match self.input_required(&bound, replay.as_deref())? {
                 Some(required) => Ok(CallToolResponse::InputRequired(required)),
-                None => Ok(results::answer(Err(error)).into()),
+                None => match undeclared(replay.as_deref()) {
+                    Some(missing) => Err(missing),
+                    None => Ok(results::answer(Err(error)).into()),
+                },
             },
             Err(CallError::Host(error)) => Err(host_failed(error)),
         }
@@ -561,10 +574,13 @@ impl ServerHandler for McpServer {
             client: &*client,
         };
         let result = catalog::prompt(&*self.host, &actor, offered, asked).await;
-        if result.is_err()
-            && let Some(required) = self.input_required(&bound, replay.as_deref())?
-        {
-            return Ok(GetPromptResponse::InputRequired(required));
+        if result.is_err() {
+            if let Some(required) = self.input_required(&bound, replay.as_deref())? {
+                return Ok(GetPromptResponse::InputRequired(required));
+            }
+            if let Some(missing) = undeclared(replay.as_deref()) {
+                return Err(missing);
+            }
         }
         Ok(result?.into())
     }
@@ -725,7 +741,9 @@ impl ServerHandler for McpServer {
         if requested.tools_list_changed == Some(true) {
             accepted = accepted.tools_list_changed();
         }
-        if requested.prompts_list_changed == Some(true) && self.host.skills().is_some() {
+        // Accepted whatever the host serves: the capability is announced,
+        // and a host whose prompts never change keeps the stream quiet.
+        if requested.prompts_list_changed == Some(true) {
             accepted = accepted.prompts_list_changed();
         }
         let accepted = accepted.build();

@@ -387,6 +387,7 @@ fn field<'a>(cx: &Ctxt, field: &'a syn::Field, name: String, defaulted: bool) ->
                 {
                     skip_value(&meta)?;
                 }
+                "schemars" if is("extend") => annotations(cx, &meta)?,
                 _ if is("required") => model.forced = true,
                 _ if is("email") => model.keywords.format = Some("email"),
                 _ if is("url") => model.keywords.format = Some("uri"),
@@ -454,6 +455,33 @@ fn no_field_attributes(cx: &Ctxt, field: &syn::Field) {
             );
         }
     }
+}
+
+/// `#[schemars(extend("x-…" = value, …))]`: keys that start with `x-` are
+/// annotations (`x-mcp-header`), which no validator reads, so the checks
+/// stay what the other attributes make them; any other key could be a
+/// keyword that constrains the value, which the checks would not enforce.
+fn annotations(cx: &Ctxt, meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    while !content.is_empty() {
+        let key: syn::LitStr = content.parse()?;
+        content.parse::<syn::Token![=]>()?;
+        let _value: syn::Expr = content.parse()?;
+        if !key.value().starts_with("x-") {
+            cx.error_spanned_by(
+                &key,
+                format!(
+                    "`extend(\"{}\" = ...)` {UNSUPPORTED}: only annotation keys starting with `x-` may be added",
+                    key.value()
+                ),
+            );
+        }
+        if !content.is_empty() {
+            content.parse::<syn::Token![,]>()?;
+        }
+    }
+    Ok(())
 }
 
 fn length(

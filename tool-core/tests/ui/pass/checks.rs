@@ -50,6 +50,9 @@ struct ListPages {
     raw: Option<String>,
     tags: BTreeSet<String>,
     counts: BTreeMap<String, (bool, i8)>,
+    // An annotation, which validates nothing (MCP's header parameters).
+    #[schemars(extend("x-mcp-header" = "Region", "x-note" = 1))]
+    region: String,
 }
 
 impl Default for ListPages {
