@@ -31,8 +31,6 @@ use serde_json::{Map, Value, json};
 use tool_core::Actor;
 use tool_core::client::AskError;
 
-use crate::server::McpServer;
-
 /// The server's key for `requestState`: the codec, or why there is none
 /// (no random key could be drawn), in which case a call that asks its
 /// client on 2026-07-28 fails rather than sending a state nobody checks.
@@ -104,6 +102,24 @@ impl InputRounds {
             .map_err(|why| ErrorData::internal_error(why.clone(), None))
     }
 
+    /// The round of `bound` a request of `cx` is, on 2026-07-28 (`None`
+    /// before it: there the client is asked inside the call).
+    pub(crate) fn round(
+        &self,
+        cx: &RequestContext<RoleServer>,
+        bound: &Bound,
+        state: Option<&str>,
+        responses: Option<InputResponses>,
+    ) -> Result<Option<Arc<Replay>>, ErrorData> {
+        let stateless = cx
+            .protocol_version()
+            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+        if !stateless {
+            return Ok(None);
+        }
+        Ok(Some(Arc::new(self.replay(bound, state, responses)?)))
+    }
+
     /// The round of `bound` that came with `state` and `responses`: the
     /// answers of earlier rounds (from `state`, checked) and this one's.
     ///
@@ -151,9 +167,12 @@ impl InputRounds {
     pub(crate) fn required(
         &self,
         bound: &Bound,
-        replay: &Replay,
+        replay: Option<&Replay>,
         lifetime: Duration,
     ) -> Result<Option<InputRequiredResult>, ErrorData> {
+        let Some(replay) = replay else {
+            return Ok(None);
+        };
         let asked = std::mem::take(&mut *lock(&replay.asked));
         if asked.is_empty() {
             return Ok(None);
@@ -232,39 +251,6 @@ impl Replay {
     }
 }
 
-impl McpServer {
-    /// The round of `bound` a request of `cx` is, on 2026-07-28 (`None`
-    /// before it: there the client is asked inside the call).
-    pub(crate) fn replay(
-        &self,
-        cx: &RequestContext<RoleServer>,
-        bound: &Bound,
-        state: Option<&str>,
-        responses: Option<InputResponses>,
-    ) -> Result<Option<Arc<Replay>>, ErrorData> {
-        let stateless = cx
-            .protocol_version()
-            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
-        if !stateless {
-            return Ok(None);
-        }
-        Ok(Some(Arc::new(self.inputs.replay(bound, state, responses)?)))
-    }
-
-    /// The input-required result of a round that ended at questions
-    /// still open, if it did.
-    pub(crate) fn input_required(
-        &self,
-        bound: &Bound,
-        replay: Option<&Replay>,
-    ) -> Result<Option<InputRequiredResult>, ErrorData> {
-        match replay {
-            Some(replay) => self.inputs.required(bound, replay, self.ask_timeout),
-            None => Ok(None),
-        }
-    }
-}
-
 /// The error for a round that failed after a question needed a client
 /// capability the request did not declare (2026-07-28: -32021, naming
 /// them as client capabilities), if one did.
@@ -327,7 +313,10 @@ mod tests {
         let first = rounds.replay(&bound, None, None).unwrap();
         let asked: Result<Value, _> = first.answer("name", "roots/list", json!({}));
         assert_eq!(asked, Err(AskError::InputRequired("name".into())));
-        let required = rounds.required(&bound, &first, MINUTE).unwrap().unwrap();
+        let required = rounds
+            .required(&bound, Some(&first), MINUTE)
+            .unwrap()
+            .unwrap();
         let state = required.request_state.unwrap();
 
         // Round two answers `name`; round three carries it in the state.
@@ -339,7 +328,7 @@ mod tests {
         assert_eq!(roots, json!({"roots": []}));
         let _: Result<Value, _> = second.answer("more", "roots/list", json!({}));
         let state = rounds
-            .required(&bound, &second, MINUTE)
+            .required(&bound, Some(&second), MINUTE)
             .unwrap()
             .unwrap()
             .request_state
@@ -380,7 +369,7 @@ mod tests {
         let first = one.replay(&bound, None, None).unwrap();
         let _: Result<Value, _> = first.answer("name", "roots/list", json!({}));
         let state = one
-            .required(&bound, &first, MINUTE)
+            .required(&bound, Some(&first), MINUTE)
             .unwrap()
             .unwrap()
             .request_state
@@ -402,6 +391,11 @@ mod tests {
         let asked: Result<rmcp::model::ElicitResult, _> =
             replay.answer("name", "roots/list", json!({}));
         assert_eq!(asked.unwrap_err(), AskError::InputRequired("name".into()));
-        assert!(rounds.required(&bound, &replay, MINUTE).unwrap().is_some());
+        assert!(
+            rounds
+                .required(&bound, Some(&replay), MINUTE)
+                .unwrap()
+                .is_some()
+        );
     }
 }

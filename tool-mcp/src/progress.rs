@@ -10,6 +10,9 @@
 
 use std::time::{Duration, Instant};
 
+use rmcp::RoleServer;
+use rmcp::model::{ProgressNotificationParam, ProgressToken};
+use rmcp::service::RequestContext;
 use tokio::sync::watch;
 use tool_core::calls::ProgressSink;
 
@@ -77,4 +80,32 @@ impl ProgressWatch {
             }
         }
     }
+}
+
+/// Sends the call's progress reports to the client as
+/// `notifications/progress` with its `token`, rate-limited by the watch.
+pub(crate) async fn notify(
+    cx: &RequestContext<RoleServer>,
+    token: Option<ProgressToken>,
+    watch: Option<ProgressWatch>,
+) {
+    let (Some(token), Some(watch)) = (token, watch) else {
+        return;
+    };
+    watch
+        .forward(|report: ProgressReport| {
+            let mut param = ProgressNotificationParam::new(token.clone(), report.done as f64);
+            if let Some(total) = report.total {
+                param = param.with_total(total as f64);
+            }
+            if !report.message.is_empty() {
+                param = param.with_message(report.message);
+            }
+            let peer = cx.peer.clone();
+            async move {
+                // A client gone away misses its progress; the call goes on.
+                let _ = peer.notify_progress(param).await;
+            }
+        })
+        .await;
 }

@@ -9,11 +9,11 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestMethod,
     CompleteRequestParams, CompleteResult, ErrorData, GetPromptRequestParams, GetPromptResponse,
     GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult, Implementation,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
-    ServerConfig, SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter,
-    UnsubscribeRequestParams, UpdateTaskParams,
+    InputResponses, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListSkillsResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig,
+    SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+    UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::streamable_http_server::session::SessionManager as _;
@@ -23,6 +23,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tool_core::calls::CancelToken;
+use tool_core::client::ClientChannel;
 use tool_core::{Actor, Outcome, Registry, RunId};
 
 use crate::asking::{ASK_TIMEOUT, LogLevels, McpClient};
@@ -33,9 +34,9 @@ use crate::host::host_failed;
 use crate::host::{
     Call, CallControl, CallError, CallScope, Caller, McpHost, OfferedSkill, Withdrawal,
 };
-use crate::input::{Bound, InputRounds, undeclared};
+use crate::input::{Bound, InputRounds, Replay, undeclared};
 use crate::listing::Listings;
-use crate::progress::{ProgressReport, ProgressWatch, progress_channel};
+use crate::progress::{self, progress_channel};
 use crate::subscriptions::Subscriptions;
 use crate::{catalog, results, skills, tasks};
 
@@ -84,6 +85,9 @@ pub struct McpServer {
     /// results).
     pub(crate) inputs: Arc<InputRounds>,
 }
+
+/// A request's client, and on 2026-07-28 the round of its questions.
+type Asking = (Option<Arc<Replay>>, Arc<dyn ClientChannel>);
 
 impl McpServer {
     /// A server over `registry` on the default settings (write tools off
@@ -146,6 +150,28 @@ impl McpServer {
             identity: Identity::Fixed(actor, hangup, stdio_session_id()),
             ..self.clone()
         }
+    }
+
+    /// The client a request of `cx` asks (in `session`, if any), and on
+    /// 2026-07-28 the round it is of `bound`: the state and answers it came
+    /// with (`round`), checked.
+    fn asking(
+        &self,
+        cx: &RequestContext<RoleServer>,
+        bound: &Bound,
+        round: (Option<String>, Option<InputResponses>),
+        session: Option<&str>,
+    ) -> Result<Asking, ErrorData> {
+        let (state, responses) = round;
+        let replay = self.inputs.round(cx, bound, state.as_deref(), responses)?;
+        let client = McpClient::of(
+            cx,
+            session,
+            &self.log_levels,
+            self.ask_timeout,
+            replay.clone(),
+        );
+        Ok((replay, client))
     }
 
     fn actor(&self, cx: &RequestContext<RoleServer>) -> Result<Actor, ErrorData> {
@@ -238,34 +264,6 @@ impl McpServer {
             &proposals.waiting(actor, proposal),
         )))
     }
-}
-
-/// Sends the call's progress reports to the client as
-/// `notifications/progress` with its `token`, rate-limited by the watch.
-async fn notify_progress(
-    cx: &RequestContext<RoleServer>,
-    token: Option<ProgressToken>,
-    watch: Option<ProgressWatch>,
-) {
-    let (Some(token), Some(watch)) = (token, watch) else {
-        return;
-    };
-    watch
-        .forward(|report: ProgressReport| {
-            let mut param = ProgressNotificationParam::new(token.clone(), report.done as f64);
-            if let Some(total) = report.total {
-                param = param.with_total(total as f64);
-            }
-            if !report.message.is_empty() {
-                param = param.with_message(report.message);
-            }
-            let peer = cx.peer.clone();
-            async move {
-                // A client gone away misses its progress; the call goes on.
-                let _ = peer.notify_progress(param).await;
-            }
-        })
-        .await;
 }
 
 /// A value the HTTP layer put in the request's extensions; none on stdio.
@@ -391,19 +389,8 @@ impl ServerHandler for McpServer {
         };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let bound = Bound::new("tools/call", &request.name, &arguments, &actor);
-        let replay = self.replay(
-            &cx,
-            &bound,
-            request.request_state.as_deref(),
-            request.input_responses,
-        )?;
-        let client = McpClient::of(
-            &cx,
-            session,
-            &self.log_levels,
-            self.ask_timeout,
-            replay.clone(),
-        );
+        let round = (request.request_state, request.input_responses);
+        let (replay, client) = self.asking(&cx, &bound, round, session)?;
         let call = Call {
             caller,
             tool: request.name.to_string(),
@@ -433,7 +420,7 @@ impl ServerHandler for McpServer {
         });
         // The watch ends when the call's context is dropped, after its last
         // report is sent: every notification precedes the answer.
-        let (outcome, ()) = tokio::join!(call, notify_progress(&cx, token, watch));
+        let (outcome, ()) = tokio::join!(call, progress::notify(&cx, token, watch));
         match outcome {
             Ok(outcome) => Ok(as_task
                 .then(|| self.waiting_task(&actor, &outcome))
@@ -443,13 +430,18 @@ impl ServerHandler for McpServer {
             // sends them; it comes again with the answers.
             // A call that failed without a capability the request did not
             // declare is refused as such (-32021, 2026-07-28).
-            Err(CallError::Tool(error)) => match self.input_required(&bound, replay.as_deref())? {
-                Some(required) => Ok(CallToolResponse::InputRequired(required)),
-                None => match undeclared(replay.as_deref()) {
-                    Some(missing) => Err(missing),
-                    None => Ok(results::answer(Err(error)).into()),
-                },
-            },
+            Err(CallError::Tool(error)) => {
+                match self
+                    .inputs
+                    .required(&bound, replay.as_deref(), self.ask_timeout)?
+                {
+                    Some(required) => Ok(CallToolResponse::InputRequired(required)),
+                    None => match undeclared(replay.as_deref()) {
+                        Some(missing) => Err(missing),
+                        None => Ok(results::answer(Err(error)).into()),
+                    },
+                }
+            }
             Err(CallError::Host(error)) => Err(host_failed(error)),
         }
     }
@@ -555,19 +547,8 @@ impl ServerHandler for McpServer {
             &Value::Object(arguments.clone()),
             &actor,
         );
-        let replay = self.replay(
-            &cx,
-            &bound,
-            request.request_state.as_deref(),
-            request.input_responses,
-        )?;
-        let client = McpClient::of(
-            &cx,
-            None,
-            &self.log_levels,
-            self.ask_timeout,
-            replay.clone(),
-        );
+        let round = (request.request_state, request.input_responses);
+        let (replay, client) = self.asking(&cx, &bound, round, None)?;
         let asked = catalog::Asked {
             name: &request.name,
             arguments,
@@ -575,7 +556,10 @@ impl ServerHandler for McpServer {
         };
         let result = catalog::prompt(&*self.host, &actor, offered, asked).await;
         if result.is_err() {
-            if let Some(required) = self.input_required(&bound, replay.as_deref())? {
+            if let Some(required) =
+                self.inputs
+                    .required(&bound, replay.as_deref(), self.ask_timeout)?
+            {
                 return Ok(GetPromptResponse::InputRequired(required));
             }
             if let Some(missing) = undeclared(replay.as_deref()) {
