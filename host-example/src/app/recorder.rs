@@ -266,6 +266,10 @@ pub struct Recorder<'w, W: EventSink + ?Sized = dyn EventSink> {
     held: Vec<Event<'static>>,
     /// When each call's progress was last shown.
     progress_shown: HashMap<String, Instant>,
+    /// Each call's newest report held back by the interval: shown before
+    /// the run's next other event (the call's result, at the latest), so
+    /// a watcher always sees where a call got to.
+    progress_held: Vec<Event<'static>>,
 }
 
 impl<'w, W: EventSink + ?Sized> Recorder<'w, W> {
@@ -292,6 +296,7 @@ impl<'w, W: EventSink + ?Sized> Recorder<'w, W> {
             hold: None,
             held: Vec::new(),
             progress_shown: HashMap::new(),
+            progress_held: Vec::new(),
         }
     }
 
@@ -328,29 +333,93 @@ impl<W: EventSink + ?Sized> EventSink for Recorder<'_, W> {
         if let Event::ToolProgress { call_id, .. } = event {
             // Shown live, never kept: the call's result follows. At most
             // one per call every `PROGRESS_INTERVAL`, as MCP clients get
-            // them; one held back is superseded by the next, or by the
-            // result.
+            // them; one held back is superseded by the next, or shown
+            // before the run's next other event.
+            self.progress_held.retain(
+                |held| !matches!(held, Event::ToolProgress { call_id: id, .. } if id == call_id),
+            );
             let now = Instant::now();
             let due = self
                 .progress_shown
                 .get(call_id)
                 .is_none_or(|shown| now.duration_since(*shown) >= PROGRESS_INTERVAL);
             let held = self.hold.is_some_and(|released| !released());
-            if due && !held {
+            if held {
+                return;
+            }
+            if due {
                 self.progress_shown.insert(call_id.clone(), now);
                 self.watch.event(event);
+            } else {
+                self.progress_held.push(event.clone().into_owned());
             }
             return;
         }
         if let Some(released) = self.hold
             && !released()
         {
+            self.progress_held.clear();
             self.held.push(event.clone().into_owned());
             return;
+        }
+        for progress in std::mem::take(&mut self.progress_held) {
+            self.watch.event(&progress);
         }
         for held in std::mem::take(&mut self.held) {
             self.pass(held);
         }
         self.pass(event.clone().into_owned());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tool_core::RunId;
+    use tool_core::agent::{Event, EventSink};
+
+    use super::{EventLog, Recorder};
+    use crate::app::Host;
+
+    /// What a watcher was shown: each progress report's `done`, and `0`
+    /// for any other event.
+    #[derive(Default)]
+    struct Shown(Vec<u64>);
+
+    impl EventSink for Shown {
+        fn event(&mut self, event: &Event<'_>) {
+            self.0.push(match event {
+                Event::ToolProgress { done, .. } => *done,
+                _ => 0,
+            });
+        }
+    }
+
+    fn report(done: u64) -> Event<'static> {
+        Event::ToolProgress {
+            round: 1,
+            call_id: "call_1".into(),
+            tool: "count".into(),
+            done,
+            total: Some(3),
+            message: format!("counted {done}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_report_held_back_by_the_interval_is_shown_before_the_next_event() {
+        let folder = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}?mode=rwc", folder.path().join("h.db").display());
+        let host = Host::open(&url).await.unwrap();
+        let log = EventLog::new(host.store().clone(), RunId("run-x".into()), "admin");
+        let mut shown = Shown::default();
+        let mut recorder = Recorder::new(log, &mut shown);
+        // Three reports at once: the first is shown, the next two fall
+        // within the interval and only the newest is kept.
+        for done in 1..=3 {
+            recorder.event(&report(done));
+        }
+        recorder.event(&Event::RoundStarted { round: 2 });
+        let _ = recorder.finish().await;
+        assert_eq!(shown.0, [1, 3, 0], "the newest report, then the event");
     }
 }
