@@ -91,6 +91,7 @@ impl DynTool for Filler {
             content: tool_core::Content::Trusted,
             timeout: None,
             idempotent: true,
+            task: tool_core::TaskSupport::Forbidden,
         }
     }
 

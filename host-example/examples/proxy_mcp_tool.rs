@@ -77,6 +77,7 @@ impl DynTool for Proxied {
             content: Content::Untrusted,
             timeout: None,
             idempotent: true,
+            task: tool_core::TaskSupport::Forbidden,
         }
     }
 

@@ -46,6 +46,25 @@ pub struct Declaration {
     /// Read tools are, write tools are not, unless they declare otherwise.
     #[serde(default)]
     pub idempotent: bool,
+    /// Whether a call may run as a task the client polls (MCP's tasks
+    /// extension), rather than answering in the request.
+    #[serde(default)]
+    pub task: TaskSupport,
+}
+
+/// Whether a tool's call may run as a task the client polls (MCP's tasks
+/// extension, `execution.taskSupport`): a promise about how the tool is
+/// called, not about what it may do, so no gate reads it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskSupport {
+    /// Always answered in the request (the default).
+    #[default]
+    Forbidden,
+    /// As a task where the client asks for tasks, else in the request.
+    Optional,
+    /// Only as a task: a client that cannot poll one is refused.
+    Required,
 }
 
 /// A tool's scope argument: the JSON property a scoped grant such as

@@ -66,6 +66,7 @@
 //! | `title = "…"` | a display title for people | none |
 //! | `timeout = "30s"` | how long a call may run without progress (`ms`, `s`, `m`, `h`; more than zero, at most `1h`); see [`calls`] | the host's default |
 //! | `idempotent = true \| false` | whether a call may be repeated, so a [transient](ToolError::Transient) failure is retried ([`calls`]) | `true` for `read`, `false` for `write` |
+//! | `task = "forbidden" \| "optional" \| "required"` | whether a call may run as a task the client polls (MCP's tasks extension; [`TaskSupport`]) | `forbidden` |
 //! | `output = Type` | the type of the structured result ([`ToolOutput::structured`]), deriving `Serialize`, `JsonSchema` and [`Arguments`]: its schema is MCP's `outputSchema` and every result is checked against it by the generated checks ([`RegistryBuilder::validate_outputs`]) | no contract |
 //! | `crate = path` | where `tool_core` is, for crates that re-export it | `::tool_core` |
 //!
@@ -209,7 +210,7 @@ pub use content::{ContentItem, MAX_CONTENT_BYTES, ResourceBody};
 pub use context::{Actor, RunId, ToolContext};
 pub use declaration::{
     Content, DataClass, Declaration, DefinitionSite, Effect, Egress, Scope, ScopeKind, Shipped,
-    is_valid_group_name, is_valid_tool_name,
+    TaskSupport, is_valid_group_name, is_valid_tool_name,
 };
 pub use output::{ArgumentProblem, Change, Outcome, Proposal, ProposalId, ToolError, ToolOutput};
 pub use registration::{BoxFuture, DynTool, Registration};
@@ -251,6 +252,7 @@ pub mod __private {
         content: Content::Untrusted,
         timeout: None,
         idempotent: false,
+        task: crate::TaskSupport::Forbidden,
     };
 
     /// Not public API; used by generated code. `Tool`'s supertraits as one

@@ -119,6 +119,7 @@ impl DynTool for ListOutput {
             content: tool_core::Content::Trusted,
             timeout: None,
             idempotent: true,
+            task: tool_core::TaskSupport::Forbidden,
         }
     }
     fn site(&self) -> DefinitionSite {

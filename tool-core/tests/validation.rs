@@ -30,6 +30,7 @@ impl DynTool for Formats {
             content: tool_core::Content::Trusted,
             timeout: None,
             idempotent: true,
+            task: tool_core::TaskSupport::Forbidden,
         }
     }
 

@@ -24,6 +24,7 @@ pub const CONTENT: &str = "content";
 pub const TIMEOUT: &str = "timeout";
 pub const IDEMPOTENT: &str = "idempotent";
 pub const OUTPUT: &str = "output";
+pub const TASK: &str = "task";
 
 const KEYS: &[&str] = &[
     NAME,
@@ -40,6 +41,7 @@ const KEYS: &[&str] = &[
     TIMEOUT,
     IDEMPOTENT,
     OUTPUT,
+    TASK,
 ];
 
 /// A value together with the span of what the user wrote for it.
@@ -101,6 +103,15 @@ pub enum Content {
     Untrusted,
 }
 
+/// Whether a call may run as a task the client polls (MCP's tasks
+/// extension): never, when the client asks for tasks, or always.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum TaskSupport {
+    Forbidden,
+    Optional,
+    Required,
+}
+
 /// `scope(kind = "field")`: the argument scoped grants are matched against.
 pub struct ScopeSpec {
     pub kind: ScopeKind,
@@ -144,6 +155,15 @@ impl Choice for Content {
     const CHOICES: &'static [(&'static str, Self)] = &[
         ("trusted", Content::Trusted),
         ("untrusted", Content::Untrusted),
+    ];
+}
+
+impl Choice for TaskSupport {
+    const KEY: &'static str = TASK;
+    const CHOICES: &'static [(&'static str, Self)] = &[
+        ("forbidden", TaskSupport::Forbidden),
+        ("optional", TaskSupport::Optional),
+        ("required", TaskSupport::Required),
     ];
 }
 
@@ -220,6 +240,7 @@ pub struct ToolAttrs {
     pub timeout: Key<Spanned<u64>>,
     pub idempotent: Key<LitBool>,
     pub output: Key<Type>,
+    pub task: Key<Spanned<TaskSupport>>,
     /// The first `#[tool]` attribute, where a missing key is reported.
     pub first_attr: Option<Attribute>,
     /// Some `#[tool]` attribute could not be read to its end, so a key that
@@ -244,6 +265,7 @@ impl ToolAttrs {
             timeout: Key::new(TIMEOUT),
             idempotent: Key::new(IDEMPOTENT),
             output: Key::new(OUTPUT),
+            task: Key::new(TASK),
             first_attr: None,
             unreadable: false,
         };
@@ -303,6 +325,7 @@ impl ToolAttrs {
             EGRESS => self.egress.set(cx, path, parse_choice::<Egress>(meta)),
             DATA => self.data.set(cx, path, parse_choice::<DataClass>(meta)),
             CONTENT => self.content.set(cx, path, parse_choice::<Content>(meta)),
+            TASK => self.task.set(cx, path, parse_choice::<TaskSupport>(meta)),
             TIMEOUT => self.timeout.set(cx, path, parse_timeout(meta)),
             IDEMPOTENT => self.idempotent.set(cx, path, parse_bool(meta, IDEMPOTENT)),
             OUTPUT => self.output.set(cx, path, parse_output(meta)),

@@ -2,7 +2,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::{DeriveInput, spanned::Spanned};
 
-use crate::attr::{Content, DataClass, Effect, Egress, ScopeKind, ToolAttrs};
+use crate::attr::{Content, DataClass, Effect, Egress, ScopeKind, TaskSupport, ToolAttrs};
 use crate::checks;
 use crate::ctxt::Ctxt;
 use crate::fallback;
@@ -109,6 +109,11 @@ fn expand(model: &Model) -> TokenStream {
         Content::Trusted => quote!(#krate::Content::Trusted),
         Content::Untrusted => quote!(#krate::Content::Untrusted),
     };
+    let task = match model.task {
+        TaskSupport::Forbidden => quote!(#krate::TaskSupport::Forbidden),
+        TaskSupport::Optional => quote!(#krate::TaskSupport::Optional),
+        TaskSupport::Required => quote!(#krate::TaskSupport::Required),
+    };
     let timeout = match model.timeout {
         Some(millis) => {
             quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#millis)))
@@ -154,6 +159,7 @@ fn expand(model: &Model) -> TokenStream {
                     scope: #scope,
                     data: #data,
                     content: #content,
+                    task: #task,
                     timeout: #timeout,
                     idempotent: #idempotent,
                 };

@@ -6,7 +6,7 @@ use quote::ToTokens;
 use syn::ext::IdentExt;
 use syn::{Data, DeriveInput, Expr, Fields, Ident, Lit, LitBool, LitStr, Meta, Path, Type};
 
-use crate::attr::{Content, DataClass, Effect, Egress, ScopeKind, Spanned, ToolAttrs};
+use crate::attr::{Content, DataClass, Effect, Egress, ScopeKind, Spanned, TaskSupport, ToolAttrs};
 use crate::ctxt::Ctxt;
 
 // The rules themselves are tool-rules', which tool-core checks run-time
@@ -35,6 +35,7 @@ pub struct Model<'a> {
     /// Absent: untrusted, the strictest, so a tool that forgets to say
     /// raises a run's exposure as far as a result can (gate 9).
     pub content: Content,
+    pub task: TaskSupport,
     /// In milliseconds, more than zero and at most an hour.
     pub timeout: Option<u64>,
     /// As written, else reads are and writes are not.
@@ -133,6 +134,10 @@ pub fn model<'a>(cx: &Ctxt, input: &'a DeriveInput, attrs: ToolAttrs) -> Option<
             .content
             .value()
             .map_or(Content::Untrusted, |c| c.value),
+        task: attrs
+            .task
+            .value()
+            .map_or(TaskSupport::Forbidden, |t| t.value),
         timeout: attrs.timeout.value().map(|t| t.value),
         idempotent: attrs
             .idempotent

@@ -58,6 +58,7 @@ impl DynTool for SearchTool {
             content: tool_core::Content::Trusted,
             timeout: None,
             idempotent: true,
+            task: tool_core::TaskSupport::Forbidden,
         }
     }
 

@@ -67,6 +67,7 @@ impl DynTool for Generated {
             content: tool_core::Content::Trusted,
             timeout: None,
             idempotent: true,
+            task: tool_core::TaskSupport::Forbidden,
         }
     }
     fn site(&self) -> DefinitionSite {

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::gates::Grant;
-use crate::{Declaration, Effect, Egress, RegisteredTool, Registry};
+use crate::{Declaration, Effect, Egress, RegisteredTool, Registry, TaskSupport};
 
 #[cfg(test)]
 mod tests;
@@ -173,6 +173,15 @@ fn form(
                 mcp.insert("outputSchema".into(), output.clone());
             }
             mcp.insert("annotations".into(), mcp_annotations(declaration));
+            // Absent is MCP's "forbidden", the default.
+            let task = match declaration.task {
+                TaskSupport::Forbidden => None,
+                TaskSupport::Optional => Some("optional"),
+                TaskSupport::Required => Some("required"),
+            };
+            if let Some(task) = task {
+                mcp.insert("execution".into(), json!({ "taskSupport": task }));
+            }
             Value::Object(mcp)
         }
         Provider::OpenAi => {

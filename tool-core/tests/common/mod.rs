@@ -229,6 +229,7 @@ impl DynTool for Late {
             content: tool_core::Content::Trusted,
             timeout: None,
             idempotent: true,
+            task: tool_core::TaskSupport::Forbidden,
         }
     }
 

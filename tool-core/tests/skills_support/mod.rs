@@ -109,6 +109,7 @@ impl DynTool for Named {
             content: tool_core::Content::Trusted,
             timeout: None,
             idempotent: true,
+            task: tool_core::TaskSupport::Forbidden,
         }
     }
 

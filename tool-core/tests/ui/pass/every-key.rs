@@ -1,6 +1,6 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tool_core::{Egress, Execute, Shipped, Tool, ToolContext, ToolError, ToolOutput};
+use tool_core::{Egress, Execute, Shipped, TaskSupport, Tool, ToolContext, ToolError, ToolOutput};
 
 /// Fetches a page of the host's own site.
 ///
@@ -19,6 +19,7 @@ use tool_core::{Egress, Execute, Shipped, Tool, ToolContext, ToolError, ToolOutp
     data = "internal",
     content = "trusted",
     timeout = "90s",
+    task = "optional",
 )]
 struct FetchOwnPage {
     /// The path, such as `/about`.
@@ -48,4 +49,5 @@ fn main() {
     assert_eq!(declaration.content, tool_core::Content::Trusted);
     assert_eq!(declaration.timeout, Some(std::time::Duration::from_secs(90)));
     assert!(declaration.idempotent, "a read tool is idempotent");
+    assert_eq!(declaration.task, TaskSupport::Optional);
 }
