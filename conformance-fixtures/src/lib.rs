@@ -14,6 +14,7 @@
 mod asking;
 mod catalog;
 mod input_required;
+mod task_tools;
 mod tools;
 
 pub use asking::*;
@@ -23,6 +24,7 @@ use axum::http::{HeaderValue, header};
 use axum::middleware::{self, Next};
 pub use catalog::{SuiteCompletions, SuitePrompts, SuiteResources};
 pub use input_required::*;
+pub use task_tools::*;
 pub use tools::*;
 
 /// The group every fixture tool is in.

@@ -65,6 +65,7 @@ mod server;
 mod skills;
 mod stdio;
 mod subscriptions;
+mod task_runs;
 mod tasks;
 
 pub use asking::ASK_TIMEOUT;

@@ -7,13 +7,13 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestMethod,
-    CompleteRequestParams, CompleteResult, ErrorData, GetPromptRequestParams, GetPromptResponse,
-    GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult, Implementation,
-    InputResponses, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListSkillsResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig,
-    SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
-    UpdateTaskParams,
+    CompleteRequestParams, CompleteResult, CreateTaskResult, ErrorData, GetPromptRequestParams,
+    GetPromptResponse, GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult,
+    Implementation, InputResponses, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
+    ServerConfig, SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter,
+    UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::streamable_http_server::session::SessionManager as _;
@@ -24,20 +24,19 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tool_core::calls::CancelToken;
 use tool_core::client::ClientChannel;
-use tool_core::{Actor, Outcome, Registry, RunId};
+use tool_core::{Actor, Outcome, Registry, RunId, TaskSupport};
 
 use crate::asking::{ASK_TIMEOUT, LogLevels, McpClient};
 use crate::changes::{ListChanged, forward_changes};
 use crate::gated::Gated;
 use crate::hangup::Hangup;
 use crate::host::host_failed;
-use crate::host::{
-    Call, CallControl, CallError, CallScope, Caller, McpHost, OfferedSkill, Withdrawal,
-};
+use crate::host::{Call, CallControl, CallError, CallScope, Caller, McpHost, OfferedSkill};
 use crate::input::{Bound, InputRounds, Replay, undeclared};
 use crate::listing::Listings;
 use crate::progress::{self, progress_channel};
 use crate::subscriptions::Subscriptions;
+use crate::task_runs::{self, TaskRuns};
 use crate::{catalog, results, skills, tasks};
 
 /// How many tools one `tools/list` page holds unless set otherwise.
@@ -84,6 +83,8 @@ pub struct McpServer {
     /// The key `requestState` is sealed with (2026-07-28's input-required
     /// results).
     pub(crate) inputs: Arc<InputRounds>,
+    /// The calls running as tasks the client polls.
+    pub(crate) task_runs: Arc<TaskRuns>,
 }
 
 /// A request's client, and on 2026-07-28 the round of its questions.
@@ -114,6 +115,7 @@ impl McpServer {
             subscriptions: Arc::new(Subscriptions::default()),
             calls: TaskTracker::new(),
             inputs: Arc::new(InputRounds::random()),
+            task_runs: Arc::new(TaskRuns::default()),
         }
     }
 
@@ -311,10 +313,14 @@ impl ServerHandler for McpServer {
         // deprecated for the revisions after).
         #[allow(deprecated)]
         let capabilities = capabilities.enable_logging();
-        let mut capabilities = match (
-            self.host.skills().is_some(),
-            self.host.proposals().is_some(),
-        ) {
+        let tasks = self.host.proposals().is_some()
+            || self
+                .host
+                .registry()
+                .tools()
+                .iter()
+                .any(|tool| tool.declaration().task != TaskSupport::Forbidden);
+        let mut capabilities = match (self.host.skills().is_some(), tasks) {
             (true, true) => capabilities.enable_skills().enable_tasks().build(),
             (true, false) => capabilities.enable_skills().build(),
             (false, true) => capabilities.enable_tasks().build(),
@@ -383,15 +389,9 @@ impl ServerHandler for McpServer {
             None => (None, None),
         };
         let scope = self.scope(&cx).await;
-        let session = match &scope {
-            CallScope::Session(id) => Some(id.as_str()),
-            CallScope::Stateless => None,
-        };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let bound = Bound::new("tools/call", &request.name, &arguments, &actor);
-        let round = (request.request_state, request.input_responses);
-        let (replay, client) = self.asking(&cx, &bound, round, session)?;
-        let call = Call {
+        let mut call = Call {
             caller,
             tool: request.name.to_string(),
             arguments,
@@ -399,10 +399,24 @@ impl ServerHandler for McpServer {
             scope,
             control: CallControl {
                 cancel: cancel.clone(),
-                progress: feed,
-                client: Some(client),
+                progress: None,
+                client: None,
             },
         };
+        // A tool that runs as a task, for a client that polls tasks.
+        if let Some(task) =
+            task_runs::as_task(&self.task_runs, &self.host, &actor, &mut call, as_task)?
+        {
+            return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
+        }
+        let session = match &call.scope {
+            CallScope::Session(id) => Some(id.as_str()),
+            CallScope::Stateless => None,
+        };
+        let round = (request.request_state, request.input_responses);
+        let (replay, client) = self.asking(&cx, &bound, round, session)?;
+        call.control.progress = feed;
+        call.control.client = Some(client);
         let call = self.host.call(call);
         // A client that cancels, or whose connection drops, cancels the
         // call: the tool is told through its context's token and the call
@@ -446,55 +460,48 @@ impl ServerHandler for McpServer {
         }
     }
 
-    /// Where a write call's proposal stands, for the caller who made it.
+    /// Where a task stands, for the caller who started it: a call run as
+    /// a task, or a write call's proposal.
     async fn get_task(
         &self,
         request: GetTaskParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
         let actor = self.actor(&cx)?;
-        let Some(proposals) = self.host.proposals() else {
-            return Err(tasks::unknown(&request.task_id));
-        };
-        match proposals.task(&actor, &request.task_id).await {
-            Ok(Some(task)) => Ok(tasks::detailed(&task)),
-            Ok(None) => Err(tasks::unknown(&request.task_id)),
-            Err(error) => Err(host_failed(error)),
-        }
+        tasks::get(
+            &self.task_runs,
+            self.host.proposals(),
+            &actor,
+            &request.task_id,
+        )
+        .await
     }
 
-    /// The caller withdraws their proposal (a rejection by them, through
-    /// the host's approval path); a decided one stays as decided.
+    /// The caller cancels their call, or withdraws their proposal (a
+    /// rejection by them, through the host's approval path).
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let actor = self.actor(&cx)?;
-        let Some(proposals) = self.host.proposals() else {
-            return Err(tasks::unknown(&request.task_id));
-        };
-        match proposals.withdraw(&actor, &request.task_id).await {
-            Ok(Withdrawal::Done) => Ok(()),
-            Ok(Withdrawal::Unknown) => Err(tasks::unknown(&request.task_id)),
-            Ok(Withdrawal::Refused(why)) => Err(ErrorData::invalid_request(why, None)),
-            Err(error) => Err(host_failed(error)),
-        }
+        tasks::cancel(
+            &self.task_runs,
+            self.host.proposals(),
+            &actor,
+            &request.task_id,
+        )
+        .await
     }
 
-    /// No task of this server ever asks the client for input.
+    /// The answers to the questions a call run as a task asked.
     async fn update_task(
         &self,
         request: UpdateTaskParams,
-        _cx: RequestContext<RoleServer>,
+        cx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        Err(ErrorData::invalid_params(
-            format!(
-                "task `{}` asks for no input: a person decides it in the host",
-                request.task_id
-            ),
-            None,
-        ))
+        let actor = self.actor(&cx)?;
+        tasks::update(&self.task_runs, &actor, request)
     }
 
     /// The session's log level: its calls' log messages of this level and

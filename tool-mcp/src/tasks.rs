@@ -10,12 +10,14 @@
 
 use rmcp::model::{
     CallToolResult, ContentBlock, CreateTaskResult, DetailedTask, ErrorData, GetTaskResult,
-    JsonObject, Task, TaskPayload, TaskStatus,
+    JsonObject, Task, TaskPayload, TaskStatus, UpdateTaskParams,
 };
 use serde_json::{Value, json};
+use tool_core::Actor;
 
-use crate::host::{Task as HostTask, TaskState};
+use crate::host::{Proposals, Task as HostTask, TaskState, Withdrawal, host_failed};
 use crate::results;
+use crate::task_runs::TaskRuns;
 
 /// How often a client is asked to poll: a person decides in minutes, not
 /// milliseconds.
@@ -48,6 +50,68 @@ pub(crate) fn detailed(task: &HostTask) -> GetTaskResult {
         TaskState::Withdrawn => TaskPayload::Cancelled,
     };
     GetTaskResult::new(DetailedTask::new(base(task), payload))
+}
+
+/// `tasks/get`: a call `runs` runs as a task, or a proposal of `proposals`,
+/// if it is `actor`'s.
+pub(crate) async fn get(
+    runs: &TaskRuns,
+    proposals: Option<&dyn Proposals>,
+    actor: &Actor,
+    id: &str,
+) -> Result<GetTaskResult, ErrorData> {
+    if runs.holds(actor, id) {
+        return runs.get(id).map(GetTaskResult::new);
+    }
+    let Some(proposals) = proposals else {
+        return Err(unknown(id));
+    };
+    match proposals.task(actor, id).await {
+        Ok(Some(task)) => Ok(detailed(&task)),
+        Ok(None) => Err(unknown(id)),
+        Err(error) => Err(host_failed(error)),
+    }
+}
+
+/// `tasks/cancel`: the call is told; a proposal is withdrawn (a decided
+/// one stays as decided).
+pub(crate) async fn cancel(
+    runs: &TaskRuns,
+    proposals: Option<&dyn Proposals>,
+    actor: &Actor,
+    id: &str,
+) -> Result<(), ErrorData> {
+    if runs.holds(actor, id) {
+        return runs.cancel(id);
+    }
+    let Some(proposals) = proposals else {
+        return Err(unknown(id));
+    };
+    match proposals.withdraw(actor, id).await {
+        Ok(Withdrawal::Done) => Ok(()),
+        Ok(Withdrawal::Unknown) => Err(unknown(id)),
+        Ok(Withdrawal::Refused(why)) => Err(ErrorData::invalid_request(why, None)),
+        Err(error) => Err(host_failed(error)),
+    }
+}
+
+/// `tasks/update`: answers for a call run as a task. A proposal asks for
+/// no input: a person decides it in the host.
+pub(crate) fn update(
+    runs: &TaskRuns,
+    actor: &Actor,
+    request: UpdateTaskParams,
+) -> Result<(), ErrorData> {
+    if runs.holds(actor, &request.task_id) {
+        return runs.update(&request.task_id, request.input_responses);
+    }
+    Err(ErrorData::invalid_params(
+        format!(
+            "task `{}` asks for no input: a person decides it in the host",
+            request.task_id
+        ),
+        None,
+    ))
 }
 
 /// The answer to a task id the caller has no task of.
