@@ -404,9 +404,8 @@ impl ServerHandler for McpServer {
             },
         };
         // A tool that runs as a task, for a client that polls tasks.
-        if let Some(task) =
-            task_runs::as_task(&self.task_runs, &self.host, &actor, &mut call, as_task)?
-        {
+        if task_runs::runs_as_task(&*self.host, &call.tool, as_task)? {
+            let task = task_runs::start(&self.task_runs, Arc::clone(&self.host), &actor, call);
             return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
         }
         let session = match &call.scope {

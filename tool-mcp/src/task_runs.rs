@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::host::{Call, CallControl, CallError, McpHost, host_failed};
+use crate::host::{Call, CallError, McpHost, host_failed};
 use crate::results;
 use rmcp::model::{
     ClientCapabilities, DetailedTask, ErrorData, InputRequest, InputResponses, Task,
@@ -217,7 +217,7 @@ impl ClientChannel for TaskChannel {
 
 /// Starts `call` as a task of `owner`'s in `runs`, through `host`'s gated
 /// call with the task as its client; cancelling the task cancels the call.
-fn start(runs: &TaskRuns, host: Arc<dyn McpHost>, owner: &Actor, call: Call) -> Task {
+pub(crate) fn start(runs: &TaskRuns, host: Arc<dyn McpHost>, owner: &Actor, call: Call) -> Task {
     runs.start(owner, move |channel| {
         let task = channel.context().clone();
         let cancel = call.control.cancel.clone();
@@ -246,44 +246,23 @@ fn start(runs: &TaskRuns, host: Arc<dyn McpHost>, owner: &Actor, call: Call) -> 
     })
 }
 
-/// `call` started as a task of `actor`'s, if its tool runs as one for a
-/// client that polls tasks (`polls`); `None` to answer it in the request.
+/// Whether a call of `tool` runs as a task, for a client that polls
+/// tasks (`polls`) or not.
 ///
 /// # Errors
 ///
 /// -32021 for a tool that runs only as a task, called by a client that
 /// does not poll them.
-pub(crate) fn as_task(
-    runs: &TaskRuns,
-    host: &Arc<dyn McpHost>,
-    actor: &Actor,
-    call: &mut Call,
-    polls: bool,
-) -> Result<Option<Task>, ErrorData> {
+pub(crate) fn runs_as_task(host: &dyn McpHost, tool: &str, polls: bool) -> Result<bool, ErrorData> {
     let support = host
         .registry()
-        .get(&call.tool)
+        .get(tool)
         .map(|tool| tool.declaration().task)
         .unwrap_or_default();
     match support {
         TaskSupport::Required if !polls => Err(extension_required()),
-        TaskSupport::Optional | TaskSupport::Required if polls => {
-            let placeholder = Call {
-                caller: call.caller.clone(),
-                tool: String::new(),
-                arguments: Value::Null,
-                run: call.run.clone(),
-                scope: call.scope.clone(),
-                control: CallControl {
-                    cancel: call.control.cancel.clone(),
-                    progress: None,
-                    client: None,
-                },
-            };
-            let call = std::mem::replace(call, placeholder);
-            Ok(Some(start(runs, Arc::clone(host), actor, call)))
-        }
-        _ => Ok(None),
+        TaskSupport::Forbidden => Ok(false),
+        TaskSupport::Optional | TaskSupport::Required => Ok(polls),
     }
 }
 

@@ -67,6 +67,19 @@ impl World {
         }
     }
 
+    /// The trust zone `confidential`, as an administrator sets it: what
+    /// the `code` tools' data class needs.
+    fn trust_confidential(&self) {
+        self.host.run(&[
+            "--user",
+            "admin",
+            "settings",
+            "set",
+            "trust_zone",
+            "\"confidential\"",
+        ]);
+    }
+
     /// The command line as `user`, whatever its exit code.
     fn cli(&self, user: &str, args: &[&str]) -> Output {
         let mut command = self.host.command(&["--user", user]);
@@ -315,14 +328,7 @@ fn every_door_offers_each_user_the_same_tools() {
 #[test]
 fn a_code_tool_reads_the_demo_source_at_every_door() {
     let world = World::new();
-    world.host.run(&[
-        "--user",
-        "admin",
-        "settings",
-        "set",
-        "trust_zone",
-        "\"confidential\"",
-    ]);
+    world.trust_confidential();
     let prompt = r#"CALL read_source {"path": "app/Cart.php", "start": 5, "count": 1}"#;
     // The source's fifth line.
     let source = "namespace Northwind";
@@ -347,14 +353,7 @@ fn a_code_tool_reads_the_demo_source_at_every_door() {
 #[test]
 fn a_tools_progress_is_shown_at_every_door() {
     let world = World::new();
-    world.host.run(&[
-        "--user",
-        "admin",
-        "settings",
-        "set",
-        "trust_zone",
-        "\"confidential\"",
-    ]);
+    world.trust_confidential();
     let arguments = json!({"pattern": "namespace Northwind"});
     let prompt = format!("CALL search_code {arguments}");
     // search_code's last report counts every file it searched.

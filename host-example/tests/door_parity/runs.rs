@@ -9,14 +9,7 @@ use super::{World, stderr, stdout};
 #[test]
 fn a_run_asked_for_a_group_is_offered_its_tools_alone_at_every_door() {
     let world = World::new();
-    world.host.run(&[
-        "--user",
-        "admin",
-        "settings",
-        "set",
-        "trust_zone",
-        "\"confidential\"",
-    ]);
+    world.trust_confidential();
     let prompt = format!(
         "CALL search_code {}",
         json!({"pattern": "namespace Northwind"})
